@@ -1,0 +1,181 @@
+// bars.wgsl: flame graph bars as instanced quads, colored on the GPU.
+//
+// One instance per bar (`BarInstance` in src/render/bars.rs mirrors `Instance` field by
+// field). One draw per visible row, over the instance range that binary search found on
+// the CPU; the row's top edge comes in as immediate data, so the instance needs no row.
+//
+// Positions stay exact at any zoom: ticks are 64-bit (two u32 halves) and the view origin
+// is subtracted in integer arithmetic before anything becomes a float, so only the
+// distance from the left edge of the view is rounded.
+//
+// Crispness: a bar at least `gap + 2` pixels wide is snapped to whole pixels and loses a
+// `gap`-pixel separator on its right; a narrower bar keeps its exact extent and the
+// fragment shader writes its pixel coverage as alpha, so runs of sub-pixel bars blend
+// into a faithful smear instead of flickering in and out.
+
+struct Globals {
+    // Tick at the view's left edge: (low 32 bits, high 32 bits), plus a fraction.
+    view_start: vec2<u32>,
+    // Render target size in pixels.
+    target_size: vec2<f32>,
+    view_start_frac: f32,
+    px_per_tick: f32,
+    // Target-space x of the graph's left edge (where `view_start` lands).
+    origin_x: f32,
+    // Target-space x range of the graph area (bars are clamped a little beyond it).
+    clip_left: f32,
+    clip_right: f32,
+    // Bar height and separator width, in pixels.
+    bar_height: f32,
+    gap: f32,
+    // 0 package hash, 1 name hash, 2 heat by self value, 3 diff.
+    color_mode: u32,
+    // Largest self value (heat scale).
+    max_self: f32,
+    // Left and right grand totals of a diff profile.
+    left_ticks: f32,
+    right_ticks: f32,
+    _pad0: f32,
+    // Diff gradient stops at -100 %, 0 %, +100 % (sRGB, alpha unused).
+    diff_good: vec4<f32>,
+    diff_neutral: vec4<f32>,
+    diff_bad: vec4<f32>,
+    // Heat ramp stops at 0, 0.5 and 1 of sqrt(self / max_self).
+    heat: array<vec4<f32>, 3>,
+    // Pyroscope's 29-color palette (sRGB).
+    palette: array<vec4<f32>, 29>,
+}
+
+struct RowParams {
+    // Target-space y of the row's top edge.
+    top: f32,
+    // Opacity for the whole row (1 normally).
+    alpha: f32,
+}
+
+struct Instance {
+    // Start tick, (low, high).
+    @location(0) x0: vec2<u32>,
+    // End tick (exclusive), (low, high).
+    @location(1) x1: vec2<u32>,
+    // Interned name id: index into `hashes`.
+    @location(2) name: u32,
+    // (self ticks, left total, right total) as floats, for heat and diff colors.
+    @location(3) values: vec3<f32>,
+}
+
+struct VsOut {
+    @builtin(position) pos: vec4<f32>,
+    @location(0) @interpolate(flat) color: vec4<f32>,
+    // The bar's exact left and right edges in target pixels, for coverage.
+    @location(1) @interpolate(flat) span: vec2<f32>,
+}
+
+@group(0) @binding(0) var<uniform> g: Globals;
+@group(0) @binding(1) var<storage, read> hashes: array<vec2<u32>>;
+var<immediate> row: RowParams;
+
+const PALETTE_LEN: u32 = 29u;
+
+// (x - view_start) as a signed 64-bit integer, converted to f32 only at the end.
+fn rel_ticks(x: vec2<u32>) -> f32 {
+    let lo = x.x - g.view_start.x;
+    let borrow = select(0u, 1u, x.x < g.view_start.x);
+    let hi = x.y - g.view_start.y - borrow;
+    if ((hi & 0x80000000u) != 0u) {
+        let nlo = ~lo + 1u;
+        let nhi = ~hi + select(0u, 1u, nlo == 0u);
+        return -(f32(nhi) * 4294967296.0 + f32(nlo));
+    }
+    return f32(hi) * 4294967296.0 + f32(lo);
+}
+
+// JavaScript's Math.round (half up), as Pyroscope's ratioToPercent uses it.
+fn js_round(x: f32) -> f32 {
+    return floor(x + 0.5);
+}
+
+fn diff_color(left: f32, right: f32) -> vec3<f32> {
+    var lr = 0.0;
+    if (g.left_ticks > 0.0) {
+        lr = left / g.left_ticks;
+    }
+    var rr = 0.0;
+    if (g.right_ticks > 0.0) {
+        rr = right / g.right_ticks;
+    }
+    let lp = js_round(10000.0 * lr) / 100.0;
+    let rp = js_round(10000.0 * rr) / 100.0;
+    var p = 0.0;
+    if (lp == rp) {
+        p = 0.0;
+    } else if (lp == 0.0) {
+        p = 100.0;
+    } else {
+        p = clamp((rp - lp) / lp * 100.0, -100.0, 100.0);
+    }
+    if (p <= 0.0) {
+        return mix(g.diff_good.rgb, g.diff_neutral.rgb, (p + 100.0) / 100.0);
+    }
+    return mix(g.diff_neutral.rgb, g.diff_bad.rgb, p / 100.0);
+}
+
+fn heat_color(self_ticks: f32) -> vec3<f32> {
+    var t = 0.0;
+    if (g.max_self > 0.0) {
+        t = sqrt(clamp(self_ticks / g.max_self, 0.0, 1.0));
+    }
+    if (t <= 0.5) {
+        return mix(g.heat[0].rgb, g.heat[1].rgb, t * 2.0);
+    }
+    return mix(g.heat[1].rgb, g.heat[2].rgb, (t - 0.5) * 2.0);
+}
+
+@vertex
+fn vs_main(@builtin(vertex_index) vi: u32, inst: Instance) -> VsOut {
+    let lo_clip = g.clip_left - 4.0;
+    let hi_clip = g.clip_right + 4.0;
+    var xl = clamp(g.origin_x + (rel_ticks(inst.x0) - g.view_start_frac) * g.px_per_tick, lo_clip, hi_clip);
+    var xr = clamp(g.origin_x + (rel_ticks(inst.x1) - g.view_start_frac) * g.px_per_tick, lo_clip, hi_clip);
+    let sl = round(xl);
+    let sr = round(xr);
+    if (sr - sl >= g.gap + 2.0) {
+        xl = sl;
+        xr = sr - g.gap;
+    }
+    // The quad covers every pixel the bar touches; coverage does the rest.
+    let ql = floor(xl);
+    let qr = max(ceil(xr), ql + 1.0);
+    let corner = vec2<f32>(f32(vi & 1u), f32(vi >> 1u));
+    let x = mix(ql, qr, corner.x);
+    let y = row.top + corner.y * g.bar_height;
+
+    var rgb: vec3<f32>;
+    switch (g.color_mode) {
+        case 0u: {
+            rgb = g.palette[hashes[inst.name].x % PALETTE_LEN].rgb;
+        }
+        case 1u: {
+            rgb = g.palette[hashes[inst.name].y % PALETTE_LEN].rgb;
+        }
+        case 2u: {
+            rgb = heat_color(inst.values.x);
+        }
+        default: {
+            rgb = diff_color(inst.values.y, inst.values.z);
+        }
+    }
+
+    var out: VsOut;
+    out.pos = vec4<f32>(x / g.target_size.x * 2.0 - 1.0, 1.0 - y / g.target_size.y * 2.0, 0.0, 1.0);
+    out.color = vec4<f32>(rgb, row.alpha);
+    out.span = vec2<f32>(xl, xr);
+    return out;
+}
+
+@fragment
+fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
+    let px = floor(in.pos.x);
+    let coverage = clamp(min(px + 1.0, in.span.y) - max(px, in.span.x), 0.0, 1.0);
+    return vec4<f32>(in.color.rgb, in.color.a * coverage);
+}

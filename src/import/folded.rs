@@ -1,0 +1,502 @@
+//! Folded ("collapsed") stacks: one sample path per line, `frame;frame;frame count`.
+//!
+//! The format of Brendan Gregg's `stackcollapse-*` scripts, inferno, async-profiler's
+//! collapsed output and many others. Accepted variations, all seen in real files:
+//! - fractional counts (`a;b 31.23`, `a;b 6.`): values are kept as exact fixed-point
+//!   integers, with the precision raised mid-file when a line has more decimals (up to
+//!   six; further digits are rounded and a note says so);
+//! - differential lines, `a;b 12 34` (before, after), as written by `difffolded.pl`; the
+//!   first valid line decides whether the file is differential;
+//! - frames containing spaces (the count is the last whitespace-separated token);
+//! - CRLF line ends, blank lines, `#`/`//` comment lines (counted, skipped);
+//! - invalid lines (no count, a count that is not a number): skipped, counted, and the
+//!   first one is reported with its line number.
+//!
+//! Speed: consecutive lines of a sorted folded file share long prefixes, so the frames of
+//! the common prefix (compared as bytes, at frame boundaries) reuse the previous line's
+//! tree nodes without hashing or interning them again.
+
+use super::ImportError;
+use super::detect::{preview, trim_ascii};
+use crate::model::{
+    CallTreeBuilder, ChildOrder, Names, NodeId, Profile, ProfileMeta, SourceFormat, ValueFormat,
+    Warnings,
+};
+
+/// Most fractional digits kept; more are rounded.
+pub const MAX_FRACTION_DIGITS: u8 = 6;
+
+/// A sample count as written: integer part and up to six fractional digits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Count {
+    /// Integer part.
+    pub int: u64,
+    /// Fractional part in millionths (0..1_000_000).
+    pub micros: u32,
+    /// Fractional digits that matter (0..=6).
+    pub digits: u8,
+    /// True when digits beyond the sixth were rounded away.
+    pub rounded: bool,
+}
+
+impl Count {
+    /// The count in ticks of 10^-`k` units, or `None` on overflow. `k` must be at least
+    /// `self.digits`.
+    pub fn to_ticks(self, k: u8) -> Option<u64> {
+        let scale = 10u64.pow(u32::from(k));
+        let frac = u64::from(self.micros) / 10u64.pow(u32::from(MAX_FRACTION_DIGITS - k));
+        self.int.checked_mul(scale)?.checked_add(frac)
+    }
+}
+
+/// Parses `digits[.digits]`.
+pub fn parse_count(tok: &[u8]) -> Option<Count> {
+    let (int_part, frac_part) = match tok.iter().position(|&b| b == b'.') {
+        Some(p) => (&tok[..p], Some(&tok[p + 1..])),
+        None => (tok, None),
+    };
+    if int_part.is_empty() || !int_part.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut int: u64 = 0;
+    for &d in int_part {
+        int = int.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+    }
+    let mut micros: u32 = 0;
+    let mut digits: u8 = 0;
+    let mut rounded = false;
+    if let Some(frac) = frac_part {
+        if !frac.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        for (i, &d) in frac.iter().enumerate() {
+            if i < usize::from(MAX_FRACTION_DIGITS) {
+                micros = micros * 10 + u32::from(d - b'0');
+                if d != b'0' {
+                    digits = i as u8 + 1;
+                }
+            } else if d != b'0' {
+                rounded = true;
+            }
+        }
+        let kept = frac.len().min(usize::from(MAX_FRACTION_DIGITS));
+        micros *= 10u32.pow((usize::from(MAX_FRACTION_DIGITS) - kept) as u32);
+        if frac.len() > usize::from(MAX_FRACTION_DIGITS)
+            && frac[usize::from(MAX_FRACTION_DIGITS)] >= b'5'
+        {
+            micros += 1;
+            if micros == 1_000_000 {
+                micros = 0;
+                int = int.checked_add(1)?;
+            }
+            digits = MAX_FRACTION_DIGITS;
+        }
+        if rounded {
+            digits = MAX_FRACTION_DIGITS;
+        }
+    }
+    Some(Count {
+        int,
+        micros,
+        digits,
+        rounded,
+    })
+}
+
+/// The counts at the end of a folded line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineCounts<'a> {
+    /// The stack when the line is read as single: everything before the last token.
+    pub stack: &'a [u8],
+    /// The last count.
+    pub last: Count,
+    /// When the token before the last is a count too: the stack before both, and that
+    /// count (the "before" value of a differential line).
+    pub diff: Option<(&'a [u8], Count)>,
+}
+
+impl LineCounts<'_> {
+    /// The second count of a differential reading, if there is one.
+    pub fn right(&self) -> Option<Count> {
+        self.diff.map(|_| self.last)
+    }
+}
+
+/// Splits a trimmed line into stack and count(s); `None` when it does not end in a count
+/// preceded by a non-empty stack.
+pub fn split_counts(line: &[u8]) -> Option<LineCounts<'_>> {
+    let ws = |b: &u8| *b == b' ' || *b == b'\t';
+    let p = line.iter().rposition(ws)?;
+    let last = parse_count(&line[p + 1..])?;
+    let stack = trim_end(&line[..p]);
+    if stack.is_empty() {
+        return None;
+    }
+    let diff = stack.iter().rposition(ws).and_then(|q| {
+        let first = parse_count(&stack[q + 1..])?;
+        let s = trim_end(&stack[..q]);
+        (!s.is_empty()).then_some((s, first))
+    });
+    Some(LineCounts { stack, last, diff })
+}
+
+fn trim_end(b: &[u8]) -> &[u8] {
+    let end = b
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(0, |e| e + 1);
+    &b[..end]
+}
+
+/// Parses a folded-stacks document (already decoded to UTF-8).
+pub fn parse(file: &str, text: &[u8]) -> Result<Profile, ImportError> {
+    let mut names = Names::new();
+    let mut builder: Option<CallTreeBuilder> = None;
+    let mut warnings = Warnings::default();
+    let mut scale_digits: u8 = 0;
+    let mut any_rounded = false;
+    let mut prev_stack: Vec<u8> = Vec::new();
+    let mut prev_nodes: Vec<NodeId> = Vec::new();
+    let mut first_valid_line = 0u64;
+
+    let invalid = |w: &mut Warnings, line_no: u64, why: String| {
+        w.invalid_lines += 1;
+        if w.first_invalid.is_none() {
+            w.first_invalid = Some(format!("line {line_no}: {why}"));
+        }
+    };
+
+    let mut line_no: u64 = 0;
+    let mut start = 0usize;
+    while start < text.len() {
+        let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
+        let raw = &text[start..end];
+        start = end + 1;
+        line_no += 1;
+        let line = trim_ascii(raw);
+        if line.is_empty() {
+            continue;
+        }
+        let Some(c) = split_counts(line) else {
+            if line.starts_with(b"#") || line.starts_with(b"//") {
+                warnings.comment_lines += 1;
+            } else {
+                invalid(
+                    &mut warnings,
+                    line_no,
+                    format!(
+                        "expected '<frame>;<frame>;… <count>', found {}",
+                        preview(line)
+                    ),
+                );
+            }
+            continue;
+        };
+        let b = builder.get_or_insert_with(|| {
+            first_valid_line = line_no;
+            CallTreeBuilder::new(&mut names, c.diff.is_some())
+        });
+        let (stack, left, right) = if b.is_diff() {
+            match c.diff {
+                Some((s, l)) => (s, Some(l), c.last),
+                None => {
+                    invalid(
+                        &mut warnings,
+                        line_no,
+                        format!(
+                            "expected '<frames> <before> <after>' (line {first_valid_line} \
+                             made this file differential), found {}",
+                            preview(line)
+                        ),
+                    );
+                    continue;
+                }
+            }
+        } else {
+            (c.stack, None, c.last)
+        };
+
+        let need = right.digits.max(left.map_or(0, |l| l.digits));
+        any_rounded |= right.rounded || left.is_some_and(|l| l.rounded);
+        if need > scale_digits {
+            let factor = 10u64.pow(u32::from(need - scale_digits));
+            b.rescale(factor).map_err(|e| ImportError::Invalid {
+                file: file.to_string(),
+                location: format!("line {line_no}"),
+                message: format!("{e} after raising the precision to {need} decimals"),
+            })?;
+            scale_digits = need;
+        }
+        let (Some(r_ticks), Some(l_ticks)) = (
+            right.to_ticks(scale_digits),
+            left.map_or(Some(0), |l| l.to_ticks(scale_digits)),
+        ) else {
+            invalid(
+                &mut warnings,
+                line_no,
+                format!("count too large: {}", preview(line)),
+            );
+            continue;
+        };
+
+        // Reuse the nodes of the frames shared with the previous line.
+        let lcp = prev_stack
+            .iter()
+            .zip(stack)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let mut node: NodeId = 0;
+        let mut depth = 0usize;
+        let mut frame_start = 0usize;
+        let mut reusing = true;
+        loop {
+            let frame_end = memchr::memchr(b';', &stack[frame_start..])
+                .map_or(stack.len(), |i| frame_start + i);
+            if reusing
+                && frame_end <= lcp
+                && depth < prev_nodes.len()
+                && (frame_end == prev_stack.len() || prev_stack[frame_end] == b';')
+            {
+                node = prev_nodes[depth];
+            } else {
+                if reusing {
+                    reusing = false;
+                    prev_nodes.truncate(depth);
+                }
+                let name = names.intern_bytes(&stack[frame_start..frame_end]);
+                node = b.child(node, name);
+                prev_nodes.push(node);
+            }
+            depth += 1;
+            if frame_end >= stack.len() {
+                break;
+            }
+            frame_start = frame_end + 1;
+        }
+        if reusing {
+            prev_nodes.truncate(depth);
+        }
+        prev_stack.clear();
+        prev_stack.extend_from_slice(stack);
+
+        let added = if b.is_diff() {
+            b.add_self_diff(node, l_ticks, r_ticks)
+        } else {
+            b.add_self(node, r_ticks)
+        };
+        added.map_err(|e| ImportError::Invalid {
+            file: file.to_string(),
+            location: format!("line {line_no}"),
+            message: e.to_string(),
+        })?;
+    }
+
+    let Some(builder) = builder else {
+        let detail = match &warnings.first_invalid {
+            Some(first) => format!(
+                "{} line{} without a '<frames> <count>' form ({first})",
+                warnings.invalid_lines,
+                if warnings.invalid_lines == 1 { "" } else { "s" }
+            ),
+            None => "the input has no stack lines".to_string(),
+        };
+        return Err(ImportError::NoSamples {
+            file: file.to_string(),
+            detail,
+        });
+    };
+    let diff = builder.is_diff();
+    let tree = builder
+        .finish(&names, ChildOrder::ByName)
+        .map_err(|e| ImportError::Invalid {
+            file: file.to_string(),
+            location: "whole file".to_string(),
+            message: e.to_string(),
+        })?;
+    if tree.grand_total() == 0 {
+        return Err(ImportError::NoSamples {
+            file: file.to_string(),
+            detail: "every stack has a count of 0".to_string(),
+        });
+    }
+    if any_rounded {
+        warnings.notes.push(format!(
+            "counts with more than {MAX_FRACTION_DIGITS} decimals were rounded to {MAX_FRACTION_DIGITS}"
+        ));
+    }
+    let diff_ticks = diff.then(|| {
+        let l = tree.left_total(0);
+        (l, tree.grand_total() - l)
+    });
+    Ok(Profile {
+        names,
+        tree,
+        values: ValueFormat {
+            ticks_per_unit: 10u64.pow(u32::from(scale_digits)),
+            ..ValueFormat::default()
+        },
+        meta: ProfileMeta {
+            source: file.to_string(),
+            format: if diff {
+                SourceFormat::FoldedDiff
+            } else {
+                SourceFormat::Folded
+            },
+            gzipped: false,
+            spy_name: None,
+            app_name: None,
+            stated_total: None,
+            diff_ticks,
+            warnings,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(s: &str) -> Profile {
+        parse("t.txt", s.as_bytes()).unwrap()
+    }
+
+    fn child_named(p: &Profile, parent: NodeId, name: &str) -> NodeId {
+        *p.tree
+            .children(parent)
+            .iter()
+            .find(|&&c| p.names.get(p.tree.name(c)) == name)
+            .unwrap_or_else(|| panic!("no child {name}"))
+    }
+
+    #[test]
+    fn counts() {
+        let c = parse_count(b"31.23").unwrap();
+        assert_eq!((c.int, c.micros, c.digits), (31, 230_000, 2));
+        assert_eq!(c.to_ticks(2), Some(3123));
+        assert_eq!(c.to_ticks(4), Some(312_300));
+        assert_eq!(parse_count(b"6.").unwrap().to_ticks(0), Some(6));
+        assert_eq!(parse_count(b"19.0").unwrap().digits, 0);
+        let r = parse_count(b"14.2343983248722834234").unwrap();
+        assert!(r.rounded);
+        assert_eq!(r.to_ticks(6), Some(14_234_398));
+        assert_eq!(
+            parse_count(b"0.9999999").unwrap().to_ticks(6),
+            Some(1_000_000)
+        );
+        assert!(parse_count(b"12V.43").is_none());
+        assert!(parse_count(b".5").is_none());
+        assert!(parse_count(b"-3").is_none());
+        assert!(parse_count(b"99999999999999999999999").is_none());
+    }
+
+    #[test]
+    fn simple_file_with_invalids_and_comments() {
+        let p = load(
+            "# comment that gives extra info\n// other\na;b;c 1\na;b;c 1\na;b;d 4\na;b;c 3\na;b 5\ninvalid line\n",
+        );
+        assert_eq!(p.tree.grand_total(), 14);
+        assert_eq!(p.meta.warnings.invalid_lines, 1);
+        assert_eq!(p.meta.warnings.comment_lines, 2);
+        assert!(
+            p.meta
+                .warnings
+                .first_invalid
+                .as_deref()
+                .unwrap()
+                .starts_with("line 8:")
+        );
+        let a = child_named(&p, 0, "a");
+        let b = child_named(&p, a, "b");
+        assert_eq!((p.tree.total(b), p.tree.self_ticks(b)), (14, 5));
+        assert_eq!(p.tree.total(child_named(&p, b, "c")), 5);
+    }
+
+    #[test]
+    fn fractional_precision_rises_mid_file() {
+        let p = load("a;b 3\na;c 6.1\na;d 31.23\n");
+        assert_eq!(p.values.ticks_per_unit, 100);
+        assert_eq!(p.tree.grand_total(), 300 + 610 + 3123);
+        let a = child_named(&p, 0, "a");
+        assert_eq!(p.tree.total(child_named(&p, a, "b")), 300);
+    }
+
+    #[test]
+    fn crlf_spaces_and_tabs() {
+        let p = load("a;b c 1\r\na;b c\t2\r\n\r\n");
+        assert_eq!(p.tree.grand_total(), 3);
+        let a = child_named(&p, 0, "a");
+        assert_eq!(p.tree.total(child_named(&p, a, "b c")), 3);
+    }
+
+    #[test]
+    fn differential_lines() {
+        let p = load("a;b 6 4\na;c 0 12\na 3 0\n");
+        assert_eq!(p.meta.format, SourceFormat::FoldedDiff);
+        assert_eq!(p.meta.diff_ticks, Some((9, 16)));
+        let a = child_named(&p, 0, "a");
+        let c = child_named(&p, a, "c");
+        assert_eq!((p.tree.left_total(c), p.tree.total(c)), (0, 12));
+        assert_eq!(p.tree.left_self(a), 3);
+    }
+
+    #[test]
+    fn diff_file_rejects_single_count_lines() {
+        let p = load("a;b 6 4\na;c 5\n");
+        assert_eq!(p.meta.warnings.invalid_lines, 1);
+        assert!(
+            p.meta
+                .warnings
+                .first_invalid
+                .as_deref()
+                .unwrap()
+                .contains("differential")
+        );
+    }
+
+    #[test]
+    fn prefix_reuse_matches_fresh_parse() {
+        // Lines sharing prefixes at and off frame boundaries.
+        let text = "ab;cd;e 1\nab;cd;ef 2\nab;c;e 3\nab;cd 4\nab;cd;e;f 5\nab 6\nabc;d 7\n";
+        let p = load(text);
+        let mut paths: Vec<(String, u64)> = Vec::new();
+        for n in 1..p.tree.len() as NodeId {
+            let path: Vec<&str> = p
+                .tree
+                .path(n)
+                .iter()
+                .map(|&x| p.names.get(p.tree.name(x)))
+                .collect();
+            paths.push((path.join(";"), p.tree.self_ticks(n)));
+        }
+        paths.retain(|(_, s)| *s > 0);
+        paths.sort();
+        let mut want: Vec<(String, u64)> = text
+            .lines()
+            .map(|l| {
+                let (s, c) = l.rsplit_once(' ').unwrap();
+                (s.to_string(), c.parse().unwrap())
+            })
+            .collect();
+        want.sort();
+        assert_eq!(paths, want);
+    }
+
+    #[test]
+    fn no_valid_lines_is_an_error() {
+        let e = parse("n.txt", b"main\tclass=inferno\ncksum\ttitle=bar\n").unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("n.txt: no stack samples found: 2 lines"),
+            "{msg}"
+        );
+        assert!(msg.contains("line 1"), "{msg}");
+        let z = parse("z.txt", b"a;b 0\n").unwrap_err();
+        assert!(z.to_string().contains("count of 0"));
+    }
+
+    #[test]
+    fn huge_counts_overflow_cleanly() {
+        let e = parse("o.txt", b"a 18446744073709551615\nb 1\n").unwrap_err();
+        assert!(e.to_string().contains("2^64"), "{e}");
+    }
+}

@@ -1,0 +1,166 @@
+//! Reading profiles: bytes in, [`Profile`] out.
+//!
+//! [`load_path`] and [`load_bytes`] do the whole job:
+//! 1. [`decode`]: gunzip if the bytes start with the gzip magic (whatever the file is
+//!    called), then turn UTF-16 (with a BOM, or recognisably without one) into UTF-8 and
+//!    drop a UTF-8 BOM;
+//! 2. [`detect`]: decide the format from the content (the extension is only a tie-breaker);
+//! 3. hand the text to the importer for that format.
+//!
+//! Every error names the input and a position in it (line, column, byte, or the JSON path
+//! and bar index) and says what was expected; nothing in here panics on bad input. Damage
+//! that does not stop the import (a few unparsable lines) is skipped, counted, and reported
+//! once through [`crate::model::Warnings`].
+
+pub mod decode;
+pub mod detect;
+pub mod flamebearer;
+pub mod folded;
+
+use crate::model::{Profile, SourceFormat};
+use std::path::Path;
+
+/// Why an input could not be imported.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// The file could not be opened or read.
+    #[error("{file}: cannot read: {error}")]
+    Io {
+        /// The input's name.
+        file: String,
+        /// The operating system's error.
+        #[source]
+        error: std::io::Error,
+    },
+    /// The gzip stream is damaged before any usable data.
+    #[error("{file}: corrupt gzip data at compressed byte {offset}: {detail}")]
+    Gzip {
+        /// The input's name.
+        file: String,
+        /// How many compressed bytes were consumed when the error was found.
+        offset: u64,
+        /// The decompressor's message.
+        detail: String,
+    },
+    /// Decompressing would exceed the size limit.
+    #[error("{file}: decompressed data exceeds the limit of {limit} bytes")]
+    TooLarge {
+        /// The input's name.
+        file: String,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The input holds no bytes (or only whitespace).
+    #[error("{file}: the input is empty")]
+    Empty {
+        /// The input's name.
+        file: String,
+    },
+    /// A text input had no usable line.
+    #[error("{file}: no stack samples found: {detail}")]
+    NoSamples {
+        /// The input's name.
+        file: String,
+        /// What was found instead, with the first offending line.
+        detail: String,
+    },
+    /// Malformed JSON, or JSON of the wrong shape, at a line and column.
+    #[error("{file}: line {line}, column {column}: {message}")]
+    Json {
+        /// The input's name.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What was expected.
+        message: String,
+    },
+    /// Well-formed input whose content breaks the format's rules, at a named place.
+    #[error("{file}: {location}: {message}")]
+    Invalid {
+        /// The input's name.
+        file: String,
+        /// Where: a JSON path and bar index, a line number …
+        location: String,
+        /// What is wrong and what was expected.
+        message: String,
+    },
+    /// A format scorch recognises but cannot import yet.
+    #[error(
+        "{file}: recognised as {}, which this version of scorch cannot import yet \
+         (supported: folded stacks, Pyroscope flamebearer JSON)",
+        format.describe()
+    )]
+    Unsupported {
+        /// The input's name.
+        file: String,
+        /// What it looks like.
+        format: SourceFormat,
+    },
+    /// The content matches no known format.
+    #[error("{file}: unrecognised format: {hint}")]
+    Unrecognised {
+        /// The input's name.
+        file: String,
+        /// What the first bytes look like.
+        hint: String,
+    },
+}
+
+/// Limits that keep a hostile or broken input from exhausting memory.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Largest decompressed size accepted from a gzip stream.
+    pub max_decompressed_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_decompressed_bytes: 16 << 30,
+        }
+    }
+}
+
+/// Reads and imports the profile at `path`.
+pub fn load_path(path: &Path) -> Result<Profile, ImportError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|error| ImportError::Io {
+        file: file.clone(),
+        error,
+    })?;
+    load_bytes(&file, &bytes, Limits::default())
+}
+
+/// Imports a profile from `bytes`; `file` names it in errors (a path, or `<stdin>`).
+pub fn load_bytes(file: &str, bytes: &[u8], limits: Limits) -> Result<Profile, ImportError> {
+    let decoded = decode::decode(file, bytes, limits)?;
+    let text = decoded.text.as_ref();
+    if text.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(ImportError::Empty {
+            file: file.to_string(),
+        });
+    }
+    let format = detect::detect(text, Some(file)).map_err(|hint| ImportError::Unrecognised {
+        file: file.to_string(),
+        hint,
+    })?;
+    let mut profile = match format {
+        SourceFormat::Folded | SourceFormat::FoldedDiff => folded::parse(file, text)?,
+        SourceFormat::FlamebearerSingle | SourceFormat::FlamebearerDiff => {
+            flamebearer::parse(file, text)?
+        }
+        other => {
+            return Err(ImportError::Unsupported {
+                file: file.to_string(),
+                format: other,
+            });
+        }
+    };
+    profile.meta.gzipped = decoded.gzipped;
+    if let Some(note) = decoded.note {
+        profile.meta.warnings.notes.push(note);
+    }
+    Ok(profile)
+}

@@ -1,0 +1,346 @@
+//! The Layout: rows of bars on one tick axis, the shape every view produces.
+//!
+//! Row `d` holds the bars at depth `d` as parallel columns sorted by `x0`. Within a row
+//! bars never overlap, so `x0` and `x1` are both sorted and any bar or visible range is two
+//! `partition_point`s away. A bar refers back to its call tree node for everything else
+//! (self, diff values), which keeps a bar at 24 bytes: `x0`, `x1` (u64 ticks), `name`
+//! (interned) and `node`.
+//!
+//! [`flame_layout`] places a node's self time first and its children after it, left to
+//! right in the tree's child order. That is what flamegraph.pl does with sorted input (a
+//! stack ending at the parent sorts before the stacks through it) and what Pyroscope's
+//! flamebearer encodes, so Pyroscope files keep their exact positions. The flame graph
+//! (root at the bottom) and the icicle (root at the top) share this layout; orientation is
+//! a property of the view, not of the rows.
+//!
+//! The walk is an explicit pre-order stack, which visits each depth left to right, so rows
+//! come out sorted without a sort and a million-deep tree needs no call stack.
+
+use crate::model::{CallTree, NameId, NodeId};
+use std::ops::Range;
+
+/// One row of bars, sorted by `x0`, non-overlapping.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Row {
+    /// Start tick of each bar (inclusive).
+    pub x0: Vec<u64>,
+    /// End tick of each bar (exclusive).
+    pub x1: Vec<u64>,
+    /// Interned name of each bar.
+    pub name: Vec<NameId>,
+    /// Call tree node each bar shows.
+    pub node: Vec<NodeId>,
+}
+
+impl Row {
+    /// Number of bars.
+    pub fn len(&self) -> usize {
+        self.x0.len()
+    }
+
+    /// True when the row has no bars.
+    pub fn is_empty(&self) -> bool {
+        self.x0.is_empty()
+    }
+
+    fn push(&mut self, x0: u64, x1: u64, name: NameId, node: NodeId) {
+        self.x0.push(x0);
+        self.x1.push(x1);
+        self.name.push(name);
+        self.node.push(node);
+    }
+
+    /// Bars that intersect the tick range `[start, end)`: two binary searches.
+    pub fn range_between(&self, start: u64, end: u64) -> Range<usize> {
+        let lo = self.x1.partition_point(|&x1| x1 <= start);
+        let hi = self.x0.partition_point(|&x0| x0 < end);
+        lo..hi.max(lo)
+    }
+
+    /// The bar containing `tick`, if any.
+    pub fn bar_at(&self, tick: u64) -> Option<usize> {
+        let i = self.x1.partition_point(|&x1| x1 <= tick);
+        (i < self.len() && self.x0[i] <= tick).then_some(i)
+    }
+}
+
+/// Rows of bars; row 0 is the root.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    /// Rows by depth.
+    pub rows: Vec<Row>,
+    /// The axis spans `[0, total_ticks)`.
+    pub total_ticks: u64,
+}
+
+impl Layout {
+    /// Number of bars in all rows.
+    pub fn bar_count(&self) -> usize {
+        self.rows.iter().map(Row::len).sum()
+    }
+
+    /// Heap bytes held by the rows, for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        self.rows
+            .iter()
+            .map(|r| {
+                r.x0.capacity() * 8
+                    + r.x1.capacity() * 8
+                    + r.name.capacity() * 4
+                    + r.node.capacity() * 4
+            })
+            .sum::<usize>()
+            + self.rows.capacity() * std::mem::size_of::<Row>()
+    }
+
+    /// Checks the layout invariants against its tree: every row sorted and
+    /// non-overlapping, every bar inside its parent's bar, widths equal to totals. Used by
+    /// tests and debug builds; returns the first violation.
+    pub fn check(&self, tree: &CallTree) -> Result<(), String> {
+        let mut pos_of_node = vec![None::<(usize, usize)>; tree.len()];
+        for (d, row) in self.rows.iter().enumerate() {
+            for i in 0..row.len() {
+                if row.x0[i] >= row.x1[i] {
+                    return Err(format!(
+                        "row {d} bar {i}: empty or inverted {}..{}",
+                        row.x0[i], row.x1[i]
+                    ));
+                }
+                if i > 0 && row.x0[i] < row.x1[i - 1] {
+                    return Err(format!("row {d} bar {i}: overlaps bar {}", i - 1));
+                }
+                let n = row.node[i];
+                if row.x1[i] - row.x0[i] != tree.total(n) {
+                    return Err(format!("row {d} bar {i}: width differs from node total"));
+                }
+                if tree.depth(n) as usize != d {
+                    return Err(format!("row {d} bar {i}: node at depth {}", tree.depth(n)));
+                }
+                if row.name[i] != tree.name(n) {
+                    return Err(format!("row {d} bar {i}: name differs from node"));
+                }
+                pos_of_node[n as usize] = Some((d, i));
+                if d > 0 {
+                    let p = tree.parent(n);
+                    let Some((pd, pi)) = pos_of_node[p as usize] else {
+                        return Err(format!("row {d} bar {i}: parent has no bar"));
+                    };
+                    let prow = &self.rows[pd];
+                    if row.x0[i] < prow.x0[pi] || row.x1[i] > prow.x1[pi] {
+                        return Err(format!("row {d} bar {i}: outside its parent"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Lays out a call tree as a flame graph: the root spans `[0, total)`; each node's self
+/// time comes first, then its children side by side in the tree's child order. Nodes with
+/// a total of zero (and so their subtrees) get no bar.
+pub fn flame_layout(tree: &CallTree) -> Layout {
+    let mut rows: Vec<Row> = Vec::with_capacity(tree.max_depth() as usize + 1);
+    let total = tree.grand_total();
+    if total == 0 {
+        return Layout {
+            rows,
+            total_ticks: 0,
+        };
+    }
+    // (node, x0) pairs still to place; children are pushed in reverse so that the leftmost
+    // child is popped first (pre-order, left to right).
+    let mut stack: Vec<(NodeId, u64)> = vec![(tree.root(), 0)];
+    while let Some((n, x0)) = stack.pop() {
+        let d = tree.depth(n) as usize;
+        if rows.len() <= d {
+            rows.resize_with(d + 1, Row::default);
+        }
+        let x1 = x0 + tree.total(n);
+        rows[d].push(x0, x1, tree.name(n), n);
+        let kids = tree.children(n);
+        let mut cursor = x1;
+        for &c in kids.iter().rev() {
+            let t = tree.total(c);
+            if t == 0 {
+                continue;
+            }
+            cursor -= t;
+            stack.push((c, cursor));
+        }
+    }
+    Layout {
+        rows,
+        total_ticks: total,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CallTreeBuilder, ChildOrder, Names};
+
+    /// SplitMix64: a tiny seeded generator for reproducible random trees.
+    pub(crate) struct Rng(pub u64);
+    impl Rng {
+        pub fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        pub fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    fn random_profile(seed: u64, stacks: usize) -> (Names, CallTree, Vec<(Vec<String>, u64)>) {
+        let mut rng = Rng(seed);
+        let mut names = Names::new();
+        let mut b = CallTreeBuilder::new(&mut names, false);
+        let mut samples = Vec::new();
+        for _ in 0..stacks {
+            let depth = 1 + rng.below(12) as usize;
+            let frames: Vec<String> = (0..depth).map(|_| format!("f{}", rng.below(6))).collect();
+            let v = rng.below(20);
+            let mut cur = 0;
+            for f in &frames {
+                let id = names.intern(f);
+                cur = b.child(cur, id);
+            }
+            b.add_self(cur, v).unwrap();
+            samples.push((frames, v));
+        }
+        let t = b.finish(&names, ChildOrder::ByName).unwrap();
+        (names, t, samples)
+    }
+
+    #[test]
+    fn small_tree_positions() {
+        let mut names = Names::new();
+        let mut b = CallTreeBuilder::new(&mut names, false);
+        let (a, bb, c) = (names.intern("a"), names.intern("b"), names.intern("c"));
+        let na = b.child(0, a);
+        let nb = b.child(na, bb);
+        let nc = b.child(na, c);
+        b.add_self(na, 2).unwrap();
+        b.add_self(nb, 3).unwrap();
+        b.add_self(nc, 5).unwrap();
+        let t = b.finish(&names, ChildOrder::ByName).unwrap();
+        let l = flame_layout(&t);
+        assert_eq!(l.total_ticks, 10);
+        assert_eq!(l.rows.len(), 3);
+        assert_eq!((l.rows[1].x0[0], l.rows[1].x1[0]), (0, 10));
+        // Self first: b starts after a's 2 self ticks, c after b.
+        assert_eq!(l.rows[2].x0, vec![2, 5]);
+        assert_eq!(l.rows[2].x1, vec![5, 10]);
+        l.check(&t).unwrap();
+    }
+
+    /// Brute-force oracle: a bar's x0 is the sum of everything that sorts before its path
+    /// among (self-first) leaves; checked against the layout for random trees.
+    #[test]
+    fn random_trees_match_oracle_and_invariants() {
+        for seed in 0..40 {
+            let (names, t, _) = random_profile(seed, 1 + (seed as usize * 7) % 60);
+            let l = flame_layout(&t);
+            l.check(&t).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+
+            // Totals preserved per row: each row's widths sum to at most the root's, and
+            // the children of each node sum to total − self.
+            for n in 0..t.len() as NodeId {
+                let kids: u64 = t.children(n).iter().map(|&c| t.total(c)).sum();
+                assert_eq!(t.self_ticks(n), t.total(n) - kids, "seed {seed} node {n}");
+            }
+            for row in &l.rows {
+                let w: u64 = row.x0.iter().zip(&row.x1).map(|(a, b)| b - a).sum();
+                assert!(w <= l.total_ticks);
+            }
+
+            // Oracle for x0: walk the path from the root; at each level add the parent's
+            // self and the totals of the siblings sorted before.
+            for (d, row) in l.rows.iter().enumerate() {
+                for i in 0..row.len() {
+                    let n = row.node[i];
+                    let mut x = 0u64;
+                    let mut prev = 0;
+                    for &step in &t.path(n) {
+                        x += t.self_ticks(prev);
+                        for &s in t.children(prev) {
+                            if s == step {
+                                break;
+                            }
+                            x += t.total(s);
+                        }
+                        prev = step;
+                    }
+                    assert_eq!(
+                        row.x0[i],
+                        x,
+                        "seed {seed} row {d} bar {i} ({})",
+                        names.get(row.name[i])
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn range_and_bar_at() {
+        let row = Row {
+            x0: vec![0, 10, 20, 35],
+            x1: vec![5, 20, 30, 40],
+            name: vec![0; 4],
+            node: vec![0; 4],
+        };
+        assert_eq!(row.range_between(0, 100), 0..4);
+        assert_eq!(row.range_between(5, 10), 1..1);
+        assert_eq!(row.range_between(6, 21), 1..3);
+        assert_eq!(row.range_between(29, 36), 2..4);
+        assert_eq!(row.bar_at(4), Some(0));
+        assert_eq!(row.bar_at(5), None);
+        assert_eq!(row.bar_at(20), Some(2));
+        assert_eq!(row.bar_at(40), None);
+        // Brute force over every tick and range.
+        for s in 0..45 {
+            let want = (0..4).find(|&i| row.x0[i] <= s && s < row.x1[i]);
+            assert_eq!(row.bar_at(s), want);
+            for e in s..45 {
+                let vis: Vec<usize> = (0..4).filter(|&i| row.x1[i] > s && row.x0[i] < e).collect();
+                let r = row.range_between(s, e);
+                assert_eq!(r.collect::<Vec<_>>(), vis, "{s}..{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn zero_total_nodes_get_no_bar() {
+        let mut names = Names::new();
+        let mut b = CallTreeBuilder::new(&mut names, false);
+        let (a, z) = (names.intern("a"), names.intern("z"));
+        let na = b.child(0, a);
+        let _nz = b.child(0, z);
+        b.add_self(na, 4).unwrap();
+        let t = b.finish(&names, ChildOrder::ByName).unwrap();
+        let l = flame_layout(&t);
+        assert_eq!(l.rows[1].len(), 1);
+        l.check(&t).unwrap();
+    }
+
+    #[test]
+    fn very_deep_layout() {
+        let mut names = Names::new();
+        let mut b = CallTreeBuilder::new(&mut names, false);
+        let f = names.intern("f");
+        let mut cur = 0;
+        for _ in 0..100_000 {
+            cur = b.child(cur, f);
+        }
+        b.add_self(cur, 1).unwrap();
+        let t = b.finish(&names, ChildOrder::ByName).unwrap();
+        let l = flame_layout(&t);
+        assert_eq!(l.rows.len(), 100_001);
+        l.check(&t).unwrap();
+    }
+}

@@ -1,0 +1,310 @@
+//! The `scorch` command: a thin clap layer over the library.
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use scorch::color::ColorMode;
+use scorch::export::{self, ExportOptions};
+use scorch::import::{self, Limits};
+use scorch::layout::flame_layout;
+use scorch::model::Profile;
+use scorch::render::{Backend, Gpu, GpuOptions};
+use scorch::view::Orientation;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// scorch: a GPU-rendered viewer for performance profiles (flame graphs, icicles, diffs).
+#[derive(Parser, Debug)]
+#[command(name = "scorch", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Render a profile to a PNG image, without a window.
+    Render(RenderArgs),
+    /// Print what a profile file contains: format, units, totals, nodes, depth, warnings.
+    Info {
+        /// Profile file (folded stacks or Pyroscope flamebearer JSON, optionally gzipped);
+        /// `-` reads standard input.
+        input: PathBuf,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct RenderArgs {
+    /// Profile file (folded stacks or Pyroscope flamebearer JSON, optionally gzipped);
+    /// `-` reads standard input.
+    input: PathBuf,
+    /// Output PNG path.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Image width in logical pixels.
+    #[arg(long, default_value_t = export::DEFAULT_WIDTH)]
+    width: u32,
+    /// Image height in logical pixels [default: what the profile needs].
+    #[arg(long)]
+    height: Option<u32>,
+    /// Device pixels per logical pixel (2 for a HiDPI image).
+    #[arg(long, default_value_t = 1.0)]
+    scale: f32,
+    /// Flame graph (root at the bottom) or icicle (root at the top).
+    #[arg(long, value_enum, default_value_t = ViewArg::Flamegraph)]
+    view: ViewArg,
+    /// Bar colors [default: diff for differential profiles, package otherwise].
+    #[arg(long, value_enum)]
+    color: Option<ColorArg>,
+    /// Blue-grey-red diff colors instead of green-grey-red.
+    #[arg(long)]
+    colorblind: bool,
+    /// Title line [default: the input's file name].
+    #[arg(long)]
+    title: Option<String>,
+    /// Graphics API [default: WGPU_BACKEND, or the best available].
+    #[arg(long, value_enum)]
+    backend: Option<BackendArg>,
+    /// Print timings, the adapter and what was drawn.
+    #[arg(short, long)]
+    verbose: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ViewArg {
+    Flamegraph,
+    Icicle,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ColorArg {
+    /// Hash of the name's package part into Pyroscope's palette.
+    Package,
+    /// Hash of the whole name into the palette.
+    Name,
+    /// Heat by self value.
+    Value,
+    /// Relative change between the two sides of a diff.
+    Diff,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum BackendArg {
+    Vulkan,
+    Gl,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("scorch: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Render(args) => render(args),
+        Command::Info { input } => info(&input),
+    }
+}
+
+fn load(input: &Path) -> Result<Profile> {
+    if input == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("reading standard input")?;
+        Ok(import::load_bytes("<stdin>", &bytes, Limits::default())?)
+    } else {
+        Ok(import::load_path(input)?)
+    }
+}
+
+fn warn(profile: &Profile) {
+    for w in profile.meta.warnings.lines() {
+        eprintln!("scorch: warning: {}: {w}", profile.meta.source);
+    }
+}
+
+fn render(a: RenderArgs) -> Result<()> {
+    let t0 = Instant::now();
+    let profile = load(&a.input)?;
+    warn(&profile);
+    let t_load = t0.elapsed();
+    let layout = flame_layout(&profile.tree);
+    let t_layout = t0.elapsed();
+    let opts = ExportOptions {
+        width: a.width,
+        height: a.height,
+        scale: a.scale,
+        orientation: match a.view {
+            ViewArg::Flamegraph => Orientation::Flame,
+            ViewArg::Icicle => Orientation::Icicle,
+        },
+        color: a.color.map(|c| match c {
+            ColorArg::Package => ColorMode::Package,
+            ColorArg::Name => ColorMode::Name,
+            ColorArg::Value => ColorMode::Value,
+            ColorArg::Diff => ColorMode::Diff,
+        }),
+        colorblind: a.colorblind,
+        title: a.title,
+    };
+    // Check the options before paying for a device.
+    export::frame_spec(&profile, &layout, &opts)?;
+    let gpu = Gpu::new(&GpuOptions {
+        backend: a.backend.map(|b| match b {
+            BackendArg::Vulkan => Backend::Vulkan,
+            BackendArg::Gl => Backend::Gl,
+        }),
+    })?;
+    let t_gpu = t0.elapsed();
+    let report = export::render_png(&gpu, &profile, &layout, &opts, &a.output)?;
+    let t_done = t0.elapsed();
+    if report.rows_cut > 0 {
+        eprintln!(
+            "scorch: warning: {} of {} rows did not fit in the image; pass a larger --height",
+            report.rows_cut,
+            layout.rows.len()
+        );
+    }
+    if a.verbose {
+        eprintln!("scorch: adapter {}", gpu.describe());
+        eprintln!(
+            "scorch: {} bars in {} rows; drew {} bars and {} labels in {} tile(s)",
+            layout.bar_count(),
+            layout.rows.len(),
+            report.bars_drawn,
+            report.labels,
+            report.tiles
+        );
+        eprintln!(
+            "scorch: load {:.1} ms, layout {:.1} ms, device {:.1} ms, render+png {:.1} ms",
+            ms(t_load),
+            ms(t_layout - t_load),
+            ms(t_gpu - t_layout),
+            ms(t_done - t_gpu)
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "wrote {} ({}×{} px, {} KiB)",
+        a.output.display(),
+        report.width_px,
+        report.height_px,
+        report.png_bytes.div_ceil(1024)
+    )?;
+    Ok(())
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn info(input: &Path) -> Result<()> {
+    let profile = load(input)?;
+    let layout = flame_layout(&profile.tree);
+    let t = &profile.tree;
+    let v = &profile.values;
+    let m = &profile.meta;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "file:     {}", m.source)?;
+    writeln!(
+        out,
+        "format:   {}{}",
+        m.format.describe(),
+        if m.gzipped { " (gzip)" } else { "" }
+    )?;
+    let rate = v
+        .sample_rate_hz
+        .map(|hz| format!(" at {hz} Hz"))
+        .unwrap_or_default();
+    let scale = if v.ticks_per_unit > 1 {
+        format!(" (fixed point: {} ticks per unit)", v.ticks_per_unit)
+    } else {
+        String::new()
+    };
+    writeln!(out, "units:    {}{rate}{scale}", v.unit.name())?;
+    let total = t.grand_total();
+    let stated = match m.stated_total {
+        Some(s) if s == total => format!(" (matches the stated total {s})"),
+        Some(s) => format!(" (the file states {s})"),
+        None => String::new(),
+    };
+    writeln!(
+        out,
+        "total:    {} = {total} ticks{stated}",
+        v.format_long(total)
+    )?;
+    if let Some((l, r)) = m.diff_ticks {
+        writeln!(
+            out,
+            "diff:     before {}, after {}",
+            v.format_long(l),
+            v.format_long(r)
+        )?;
+    }
+    writeln!(
+        out,
+        "nodes:    {} call tree nodes (root included), {} bars",
+        t.len(),
+        layout.bar_count()
+    )?;
+    writeln!(
+        out,
+        "depth:    {} (deepest stack has {} frames)",
+        t.max_depth(),
+        t.max_depth()
+    )?;
+    writeln!(out, "names:    {} distinct", profile.names.len())?;
+    if let Some(s) = &m.spy_name {
+        writeln!(out, "profiler: {s}")?;
+    }
+    if let Some(a) = &m.app_name {
+        writeln!(out, "app:      {a}")?;
+    }
+    let mem = t.heap_bytes() + layout.heap_bytes() + profile.names.heap_bytes();
+    writeln!(
+        out,
+        "memory:   {} KiB (tree {} KiB, layout {} KiB, names {} KiB)",
+        mem / 1024,
+        t.heap_bytes() / 1024,
+        layout.heap_bytes() / 1024,
+        profile.names.heap_bytes() / 1024
+    )?;
+    let warnings = m.warnings.lines();
+    if warnings.is_empty() {
+        writeln!(out, "warnings: none")?;
+    } else {
+        for w in warnings {
+            writeln!(out, "warning:  {w}")?;
+        }
+    }
+    if m.warnings.comment_lines > 0 {
+        writeln!(
+            out,
+            "comments: {} comment lines skipped",
+            m.warnings.comment_lines
+        )?;
+    }
+    if total == 0 {
+        bail!("the profile is empty");
+    }
+    Ok(())
+}

@@ -1,0 +1,149 @@
+//! The in-memory profile: interned names plus an aggregated call tree, and what is known
+//! about where it came from and what its ticks mean.
+//!
+//! This module (like `import`, `layout`, `pick` and `view`) never touches the GPU.
+
+pub mod names;
+pub mod tree;
+pub mod units;
+
+pub use names::{NameId, Names};
+pub use tree::{CallTree, CallTreeBuilder, ChildOrder, NO_PARENT, NodeId};
+pub use units::{Unit, ValueFormat};
+
+/// The file formats scorch recognises by content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceFormat {
+    /// Brendan Gregg's folded/collapsed stacks, `a;b;c 123`.
+    Folded,
+    /// Differential folded stacks, `a;b;c 12 34` (flamegraph.pl `difffolded.pl` output).
+    FoldedDiff,
+    /// Pyroscope flamebearer JSON, `single` format (4 numbers per bar).
+    FlamebearerSingle,
+    /// Pyroscope flamebearer JSON, `double`/diff format (7 numbers per bar).
+    FlamebearerDiff,
+    /// `perf script` text output.
+    PerfScript,
+    /// DTrace aggregated stacks.
+    DTrace,
+    /// Chrome Trace Event Format JSON.
+    ChromeTrace,
+    /// speedscope's JSON format.
+    Speedscope,
+    /// pprof protobuf (raw or gzip-compressed).
+    Pprof,
+    /// Firefox Profiler (gecko or processed) JSON.
+    FirefoxProfile,
+    /// Jaeger JSON traces.
+    Jaeger,
+    /// OpenTelemetry OTLP/JSON traces.
+    Otlp,
+    /// Chrome DevTools `.cpuprofile` JSON.
+    CpuProfile,
+}
+
+impl SourceFormat {
+    /// A short human name, used in `scorch info` and error messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SourceFormat::Folded => "folded stacks",
+            SourceFormat::FoldedDiff => "differential folded stacks",
+            SourceFormat::FlamebearerSingle => "Pyroscope flamebearer JSON (single)",
+            SourceFormat::FlamebearerDiff => "Pyroscope flamebearer JSON (double/diff)",
+            SourceFormat::PerfScript => "perf script text",
+            SourceFormat::DTrace => "DTrace stack aggregation",
+            SourceFormat::ChromeTrace => "Chrome Trace Event JSON",
+            SourceFormat::Speedscope => "speedscope JSON",
+            SourceFormat::Pprof => "pprof protobuf",
+            SourceFormat::FirefoxProfile => "Firefox Profiler JSON",
+            SourceFormat::Jaeger => "Jaeger JSON",
+            SourceFormat::Otlp => "OpenTelemetry OTLP/JSON",
+            SourceFormat::CpuProfile => "Chrome .cpuprofile JSON",
+        }
+    }
+}
+
+/// Damage found while importing that did not stop the import.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Warnings {
+    /// Lines that could not be parsed and were skipped.
+    pub invalid_lines: u64,
+    /// Where the first invalid line was and what was wrong with it.
+    pub first_invalid: Option<String>,
+    /// Lines recognised as comments (`#…`, `//…`) and skipped.
+    pub comment_lines: u64,
+    /// Other notes, each reported once (inconsistent totals, rounding …).
+    pub notes: Vec<String>,
+}
+
+impl Warnings {
+    /// True when nothing was reported.
+    pub fn is_empty(&self) -> bool {
+        self.invalid_lines == 0 && self.notes.is_empty()
+    }
+
+    /// One line per warning, for printing.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.invalid_lines > 0 {
+            let first = self.first_invalid.as_deref().unwrap_or("");
+            out.push(format!(
+                "skipped {} invalid line{} (first: {first})",
+                self.invalid_lines,
+                if self.invalid_lines == 1 { "" } else { "s" }
+            ));
+        }
+        out.extend(self.notes.iter().cloned());
+        out
+    }
+}
+
+/// Where a profile came from.
+#[derive(Clone, Debug)]
+pub struct ProfileMeta {
+    /// The input's name as given (a path, or `<stdin>`).
+    pub source: String,
+    /// The detected input format.
+    pub format: SourceFormat,
+    /// True when the input was gzip-compressed.
+    pub gzipped: bool,
+    /// Pyroscope's `spyName` (`gospy`, `pyspy`, …): it selects how the package part of a
+    /// name is found for coloring.
+    pub spy_name: Option<String>,
+    /// Application or profile name stated by the file.
+    pub app_name: Option<String>,
+    /// The grand total the file states (flamebearer `numTicks`), when it states one.
+    pub stated_total: Option<u64>,
+    /// `(leftTicks, rightTicks)` of a differential profile.
+    pub diff_ticks: Option<(u64, u64)>,
+    /// What went wrong but did not stop the import.
+    pub warnings: Warnings,
+}
+
+/// An imported profile: names, the aggregated call tree and what a tick means.
+#[derive(Clone, Debug)]
+pub struct Profile {
+    /// Interned names (node names index into it).
+    pub names: Names,
+    /// The aggregated call tree.
+    pub tree: CallTree,
+    /// What a tick is.
+    pub values: ValueFormat,
+    /// Provenance and warnings.
+    pub meta: ProfileMeta,
+}
+
+impl Profile {
+    /// True for differential (before/after) profiles.
+    pub fn is_diff(&self) -> bool {
+        self.tree.diff().is_some()
+    }
+
+    /// `(left, right)` grand totals of a differential profile.
+    pub fn diff_totals(&self) -> Option<(u64, u64)> {
+        self.tree.diff().map(|_| {
+            let left = self.tree.left_total(0);
+            (left, self.tree.grand_total() - left)
+        })
+    }
+}

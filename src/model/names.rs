@@ -1,0 +1,171 @@
+//! Interned frame and span names.
+//!
+//! Every name is stored once, in one contiguous string arena, and referred to everywhere
+//! else by a [`NameId`] (a `u32`). Layout rows, GPU instances and search all work on ids,
+//! so a profile with 100 M bars but 20 k distinct functions keeps 20 k strings.
+//!
+//! The lookup table is a `hashbrown::HashTable<u32>` over the arena: it stores only the id,
+//! and hashes/compares by reading the arena, so no string is stored twice. The hasher is
+//! `foldhash` with a fixed seed: interning is deterministic from run to run, so ids (and
+//! therefore draw order ties and test dumps) never depend on a random seed.
+
+use hashbrown::HashTable;
+use std::hash::BuildHasher;
+
+/// Index of an interned name.
+pub type NameId = u32;
+
+/// An append-only string interner.
+#[derive(Clone)]
+pub struct Names {
+    /// All names, concatenated.
+    arena: String,
+    /// `starts[i]..starts[i + 1]` is name `i` in `arena`; `starts.len() == len() + 1`.
+    starts: Vec<usize>,
+    table: HashTable<NameId>,
+    hasher: foldhash::fast::FixedState,
+}
+
+impl Default for Names {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for Names {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Names")
+            .field("len", &self.len())
+            .field("arena_bytes", &self.arena.len())
+            .finish()
+    }
+}
+
+impl Names {
+    /// An empty interner.
+    pub fn new() -> Self {
+        Self {
+            arena: String::new(),
+            starts: vec![0],
+            table: HashTable::new(),
+            hasher: foldhash::fast::FixedState::with_seed(0x5c0_4c4),
+        }
+    }
+
+    /// Number of distinct names.
+    pub fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// True when no name was interned.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Total bytes of all distinct names.
+    pub fn arena_bytes(&self) -> usize {
+        self.arena.len()
+    }
+
+    /// The name with id `id`.
+    ///
+    /// # Panics
+    /// If `id` was not returned by this interner.
+    pub fn get(&self, id: NameId) -> &str {
+        let i = id as usize;
+        &self.arena[self.starts[i]..self.starts[i + 1]]
+    }
+
+    /// The id of `name` if it was interned.
+    pub fn find(&self, name: &str) -> Option<NameId> {
+        let hash = self.hasher.hash_one(name);
+        self.table.find(hash, |&id| self.get(id) == name).copied()
+    }
+
+    /// Interns `name`, returning its id (the existing one if it was seen before).
+    pub fn intern(&mut self, name: &str) -> NameId {
+        let hash = self.hasher.hash_one(name);
+        let Self {
+            arena,
+            starts,
+            table,
+            hasher,
+        } = self;
+        let get = |id: NameId| -> &str {
+            let i = id as usize;
+            &arena[starts[i]..starts[i + 1]]
+        };
+        if let Some(&id) = table.find(hash, |&id| get(id) == name) {
+            return id;
+        }
+        let id = NameId::try_from(starts.len() - 1).expect("more than 4 G distinct names");
+        arena.push_str(name);
+        starts.push(arena.len());
+        let (arena, starts) = (&*arena, &*starts);
+        table.insert_unique(hash, id, |&other| {
+            let i = other as usize;
+            hasher.hash_one(&arena[starts[i]..starts[i + 1]])
+        });
+        id
+    }
+
+    /// Interns raw bytes from a file: valid UTF-8 is taken as is, anything else is decoded
+    /// lossily (invalid sequences become U+FFFD) so a damaged name still shows up.
+    pub fn intern_bytes(&mut self, name: &[u8]) -> NameId {
+        match std::str::from_utf8(name) {
+            Ok(s) => self.intern(s),
+            Err(_) => self.intern(&String::from_utf8_lossy(name)),
+        }
+    }
+
+    /// Iterates over `(id, name)` in id order.
+    pub fn iter(&self) -> impl Iterator<Item = (NameId, &str)> {
+        (0..self.len()).map(|i| (i as NameId, self.get(i as NameId)))
+    }
+
+    /// Bytes held by the interner (arena, offsets and table), for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        self.arena.capacity()
+            + self.starts.capacity() * std::mem::size_of::<usize>()
+            + self.table.capacity() * (std::mem::size_of::<NameId>() + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_is_idempotent_and_ordered() {
+        let mut n = Names::new();
+        let a = n.intern("main");
+        let b = n.intern("work");
+        assert_eq!(n.intern("main"), a);
+        assert_eq!((a, b), (0, 1));
+        assert_eq!(n.get(b), "work");
+        assert_eq!(n.find("work"), Some(1));
+        assert_eq!(n.find("nope"), None);
+        assert_eq!(n.len(), 2);
+    }
+
+    #[test]
+    fn many_names_survive_table_growth() {
+        let mut n = Names::new();
+        for i in 0..10_000 {
+            assert_eq!(n.intern(&format!("fn_{i}")), i);
+        }
+        for i in 0..10_000 {
+            assert_eq!(n.find(&format!("fn_{i}")), Some(i));
+            assert_eq!(n.get(i), format!("fn_{i}"));
+        }
+    }
+
+    #[test]
+    fn empty_and_invalid_utf8_names() {
+        let mut n = Names::new();
+        let e = n.intern("");
+        assert_eq!(n.get(e), "");
+        let bad = n.intern_bytes(b"caf\xe9");
+        assert_eq!(n.get(bad), "caf\u{fffd}");
+    }
+}

@@ -1,0 +1,489 @@
+//! The aggregated call tree: one node per distinct call path.
+//!
+//! Nodes live in parallel columns indexed by [`NodeId`]; node 0 is the root (named
+//! `total`, as in Pyroscope). A node's parent always has a smaller id than the node, which
+//! lets every whole-tree computation run as a plain loop over ids instead of a recursive
+//! walk: totals are summed leaf-to-root by iterating ids downwards, depths root-to-leaf by
+//! iterating upwards. Stacks thousands of frames deep cost nothing extra.
+//!
+//! Children are stored in CSR form (`child_start`/`child_list`) once the tree is built, in
+//! a defined order: by name for aggregated inputs (as flamegraph.pl and Pyroscope sort), or
+//! in file order for inputs that already fix the order (flamebearer).
+//!
+//! For differential profiles each node also carries its left ("before") share; the right
+//! share is `total - left`, so a diff tree costs two extra columns, not four.
+
+use super::names::{NameId, Names};
+use hashbrown::HashTable;
+use std::hash::BuildHasher;
+
+/// Index of a node in a [`CallTree`].
+pub type NodeId = u32;
+
+/// Parent of the root.
+pub const NO_PARENT: NodeId = NodeId::MAX;
+
+/// Order of each node's children.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChildOrder {
+    /// Sorted by name, byte-wise (flamegraph.pl and Pyroscope order).
+    ByName,
+    /// The order in which children were first added.
+    Insertion,
+}
+
+/// Left ("before") columns of a differential tree.
+#[derive(Clone, Debug, Default)]
+pub struct DiffColumns {
+    /// Left total per node (ticks).
+    pub left_total: Vec<u64>,
+    /// Left self per node (ticks).
+    pub left_self: Vec<u64>,
+}
+
+/// An aggregated call tree. Build one with [`CallTreeBuilder`].
+#[derive(Clone, Debug)]
+pub struct CallTree {
+    name: Vec<NameId>,
+    parent: Vec<NodeId>,
+    depth: Vec<u32>,
+    total: Vec<u64>,
+    self_ticks: Vec<u64>,
+    diff: Option<DiffColumns>,
+    child_start: Vec<u32>,
+    child_list: Vec<NodeId>,
+    max_depth: u32,
+}
+
+/// The tree's totals overflowed `u64`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the sum of the sample counts exceeds 2^64 ticks")]
+pub struct TotalOverflow;
+
+impl CallTree {
+    /// Number of nodes, the root included.
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+
+    /// Never true: a tree always has its root.
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+
+    /// The root node.
+    pub fn root(&self) -> NodeId {
+        0
+    }
+
+    /// Name of node `n`.
+    pub fn name(&self, n: NodeId) -> NameId {
+        self.name[n as usize]
+    }
+
+    /// Parent of node `n` ([`NO_PARENT`] for the root).
+    pub fn parent(&self, n: NodeId) -> NodeId {
+        self.parent[n as usize]
+    }
+
+    /// Depth of node `n` (the root is 0).
+    pub fn depth(&self, n: NodeId) -> u32 {
+        self.depth[n as usize]
+    }
+
+    /// Deepest node's depth.
+    pub fn max_depth(&self) -> u32 {
+        self.max_depth
+    }
+
+    /// Total ticks of node `n` (itself and everything it called; left + right for diffs).
+    pub fn total(&self, n: NodeId) -> u64 {
+        self.total[n as usize]
+    }
+
+    /// Self ticks of node `n` (left + right for diffs).
+    pub fn self_ticks(&self, n: NodeId) -> u64 {
+        self.self_ticks[n as usize]
+    }
+
+    /// Children of `n`, in the tree's child order.
+    pub fn children(&self, n: NodeId) -> &[NodeId] {
+        let i = n as usize;
+        &self.child_list[self.child_start[i] as usize..self.child_start[i + 1] as usize]
+    }
+
+    /// The left columns, for differential trees.
+    pub fn diff(&self) -> Option<&DiffColumns> {
+        self.diff.as_ref()
+    }
+
+    /// Left total of node `n` (0 for non-diff trees).
+    pub fn left_total(&self, n: NodeId) -> u64 {
+        self.diff.as_ref().map_or(0, |d| d.left_total[n as usize])
+    }
+
+    /// Left self of node `n` (0 for non-diff trees).
+    pub fn left_self(&self, n: NodeId) -> u64 {
+        self.diff.as_ref().map_or(0, |d| d.left_self[n as usize])
+    }
+
+    /// Sum of all samples: the root's total.
+    pub fn grand_total(&self) -> u64 {
+        self.total[0]
+    }
+
+    /// Largest self value of any node (Pyroscope's `maxSelf`, the heat scale).
+    pub fn max_self(&self) -> u64 {
+        self.self_ticks.iter().copied().max().unwrap_or(0)
+    }
+
+    /// Heap bytes held by the columns, for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        let d = self.diff.as_ref().map_or(0, |d| {
+            (d.left_total.capacity() + d.left_self.capacity()) * std::mem::size_of::<u64>()
+        });
+        self.name.capacity() * 4
+            + self.parent.capacity() * 4
+            + self.depth.capacity() * 4
+            + self.total.capacity() * 8
+            + self.self_ticks.capacity() * 8
+            + self.child_start.capacity() * 4
+            + self.child_list.capacity() * 4
+            + d
+    }
+
+    /// The names on the path from the root (excluded) to `n` (included), root side first.
+    pub fn path(&self, mut n: NodeId) -> Vec<NodeId> {
+        let mut out = Vec::with_capacity(self.depth(n) as usize);
+        while n != 0 && n != NO_PARENT {
+            out.push(n);
+            n = self.parent(n);
+        }
+        out.reverse();
+        out
+    }
+}
+
+/// Builds a [`CallTree`] by adding samples along call paths.
+///
+/// Self values are added at the node a sample ends in; totals are derived once in
+/// [`finish`](Self::finish), so adding a sample costs one addition whatever its depth.
+pub struct CallTreeBuilder {
+    name: Vec<NameId>,
+    parent: Vec<NodeId>,
+    self_ticks: Vec<u64>,
+    left_self: Option<Vec<u64>>,
+    /// Exact totals given by an importer that already knows them (flamebearer); when
+    /// present, `finish` checks them instead of deriving them.
+    preset_total: Option<(Vec<u64>, Option<Vec<u64>>)>,
+    index: HashTable<NodeId>,
+    hasher: foldhash::fast::FixedState,
+}
+
+impl CallTreeBuilder {
+    /// A builder holding only the root, named `total`. `diff` makes a differential tree.
+    pub fn new(names: &mut Names, diff: bool) -> Self {
+        let root_name = names.intern("total");
+        Self {
+            name: vec![root_name],
+            parent: vec![NO_PARENT],
+            self_ticks: vec![0],
+            left_self: diff.then(|| vec![0]),
+            preset_total: None,
+            index: HashTable::new(),
+            hasher: foldhash::fast::FixedState::with_seed(0x7_4ee),
+        }
+    }
+
+    /// Gives the root another name (an input whose root bar is not called `total`).
+    pub fn rename_root(&mut self, name: NameId) {
+        self.name[0] = name;
+    }
+
+    /// True for a differential builder.
+    pub fn is_diff(&self) -> bool {
+        self.left_self.is_some()
+    }
+
+    /// Nodes so far, the root included.
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+
+    /// Never true: the root always exists.
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+
+    fn key_hash(&self, parent: NodeId, name: NameId) -> u64 {
+        self.hasher
+            .hash_one((u64::from(parent) << 32) | u64::from(name))
+    }
+
+    /// The child of `parent` named `name`, created if it does not exist yet.
+    pub fn child(&mut self, parent: NodeId, name: NameId) -> NodeId {
+        let hash = self.key_hash(parent, name);
+        let (names, parents) = (&self.name, &self.parent);
+        if let Some(&id) = self.index.find(hash, |&id| {
+            names[id as usize] == name && parents[id as usize] == parent
+        }) {
+            return id;
+        }
+        self.push_node(parent, name, hash)
+    }
+
+    /// Appends a new child of `parent` without looking for an existing one with that name.
+    /// Importers whose input already lists each node once (flamebearer) use this: sibling
+    /// names may repeat there and must stay separate bars.
+    pub fn push_child(&mut self, parent: NodeId, name: NameId) -> NodeId {
+        let hash = self.key_hash(parent, name);
+        self.push_node(parent, name, hash)
+    }
+
+    fn push_node(&mut self, parent: NodeId, name: NameId, hash: u64) -> NodeId {
+        let id = NodeId::try_from(self.name.len()).expect("more than 4 G call tree nodes");
+        self.name.push(name);
+        self.parent.push(parent);
+        self.self_ticks.push(0);
+        if let Some(l) = &mut self.left_self {
+            l.push(0);
+        }
+        let (names, parents, hasher) = (&self.name, &self.parent, &self.hasher);
+        self.index.insert_unique(hash, id, |&other| {
+            let o = other as usize;
+            hasher.hash_one((u64::from(parents[o]) << 32) | u64::from(names[o]))
+        });
+        id
+    }
+
+    /// Adds `ticks` of self time to `node` (right side, for diffs).
+    pub fn add_self(&mut self, node: NodeId, ticks: u64) -> Result<(), TotalOverflow> {
+        let s = &mut self.self_ticks[node as usize];
+        *s = s.checked_add(ticks).ok_or(TotalOverflow)?;
+        Ok(())
+    }
+
+    /// Adds `left` and `right` self ticks to `node` of a differential tree.
+    ///
+    /// # Panics
+    /// If the builder is not differential.
+    pub fn add_self_diff(
+        &mut self,
+        node: NodeId,
+        left: u64,
+        right: u64,
+    ) -> Result<(), TotalOverflow> {
+        let l = &mut self.left_self.as_mut().expect("diff builder")[node as usize];
+        let both = left.checked_add(right).ok_or(TotalOverflow)?;
+        *l = l.checked_add(left).ok_or(TotalOverflow)?;
+        let s = &mut self.self_ticks[node as usize];
+        *s = s.checked_add(both).ok_or(TotalOverflow)?;
+        Ok(())
+    }
+
+    /// Multiplies every self value by `factor` (used when a fractional count raises the
+    /// fixed-point precision mid-file).
+    pub fn rescale(&mut self, factor: u64) -> Result<(), TotalOverflow> {
+        for v in self.self_ticks.iter_mut() {
+            *v = v.checked_mul(factor).ok_or(TotalOverflow)?;
+        }
+        if let Some(l) = &mut self.left_self {
+            for v in l.iter_mut() {
+                *v = v.checked_mul(factor).ok_or(TotalOverflow)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets self values of a node whose totals the input states (flamebearer), and records
+    /// the stated totals. `left` is `(left_total, left_self)` for diffs.
+    pub fn set_stated(&mut self, node: NodeId, total: u64, self_: u64, left: Option<(u64, u64)>) {
+        let n = node as usize;
+        let diff = self.left_self.is_some();
+        let preset = self
+            .preset_total
+            .get_or_insert_with(|| (Vec::new(), diff.then(Vec::new)));
+        if preset.0.len() <= n {
+            preset.0.resize(n + 1, 0);
+            if let Some(l) = &mut preset.1 {
+                l.resize(n + 1, 0);
+            }
+        }
+        preset.0[n] = total;
+        self.self_ticks[n] = self_;
+        if let (Some((lt, ls)), Some(l), Some(pl)) = (left, &mut self.left_self, &mut preset.1) {
+            l[n] = ls;
+            pl[n] = lt;
+        }
+    }
+
+    /// Finishes the tree: derives totals (or takes the stated ones), depths, and the child
+    /// lists in `order`.
+    pub fn finish(self, names: &Names, order: ChildOrder) -> Result<CallTree, TotalOverflow> {
+        let n = self.name.len();
+        let (total, left_total) = match self.preset_total {
+            Some((mut t, l)) => {
+                t.resize(n, 0);
+                let l = l.map(|mut l| {
+                    l.resize(n, 0);
+                    l
+                });
+                (t, l)
+            }
+            None => {
+                // Children have larger ids than their parent: one downward pass sums totals.
+                let mut total = self.self_ticks.clone();
+                let mut left_total = self.left_self.clone();
+                for i in (1..n).rev() {
+                    let p = self.parent[i] as usize;
+                    total[p] = total[p].checked_add(total[i]).ok_or(TotalOverflow)?;
+                    if let Some(l) = &mut left_total {
+                        l[p] = l[p].checked_add(l[i]).ok_or(TotalOverflow)?;
+                    }
+                }
+                (total, left_total)
+            }
+        };
+
+        let mut depth = vec![0u32; n];
+        let mut max_depth = 0;
+        for i in 1..n {
+            let d = depth[self.parent[i] as usize] + 1;
+            depth[i] = d;
+            max_depth = max_depth.max(d);
+        }
+
+        // CSR child lists: count, prefix-sum, fill in id (= insertion) order.
+        let mut child_start = vec![0u32; n + 1];
+        for i in 1..n {
+            child_start[self.parent[i] as usize + 1] += 1;
+        }
+        for i in 0..n {
+            child_start[i + 1] += child_start[i];
+        }
+        let mut fill = child_start.clone();
+        let mut child_list = vec![0 as NodeId; n.saturating_sub(1)];
+        for i in 1..n {
+            let p = self.parent[i] as usize;
+            child_list[fill[p] as usize] = i as NodeId;
+            fill[p] += 1;
+        }
+        if order == ChildOrder::ByName {
+            for p in 0..n {
+                let s = &mut child_list[child_start[p] as usize..child_start[p + 1] as usize];
+                if s.len() > 1 {
+                    s.sort_by(|&a, &b| {
+                        names
+                            .get(self.name[a as usize])
+                            .cmp(names.get(self.name[b as usize]))
+                    });
+                }
+            }
+        }
+
+        Ok(CallTree {
+            name: self.name,
+            parent: self.parent,
+            depth,
+            total,
+            self_ticks: self.self_ticks,
+            diff: self.left_self.map(|left_self| DiffColumns {
+                left_total: left_total.unwrap_or_default(),
+                left_self,
+            }),
+            child_start,
+            child_list,
+            max_depth,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(stacks: &[(&str, u64)]) -> (Names, CallTree) {
+        let mut names = Names::new();
+        let mut b = CallTreeBuilder::new(&mut names, false);
+        for (stack, v) in stacks {
+            let mut cur = 0;
+            for f in stack.split(';') {
+                let id = names.intern(f);
+                cur = b.child(cur, id);
+            }
+            b.add_self(cur, *v).unwrap();
+        }
+        let t = b.finish(&names, ChildOrder::ByName).unwrap();
+        (names, t)
+    }
+
+    #[test]
+    fn aggregates_totals_and_self() {
+        let (names, t) = build(&[("a;b;c", 1), ("a;b;c", 1), ("a;b;d", 4), ("a;b", 5)]);
+        assert_eq!(t.grand_total(), 11);
+        let a = t.children(0)[0];
+        assert_eq!(names.get(t.name(a)), "a");
+        assert_eq!(t.total(a), 11);
+        assert_eq!(t.self_ticks(a), 0);
+        let b = t.children(a)[0];
+        assert_eq!((t.total(b), t.self_ticks(b)), (11, 5));
+        let kids: Vec<_> = t
+            .children(b)
+            .iter()
+            .map(|&k| names.get(t.name(k)))
+            .collect();
+        assert_eq!(kids, ["c", "d"]);
+        assert_eq!(t.max_depth(), 3);
+        assert_eq!(t.len(), 5);
+    }
+
+    #[test]
+    fn children_sorted_by_name_not_insertion() {
+        let (names, t) = build(&[("z", 1), ("m", 1), ("a", 1)]);
+        let kids: Vec<_> = t
+            .children(0)
+            .iter()
+            .map(|&k| names.get(t.name(k)))
+            .collect();
+        assert_eq!(kids, ["a", "m", "z"]);
+    }
+
+    #[test]
+    fn deep_stack_needs_no_recursion() {
+        let deep: String = (0..20_000)
+            .map(|i| format!("f{i}"))
+            .collect::<Vec<_>>()
+            .join(";");
+        let (_, t) = build(&[(&deep, 7)]);
+        assert_eq!(t.max_depth(), 20_000);
+        assert_eq!(t.total(1), 7);
+        assert_eq!(t.path(t.len() as NodeId - 1).len(), 20_000);
+    }
+
+    #[test]
+    fn overflow_is_an_error() {
+        let mut names = Names::new();
+        let mut b = CallTreeBuilder::new(&mut names, false);
+        let x = names.intern("x");
+        let y = names.intern("y");
+        let nx = b.child(0, x);
+        let ny = b.child(0, y);
+        b.add_self(nx, u64::MAX).unwrap();
+        b.add_self(ny, 1).unwrap();
+        assert!(b.finish(&names, ChildOrder::ByName).is_err());
+    }
+
+    #[test]
+    fn diff_columns() {
+        let mut names = Names::new();
+        let mut b = CallTreeBuilder::new(&mut names, true);
+        let a = names.intern("a");
+        let na = b.child(0, a);
+        b.add_self_diff(na, 3, 5).unwrap();
+        let t = b.finish(&names, ChildOrder::ByName).unwrap();
+        assert_eq!(t.total(na), 8);
+        assert_eq!(t.left_total(na), 3);
+        assert_eq!(t.left_total(0), 3);
+        assert_eq!(t.left_self(na), 3);
+    }
+}

@@ -1,0 +1,421 @@
+//! The bar pipeline: per-row instance ranges of [`BarInstance`], drawn with `bars.wgsl`.
+//!
+//! [`BarScene::new`] packs every row's bars into instance buffers once (rows back to back,
+//! split into chunks that respect the adapter's `max_buffer_size`; a row may span chunks).
+//! A frame then only writes the [`BarGlobals`] uniform and, per visible row, binds the
+//! instance range that two binary searches found and issues one instanced draw. The bar
+//! colors come from `bars.wgsl`; names are hashed once by `name_hash.wgsl` ([`super::names`]).
+
+use super::gpu::{Gpu, IMMEDIATE_BYTES};
+use super::names::NameHashes;
+use crate::color::{self, ColorMode, DiffPalette, HEAT_STOPS, PALETTE};
+use crate::layout::Layout;
+use crate::model::Profile;
+use bytemuck::{Pod, Zeroable};
+use std::ops::Range;
+
+/// One bar as the GPU sees it. Mirrors `Instance` in `shaders/bars.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct BarInstance {
+    /// `x0: vec2<u32>` (`@location(0)`): start tick as (low 32 bits, high 32 bits).
+    pub x0: [u32; 2],
+    /// `x1: vec2<u32>` (`@location(1)`): end tick (exclusive), (low, high).
+    pub x1: [u32; 2],
+    /// `name: u32` (`@location(2)`): interned name id, an index into the name hashes.
+    pub name: u32,
+    /// `values: vec3<f32>` (`@location(3)`): self ticks, left total, right total.
+    pub values: [f32; 3],
+}
+
+const _: () = assert!(std::mem::size_of::<BarInstance>() == 32);
+
+impl BarInstance {
+    const ATTRIBUTES: [wgpu::VertexAttribute; 4] =
+        wgpu::vertex_attr_array![0 => Uint32x2, 1 => Uint32x2, 2 => Uint32, 3 => Float32x3];
+
+    fn layout() -> wgpu::VertexBufferLayout<'static> {
+        wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<BarInstance>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &Self::ATTRIBUTES,
+        }
+    }
+
+    fn split(t: u64) -> [u32; 2] {
+        [t as u32, (t >> 32) as u32]
+    }
+}
+
+/// The bar shader's uniform block. Mirrors `Globals` in `shaders/bars.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct BarGlobals {
+    /// `view_start: vec2<u32>`: tick at the view's left edge, (low, high).
+    pub view_start: [u32; 2],
+    /// `target_size: vec2<f32>`: render target size in pixels.
+    pub target_size: [f32; 2],
+    /// `view_start_frac: f32`: fraction of a tick past `view_start`.
+    pub view_start_frac: f32,
+    /// `px_per_tick: f32`.
+    pub px_per_tick: f32,
+    /// `origin_x: f32`: target-space x of the graph's left edge.
+    pub origin_x: f32,
+    /// `clip_left: f32`: target-space left of the graph area.
+    pub clip_left: f32,
+    /// `clip_right: f32`: target-space right of the graph area.
+    pub clip_right: f32,
+    /// `bar_height: f32`, pixels.
+    pub bar_height: f32,
+    /// `gap: f32`: separator width, pixels.
+    pub gap: f32,
+    /// `color_mode: u32` ([`ColorMode::shader_code`]).
+    pub color_mode: u32,
+    /// `max_self: f32`: the heat scale.
+    pub max_self: f32,
+    /// `left_ticks: f32`: left grand total of a diff.
+    pub left_ticks: f32,
+    /// `right_ticks: f32`: right grand total of a diff.
+    pub right_ticks: f32,
+    /// `_pad0: f32`.
+    pub _pad0: f32,
+    /// `diff_good: vec4<f32>`.
+    pub diff_good: [f32; 4],
+    /// `diff_neutral: vec4<f32>`.
+    pub diff_neutral: [f32; 4],
+    /// `diff_bad: vec4<f32>`.
+    pub diff_bad: [f32; 4],
+    /// `heat: array<vec4<f32>, 3>`.
+    pub heat: [[f32; 4]; 3],
+    /// `palette: array<vec4<f32>, 29>`.
+    pub palette: [[f32; 4]; 29],
+}
+
+const _: () = assert!(std::mem::size_of::<BarGlobals>() == 624);
+
+fn rgba(c: [u8; 3]) -> [f32; 4] {
+    [
+        f32::from(c[0]) / 255.0,
+        f32::from(c[1]) / 255.0,
+        f32::from(c[2]) / 255.0,
+        1.0,
+    ]
+}
+
+impl BarGlobals {
+    /// The color tables of a mode and palette, with the view fields zeroed.
+    pub fn new(mode: ColorMode, diff: &DiffPalette) -> BarGlobals {
+        let mut palette = [[0.0; 4]; 29];
+        for (dst, src) in palette.iter_mut().zip(PALETTE) {
+            *dst = rgba(src);
+        }
+        BarGlobals {
+            view_start: [0, 0],
+            target_size: [1.0, 1.0],
+            view_start_frac: 0.0,
+            px_per_tick: 1.0,
+            origin_x: 0.0,
+            clip_left: 0.0,
+            clip_right: 0.0,
+            bar_height: 1.0,
+            gap: 1.0,
+            color_mode: mode.shader_code(),
+            max_self: 0.0,
+            left_ticks: 0.0,
+            right_ticks: 0.0,
+            _pad0: 0.0,
+            diff_good: rgba(diff.good),
+            diff_neutral: rgba(diff.neutral),
+            diff_bad: rgba(diff.bad),
+            heat: HEAT_STOPS.map(rgba),
+            palette,
+        }
+    }
+}
+
+/// Row parameters passed as immediate data. Mirrors `RowParams` in `shaders/bars.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct RowParams {
+    /// `top: f32`: target-space y of the row's top edge.
+    pub top: f32,
+    /// `alpha: f32`: opacity of the row.
+    pub alpha: f32,
+}
+
+const _: () = assert!(std::mem::size_of::<RowParams>() as u32 == IMMEDIATE_BYTES);
+
+/// The compiled bar pipeline; created once, shared by every scene and frame.
+pub struct BarPipeline {
+    pipeline: wgpu::RenderPipeline,
+    bind_layout: wgpu::BindGroupLayout,
+}
+
+impl BarPipeline {
+    /// Compiles `bars.wgsl` for `format`.
+    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> BarPipeline {
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("BarPipeline::shader"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/bars.wgsl").into()),
+        });
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("BarPipeline::bind_layout"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: wgpu::BufferSize::new(
+                            std::mem::size_of::<BarGlobals>() as u64
+                        ),
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: true },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("BarPipeline::layout"),
+            bind_group_layouts: &[Some(&bind_layout)],
+            immediate_size: IMMEDIATE_BYTES,
+        });
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("BarPipeline::pipeline"),
+            layout: Some(&layout),
+            vertex: wgpu::VertexState {
+                module: &shader,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[Some(BarInstance::layout())],
+            },
+            fragment: Some(wgpu::FragmentState {
+                module: &shader,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format,
+                    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::TriangleStrip,
+                ..Default::default()
+            },
+            depth_stencil: None,
+            multisample: wgpu::MultisampleState::default(),
+            multiview_mask: None,
+            cache: None,
+        });
+        BarPipeline {
+            pipeline,
+            bind_layout,
+        }
+    }
+}
+
+/// Where part of a row's bars live on the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Segment {
+    /// Chunk buffer index.
+    chunk: usize,
+    /// First instance of the segment within the chunk.
+    chunk_start: u64,
+    /// First bar of the segment within the row.
+    row_start: usize,
+    /// Bars in the segment.
+    len: usize,
+}
+
+/// A profile's bars and name hashes, resident on the GPU.
+pub struct BarScene {
+    chunks: Vec<wgpu::Buffer>,
+    rows: Vec<Vec<Segment>>,
+    globals: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    name_hashes: NameHashes,
+    /// Bytes of instance data uploaded.
+    pub instance_bytes: u64,
+    max_self: f32,
+    diff_ticks: Option<(u64, u64)>,
+}
+
+impl BarScene {
+    /// Uploads `layout`'s bars (values from `profile`) and hashes the profile's names.
+    pub fn new(gpu: &Gpu, pipeline: &BarPipeline, profile: &Profile, layout: &Layout) -> BarScene {
+        let device = &gpu.device;
+        let name_hashes = NameHashes::compute(gpu, profile);
+        let tree = &profile.tree;
+        let diff = profile.is_diff();
+
+        let stride = std::mem::size_of::<BarInstance>() as u64;
+        let max_chunk_bytes = device.limits().max_buffer_size.min(256 << 20);
+        let chunk_cap = (max_chunk_bytes / stride).max(1);
+
+        let mut chunks = Vec::new();
+        let mut rows = Vec::with_capacity(layout.rows.len());
+        let mut staging: Vec<BarInstance> = Vec::with_capacity(chunk_cap.min(1 << 20) as usize);
+        let mut instance_bytes = 0u64;
+        let flush = |staging: &mut Vec<BarInstance>, chunks: &mut Vec<wgpu::Buffer>| {
+            if staging.is_empty() {
+                return;
+            }
+            let buf = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("BarScene::instances"),
+                size: (staging.len() as u64 * stride).max(stride),
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            gpu.queue
+                .write_buffer(&buf, 0, bytemuck::cast_slice(staging));
+            chunks.push(buf);
+            staging.clear();
+        };
+        for row in &layout.rows {
+            let mut segs = Vec::new();
+            let mut i = 0;
+            while i < row.len() {
+                if staging.len() as u64 == chunk_cap {
+                    flush(&mut staging, &mut chunks);
+                }
+                let room = (chunk_cap - staging.len() as u64) as usize;
+                let take = room.min(row.len() - i);
+                segs.push(Segment {
+                    chunk: chunks.len(),
+                    chunk_start: staging.len() as u64,
+                    row_start: i,
+                    len: take,
+                });
+                for k in i..i + take {
+                    let n = row.node[k];
+                    let total = tree.total(n);
+                    let (left, right) = if diff {
+                        let l = tree.left_total(n);
+                        (l as f32, (total - l) as f32)
+                    } else {
+                        (total as f32, total as f32)
+                    };
+                    staging.push(BarInstance {
+                        x0: BarInstance::split(row.x0[k]),
+                        x1: BarInstance::split(row.x1[k]),
+                        name: row.name[k],
+                        values: [tree.self_ticks(n) as f32, left, right],
+                    });
+                }
+                instance_bytes += take as u64 * stride;
+                i += take;
+            }
+            rows.push(segs);
+        }
+        flush(&mut staging, &mut chunks);
+
+        let globals = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("BarScene::globals"),
+            size: std::mem::size_of::<BarGlobals>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("BarScene::bind_group"),
+            layout: &pipeline.bind_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: globals.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: name_hashes.buffer().as_entire_binding(),
+                },
+            ],
+        });
+        BarScene {
+            chunks,
+            rows,
+            globals,
+            bind_group,
+            name_hashes,
+            instance_bytes,
+            max_self: tree.max_self() as f32,
+            diff_ticks: profile.meta.diff_ticks.or_else(|| profile.diff_totals()),
+        }
+    }
+
+    /// The GPU name hashes (for tests that compare them with the CPU reference).
+    pub fn name_hashes(&self) -> &NameHashes {
+        &self.name_hashes
+    }
+
+    /// Fills the profile-dependent fields of `g` (heat scale, diff totals).
+    pub fn complete_globals(&self, g: &mut BarGlobals) {
+        g.max_self = self.max_self;
+        if let Some((l, r)) = self.diff_ticks {
+            g.left_ticks = l as f32;
+            g.right_ticks = r as f32;
+        }
+    }
+
+    /// Writes this frame's uniform block.
+    pub fn write_globals(&self, queue: &wgpu::Queue, g: &BarGlobals) {
+        queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(g));
+    }
+
+    /// Records the draws for `rows`: each item is a row index, its top edge in target
+    /// pixels, and the range of its bars to draw.
+    pub fn draw<'a>(
+        &'a self,
+        pass: &mut wgpu::RenderPass<'a>,
+        pipeline: &'a BarPipeline,
+        rows: impl IntoIterator<Item = (usize, f32, Range<usize>)>,
+    ) -> u64 {
+        pass.set_pipeline(&pipeline.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        let stride = std::mem::size_of::<BarInstance>() as u64;
+        let mut drawn = 0u64;
+        for (row, top, range) in rows {
+            let Some(segs) = self.rows.get(row) else {
+                continue;
+            };
+            if range.is_empty() {
+                continue;
+            }
+            pass.set_immediates(0, bytemuck::bytes_of(&RowParams { top, alpha: 1.0 }));
+            for s in segs {
+                let lo = range.start.max(s.row_start);
+                let hi = range.end.min(s.row_start + s.len);
+                if lo >= hi {
+                    continue;
+                }
+                let first = s.chunk_start + (lo - s.row_start) as u64;
+                let count = (hi - lo) as u64;
+                pass.set_vertex_buffer(
+                    0,
+                    self.chunks[s.chunk].slice(first * stride..(first + count) * stride),
+                );
+                pass.draw(0..4, 0..count as u32);
+                drawn += count;
+            }
+        }
+        drawn
+    }
+}
+
+/// The diff palette for a `colorblind` flag.
+pub fn diff_palette(colorblind: bool) -> &'static DiffPalette {
+    if colorblind {
+        &color::DIFF_COLORBLIND
+    } else {
+        &color::DIFF_DEFAULT
+    }
+}

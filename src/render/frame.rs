@@ -1,0 +1,452 @@
+//! One frame: background, bars, title, legend and labels, into any texture view.
+//!
+//! The same [`Renderer::render`] draws a window's surface and an export's offscreen tiles,
+//! so a screenshot is exactly what the window shows. Geometry is in image space (see
+//! [`crate::view::FrameGeometry`]); a [`Tile`] says which part of the image the target
+//! covers, and everything is shifted by the tile's origin, so an image larger than the
+//! device's texture limit is drawn tile by tile with identical pixels at the seams.
+
+use super::bars::{BarGlobals, BarPipeline, BarScene, diff_palette};
+use super::gpu::Gpu;
+use super::rects::{RectInstance, RectPipeline};
+use super::text::TextLayer;
+use crate::color::{self, ColorMode};
+use crate::layout::Layout;
+use crate::model::Profile;
+use crate::model::units::format_percent;
+use crate::view::{Camera, FrameGeometry};
+
+/// Texture format of every scorch target: colors are sRGB values written as they are
+/// (like a browser canvas), so blending and text match what users know.
+pub const TARGET_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+
+/// Page background.
+pub const BACKGROUND: [u8; 3] = [255, 255, 255];
+/// Title text color.
+pub const TITLE_COLOR: [u8; 3] = [34, 34, 34];
+/// Secondary text color.
+pub const MUTED_COLOR: [u8; 3] = [102, 102, 102];
+
+/// What to draw.
+#[derive(Clone, Debug)]
+pub struct FrameSpec {
+    /// Image layout.
+    pub geometry: FrameGeometry,
+    /// Horizontal view.
+    pub camera: Camera,
+    /// Bar coloring.
+    pub color: ColorMode,
+    /// Use the color-blind diff palette.
+    pub colorblind: bool,
+    /// Title, drawn at the top left.
+    pub title: String,
+    /// Secondary text drawn after the title.
+    pub subtitle: String,
+}
+
+/// The part of the image a render target covers, in image pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tile {
+    /// Left edge.
+    pub x: u32,
+    /// Top edge.
+    pub y: u32,
+    /// Width.
+    pub w: u32,
+    /// Height.
+    pub h: u32,
+}
+
+/// What a frame cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameStats {
+    /// Bar instances drawn.
+    pub bars_drawn: u64,
+    /// Labels drawn.
+    pub labels: usize,
+}
+
+/// Why a frame could not be drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    /// glyphon could not prepare the text (atlas full, …).
+    #[error("text preparation failed: {0}")]
+    Text(#[from] glyphon::PrepareError),
+    /// glyphon could not draw.
+    #[error("text rendering failed: {0}")]
+    TextRender(#[from] glyphon::RenderError),
+}
+
+/// GPU data for one profile and layout.
+pub struct Scene {
+    /// Bars and name hashes.
+    pub bars: BarScene,
+}
+
+impl Scene {
+    /// Uploads `layout` (with values from `profile`).
+    pub fn new(gpu: &Gpu, renderer: &Renderer, profile: &Profile, layout: &Layout) -> Scene {
+        Scene {
+            bars: BarScene::new(gpu, &renderer.bars, profile, layout),
+        }
+    }
+}
+
+/// Pipelines and text state; create once per device.
+pub struct Renderer {
+    bars: BarPipeline,
+    rects: RectPipeline,
+    text: TextLayer,
+}
+
+fn srgb(c: [u8; 3]) -> [f32; 4] {
+    [
+        f32::from(c[0]) / 255.0,
+        f32::from(c[1]) / 255.0,
+        f32::from(c[2]) / 255.0,
+        1.0,
+    ]
+}
+
+fn to_u8(c: [f32; 3]) -> [u8; 3] {
+    c.map(|v| (v * 255.0).round().clamp(0.0, 255.0) as u8)
+}
+
+/// The label of a bar: `name (share, amount)`, or for a diff `name (change)`.
+pub fn bar_label(profile: &Profile, node: crate::model::NodeId) -> String {
+    let tree = &profile.tree;
+    let name = profile.names.get(tree.name(node));
+    let total = tree.total(node);
+    match profile.meta.diff_ticks.or_else(|| profile.diff_totals()) {
+        Some((lt, rt)) if profile.is_diff() => {
+            let l = tree.left_total(node);
+            format!("{name} ({})", diff_change(l, total - l, lt, rt))
+        }
+        _ => {
+            let share = total as f64 / tree.grand_total().max(1) as f64;
+            format!(
+                "{name} ({}, {})",
+                format_percent(share),
+                profile.values.format(total)
+            )
+        }
+    }
+}
+
+/// The change of a diff bar's share between left and right, for labels and tooltips:
+/// `new`, `removed`, `+12.5%`, `−4.1%`, `±0%`.
+pub fn diff_change(left: u64, right: u64, left_ticks: u64, right_ticks: u64) -> String {
+    if left == 0 && right > 0 {
+        return "new".to_string();
+    }
+    if right == 0 && left > 0 {
+        return "removed".to_string();
+    }
+    let lr = left as f64 / left_ticks.max(1) as f64;
+    let rr = right as f64 / right_ticks.max(1) as f64;
+    if lr == 0.0 {
+        return "±0%".to_string();
+    }
+    let pct = (rr / lr - 1.0) * 100.0;
+    let r = (pct * 10.0).round() / 10.0;
+    if r == 0.0 {
+        "±0%".to_string()
+    } else if r > 0.0 {
+        format!("+{r}%")
+    } else {
+        format!("−{}%", -r)
+    }
+}
+
+impl Renderer {
+    /// Compiles the pipelines for targets of `format`.
+    pub fn new(gpu: &Gpu, format: wgpu::TextureFormat) -> Renderer {
+        Renderer {
+            bars: BarPipeline::new(&gpu.device, format),
+            rects: RectPipeline::new(&gpu.device, format),
+            text: TextLayer::new(&gpu.device, &gpu.queue, format),
+        }
+    }
+
+    /// Access to the text layer (measurements for the window's overlays).
+    pub fn text(&mut self) -> &mut TextLayer {
+        &mut self.text
+    }
+
+    /// Draws `spec` into `target`, which covers `tile` of the image.
+    #[allow(clippy::too_many_arguments)]
+    pub fn render(
+        &mut self,
+        gpu: &Gpu,
+        scene: &Scene,
+        profile: &Profile,
+        layout: &Layout,
+        spec: &FrameSpec,
+        target: &wgpu::TextureView,
+        tile: Tile,
+    ) -> Result<FrameStats, FrameError> {
+        let g = &spec.geometry;
+        let (tx, ty) = (tile.x as f32, tile.y as f32);
+        let scale = g.scale;
+        let mut rects: Vec<RectInstance> = Vec::new();
+        self.text.clear();
+
+        // Title band: title, subtitle, and for diffs the legend on the right.
+        let title_size = (g.style.title_font * scale).round();
+        let line_h = TextLayer::line_height(title_size);
+        let title_top = (g.title.y + (g.title.h - line_h) / 2.0).round();
+        let margin = (g.style.margin * scale).round();
+        let mut title_right = g.width_px as f32 - margin;
+        if spec.color == ColorMode::Diff {
+            title_right = self.legend(spec, &mut rects, tile, title_top, line_h);
+        }
+        let title_w = self.text.measure(&spec.title, title_size).width;
+        let title_clip = [
+            margin - tx,
+            g.title.y - ty,
+            title_right - tx,
+            g.title.y + g.title.h - ty,
+        ];
+        self.text.push(
+            &spec.title,
+            title_size,
+            margin - tx,
+            title_top - ty,
+            title_clip,
+            TITLE_COLOR,
+        );
+        if !spec.subtitle.is_empty() {
+            let sub_size = (g.style.label_font * scale).round();
+            let sub_top = (g.title.y + (g.title.h - TextLayer::line_height(sub_size)) / 2.0)
+                .round()
+                + scale.round();
+            let x = margin + title_w + (12.0 * scale).round();
+            if x < title_right {
+                self.text.push(
+                    &spec.subtitle,
+                    sub_size,
+                    x - tx,
+                    sub_top - ty,
+                    title_clip,
+                    MUTED_COLOR,
+                );
+            }
+        }
+
+        // Bars: visible rows, and per row the visible range by binary search.
+        let cam = &spec.camera;
+        let graph_right = g.graph.x + g.graph.w;
+        let (t0, t1) = cam.visible_ticks(f64::from(g.graph.w));
+        let mut draws: Vec<(usize, f32, std::ops::Range<usize>)> = Vec::new();
+        let label_size = (g.style.label_font * scale).round();
+        let label_line = TextLayer::line_height(label_size);
+        let pad = (g.style.label_pad * scale).round();
+        let min_label = g.style.min_label_width * scale;
+        let diff_pal = diff_palette(spec.colorblind);
+        let diff_ticks = profile.meta.diff_ticks.or_else(|| profile.diff_totals());
+        let max_self = profile.tree.max_self() as f64;
+        let mut labels = 0usize;
+        for r in g.visible_rows() {
+            let Some(row) = layout.rows.get(r) else {
+                continue;
+            };
+            let top = g.row_top(r);
+            if top + g.row_pitch_px <= ty || top >= ty + tile.h as f32 {
+                continue;
+            }
+            let range = row.range_between(t0, t1);
+            draws.push((r, top - ty, range.clone()));
+            for i in range {
+                let x0 = g.graph.x + cam.x_of(row.x0[i]) as f32;
+                let x1 = g.graph.x + cam.x_of(row.x1[i]) as f32;
+                if x1 - x0 < min_label {
+                    continue;
+                }
+                let vx0 = x0.max(g.graph.x).round();
+                let vx1 = (x1.round() - g.gap_px).min(graph_right);
+                if vx1 <= tx || vx0 >= tx + tile.w as f32 {
+                    continue;
+                }
+                let n = row.node[i];
+                let name = profile.names.get(row.name[i]);
+                let full = bar_label(profile, n);
+                let Some(text) = self
+                    .text
+                    .fit(&full, name, label_size, vx1 - vx0 - 2.0 * pad)
+                else {
+                    continue;
+                };
+                let bg = match spec.color {
+                    ColorMode::Package | ColorMode::Name => color::palette_color(7),
+                    ColorMode::Value => {
+                        color::heat_color(profile.tree.self_ticks(n) as f64, max_self)
+                    }
+                    ColorMode::Diff => {
+                        let (lt, rt) = diff_ticks.unwrap_or((0, 0));
+                        let l = profile.tree.left_total(n);
+                        let pct = color::bar_diff_percent(l, profile.tree.total(n) - l, lt, rt);
+                        color::diff_color(pct, diff_pal)
+                    }
+                };
+                let text_top = (top + (g.bar_height_px - label_line) / 2.0).round();
+                self.text.push(
+                    &text,
+                    label_size,
+                    vx0 + pad - tx,
+                    text_top - ty,
+                    [vx0 - tx, top - ty, vx1 - tx, top + g.bar_height_px - ty],
+                    color::label_color(bg),
+                );
+                labels += 1;
+            }
+        }
+
+        // Uniforms.
+        let mut globals = BarGlobals::new(spec.color, diff_pal);
+        globals.view_start = cam.start_split();
+        globals.view_start_frac = cam.start_frac as f32;
+        globals.px_per_tick = cam.px_per_tick as f32;
+        globals.target_size = [tile.w as f32, tile.h as f32];
+        globals.origin_x = g.graph.x - tx;
+        globals.clip_left = g.graph.x - tx;
+        globals.clip_right = graph_right - tx;
+        globals.bar_height = g.bar_height_px;
+        globals.gap = g.gap_px;
+        scene.bars.complete_globals(&mut globals);
+        scene.bars.write_globals(&gpu.queue, &globals);
+        self.rects.prepare(
+            &gpu.device,
+            &gpu.queue,
+            [tile.w as f32, tile.h as f32],
+            &rects,
+        );
+        self.text.prepare(&gpu.device, &gpu.queue, tile.w, tile.h)?;
+
+        let mut enc = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("Renderer::frame"),
+            });
+        let bars_drawn;
+        {
+            let bg = srgb(BACKGROUND);
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("Renderer::pass"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: target,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color {
+                            r: f64::from(bg[0]),
+                            g: f64::from(bg[1]),
+                            b: f64::from(bg[2]),
+                            a: 1.0,
+                        }),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            // Clip bars to the graph area within this tile.
+            let sx0 = (g.graph.x - tx).max(0.0).floor();
+            let sy0 = (g.graph.y - ty).max(0.0).floor();
+            let sx1 = (graph_right - tx).min(tile.w as f32).ceil();
+            let sy1 = (g.graph.y + g.graph.h - ty).min(tile.h as f32).ceil();
+            if sx1 > sx0 && sy1 > sy0 {
+                pass.set_scissor_rect(
+                    sx0 as u32,
+                    sy0 as u32,
+                    (sx1 - sx0) as u32,
+                    (sy1 - sy0) as u32,
+                );
+                bars_drawn = scene.bars.draw(&mut pass, &self.bars, draws);
+            } else {
+                bars_drawn = 0;
+            }
+            pass.set_scissor_rect(0, 0, tile.w, tile.h);
+            self.rects.render(&mut pass);
+            self.text.render(&mut pass)?;
+        }
+        gpu.queue.submit([enc.finish()]);
+        Ok(FrameStats { bars_drawn, labels })
+    }
+
+    /// Lays out the diff legend at the right of the title band; returns its left edge.
+    fn legend(
+        &mut self,
+        spec: &FrameSpec,
+        rects: &mut Vec<RectInstance>,
+        tile: Tile,
+        text_top: f32,
+        title_line_h: f32,
+    ) -> f32 {
+        let g = &spec.geometry;
+        let s = g.scale;
+        let (tx, ty) = (tile.x as f32, tile.y as f32);
+        let size = (g.style.label_font * s).round();
+        let line_h = TextLayer::line_height(size);
+        let top = (text_top + (title_line_h - line_h) / 2.0).round();
+        let margin = (g.style.margin * s).round();
+        let strip_w = (160.0 * s).round();
+        let strip_h = (10.0 * s).round();
+        let space = (6.0 * s).round();
+        let right_caption = "+100% (grew or new)";
+        let left_caption = "(shrank or removed) −100%";
+        let right_w = self.text.measure(right_caption, size).width;
+        let left_w = self.text.measure(left_caption, size).width;
+        let right_x = g.width_px as f32 - margin - right_w;
+        let strip_x1 = right_x - space;
+        let strip_x0 = strip_x1 - strip_w;
+        let left_x = strip_x0 - space - left_w;
+        let clip = [
+            0.0 - tx,
+            g.title.y - ty,
+            g.width_px as f32 - tx,
+            g.title.y + g.title.h - ty,
+        ];
+        self.text.push(
+            right_caption,
+            size,
+            right_x - tx,
+            top - ty,
+            clip,
+            MUTED_COLOR,
+        );
+        self.text
+            .push(left_caption, size, left_x - tx, top - ty, clip, MUTED_COLOR);
+        let pal = diff_palette(spec.colorblind);
+        const STEPS: usize = 41;
+        let strip_y = (g.title.y + (g.title.h - strip_h) / 2.0).round();
+        for k in 0..STEPS {
+            let pct = -100.0 + 200.0 * k as f64 / (STEPS - 1) as f64;
+            let a = (strip_x0 + strip_w * k as f32 / STEPS as f32).round();
+            let b = (strip_x0 + strip_w * (k + 1) as f32 / STEPS as f32).round();
+            let c = to_u8(color::diff_color(pct, pal));
+            rects.push(RectInstance {
+                rect: [a - tx, strip_y - ty, b - a, strip_h],
+                color: srgb(c),
+            });
+        }
+        left_x - (16.0 * s).round()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_change_wording() {
+        assert_eq!(diff_change(0, 5, 10, 10), "new");
+        assert_eq!(diff_change(5, 0, 10, 10), "removed");
+        assert_eq!(diff_change(10, 10, 100, 100), "±0%");
+        assert_eq!(diff_change(10, 15, 100, 100), "+50%");
+        assert_eq!(diff_change(10, 5, 100, 100), "−50%");
+        // Shares, not raw counts: the right side is twice as big overall.
+        assert_eq!(diff_change(10, 20, 100, 200), "±0%");
+    }
+}

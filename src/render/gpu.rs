@@ -1,0 +1,220 @@
+//! The wgpu instance, adapter, device and queue, chosen the way wgpu users expect.
+//!
+//! Selection, in order: `--backend` (vulkan or gl) if given, else `WGPU_BACKEND`;
+//! `WGPU_ADAPTER_NAME` (a case-insensitive substring of the adapter name) if set; else
+//! wgpu's default request with `WGPU_POWER_PREF`, then a fallback (software) adapter.
+//! A machine without a GPU still gets one from Mesa: llvmpipe through GL/EGL, or lavapipe
+//! through Vulkan when `mesa-vulkan-drivers` is installed. When there is no adapter at all,
+//! the error says so and what to install, and lists what was found.
+
+use std::fmt;
+
+/// A graphics API to restrict adapter selection to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// Vulkan (on a machine without a GPU: Mesa lavapipe).
+    Vulkan,
+    /// OpenGL / GLES through EGL (on a machine without a GPU: Mesa llvmpipe).
+    Gl,
+}
+
+impl Backend {
+    fn bits(self) -> wgpu::Backends {
+        match self {
+            Backend::Vulkan => wgpu::Backends::VULKAN,
+            Backend::Gl => wgpu::Backends::GL,
+        }
+    }
+}
+
+/// Why no device could be created.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    /// No adapter matched.
+    #[error(
+        "no GPU adapter found ({tried}). scorch draws with wgpu, which needs a Vulkan, GL, Metal \
+         or DX12 driver; on Linux without a GPU install Mesa's software drivers \
+         (Debian/Ubuntu: apt-get install mesa-vulkan-drivers libegl1 libgl1-mesa-dri){found}"
+    )]
+    NoAdapter {
+        /// The backends and filters that were tried.
+        tried: String,
+        /// Adapters present but filtered out, if any.
+        found: String,
+    },
+    /// The adapter refused the device.
+    #[error("the GPU adapter '{adapter}' could not create a device: {detail}")]
+    Device {
+        /// Adapter name.
+        adapter: String,
+        /// wgpu's message.
+        detail: String,
+    },
+    /// The adapter lacks something scorch needs.
+    #[error(
+        "the GPU adapter '{adapter}' lacks {missing}; try another with --backend or WGPU_ADAPTER_NAME"
+    )]
+    Unsupported {
+        /// Adapter name.
+        adapter: String,
+        /// What is missing.
+        missing: String,
+    },
+}
+
+/// How to choose the adapter.
+#[derive(Clone, Debug, Default)]
+pub struct GpuOptions {
+    /// Restrict to one API; `None` honours `WGPU_BACKEND` or tries all.
+    pub backend: Option<Backend>,
+}
+
+/// An open device.
+pub struct Gpu {
+    /// The wgpu instance (needed to create window surfaces).
+    pub instance: wgpu::Instance,
+    /// The chosen adapter.
+    pub adapter: wgpu::Adapter,
+    /// The device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+}
+
+impl fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Gpu")
+            .field("adapter", &self.describe())
+            .finish()
+    }
+}
+
+/// Features scorch cannot draw without.
+pub const REQUIRED_FEATURES: wgpu::Features = wgpu::Features::IMMEDIATES;
+/// Bytes of immediate data the bar pipeline uses.
+pub const IMMEDIATE_BYTES: u32 = 8;
+
+impl Gpu {
+    /// Opens a device for offscreen rendering.
+    pub fn new(opts: &GpuOptions) -> Result<Gpu, GpuError> {
+        pollster::block_on(Self::new_async(opts, None))
+    }
+
+    /// Opens a device; `display` is the window system connection when a window will be
+    /// drawn into (needed by GL on Wayland/X11).
+    pub async fn new_async(
+        opts: &GpuOptions,
+        display: Option<Box<dyn wgpu::wgt::WgpuHasDisplayHandle>>,
+    ) -> Result<Gpu, GpuError> {
+        let mut desc = match display {
+            Some(d) => wgpu::InstanceDescriptor::new_with_display_handle_from_env(d),
+            None => wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+        };
+        if let Some(b) = opts.backend {
+            desc.backends = b.bits();
+        }
+        let backends = desc.backends;
+        let instance = wgpu::Instance::new(desc);
+
+        let adapter = match std::env::var("WGPU_ADAPTER_NAME") {
+            Ok(want) if !want.is_empty() => {
+                let want_lc = want.to_lowercase();
+                let all = instance.enumerate_adapters(backends).await;
+                let names: Vec<String> = all.iter().map(describe_adapter).collect();
+                all.into_iter()
+                    .find(|a| a.get_info().name.to_lowercase().contains(&want_lc))
+                    .ok_or_else(|| GpuError::NoAdapter {
+                        tried: format!("backends {backends:?}, WGPU_ADAPTER_NAME={want:?}"),
+                        found: found_list(&names),
+                    })?
+            }
+            _ => {
+                let power_preference = wgpu::PowerPreference::from_env().unwrap_or_default();
+                let first = instance
+                    .request_adapter(&wgpu::RequestAdapterOptions {
+                        power_preference,
+                        force_fallback_adapter: false,
+                        compatible_surface: None,
+                        apply_limit_buckets: false,
+                    })
+                    .await;
+                match first {
+                    Ok(a) => a,
+                    Err(_) => instance
+                        .request_adapter(&wgpu::RequestAdapterOptions {
+                            power_preference,
+                            force_fallback_adapter: true,
+                            compatible_surface: None,
+                            apply_limit_buckets: false,
+                        })
+                        .await
+                        .map_err(|_| GpuError::NoAdapter {
+                            tried: format!("backends {backends:?}"),
+                            found: String::new(),
+                        })?,
+                }
+            }
+        };
+
+        let info = adapter.get_info();
+        let features = adapter.features();
+        if !features.contains(REQUIRED_FEATURES) {
+            return Err(GpuError::Unsupported {
+                adapter: describe_adapter(&adapter),
+                missing: format!("features {:?}", REQUIRED_FEATURES - features),
+            });
+        }
+        let limits = adapter.limits();
+        if limits.max_immediate_size < IMMEDIATE_BYTES {
+            return Err(GpuError::Unsupported {
+                adapter: describe_adapter(&adapter),
+                missing: format!("{IMMEDIATE_BYTES} bytes of immediate data"),
+            });
+        }
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("scorch"),
+                required_features: REQUIRED_FEATURES,
+                // Everything the adapter offers: large textures and buffers let exports
+                // use fewer tiles and big profiles fewer instance chunks.
+                required_limits: limits,
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| GpuError::Device {
+                adapter: info.name.clone(),
+                detail: e.to_string(),
+            })?;
+        Ok(Gpu {
+            instance,
+            adapter,
+            device,
+            queue,
+        })
+    }
+
+    /// "name (backend, device type)", for logs and `--verbose`.
+    pub fn describe(&self) -> String {
+        describe_adapter(&self.adapter)
+    }
+
+    /// Largest texture side the device accepts.
+    pub fn max_texture_side(&self) -> u32 {
+        self.device.limits().max_texture_dimension_2d
+    }
+}
+
+fn describe_adapter(a: &wgpu::Adapter) -> String {
+    let i = a.get_info();
+    format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type)
+}
+
+fn found_list(names: &[String]) -> String {
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!("; adapters present: {}", names.join(", "))
+    }
+}

@@ -1,0 +1,253 @@
+//! Drawing with wgpu: the only part of scorch (with `app/` and `export/`) that touches
+//! the GPU.
+//!
+//! - [`gpu`]: instance, adapter and device selection (`--backend`, `WGPU_*`).
+//! - [`bars`]: bars as instanced quads from per-row instance ranges (`bars.wgsl`).
+//! - [`names`]: per-name MurmurHash3 on the GPU (`name_hash.wgsl`).
+//! - [`rects`]: solid rectangles (`rects.wgsl`).
+//! - [`text`]: glyphon labels and titles with the bundled font.
+//! - [`frame`]: one frame from all of the above, into any target, tile by tile.
+//!
+//! [`render_image`] renders a whole image offscreen, in tiles when it is larger than the
+//! device's maximum texture size, and reads it back.
+
+pub mod bars;
+pub mod frame;
+pub mod gpu;
+pub mod names;
+pub mod rects;
+pub mod text;
+
+pub use frame::{FrameSpec, FrameStats, Renderer, Scene, TARGET_FORMAT, Tile};
+pub use gpu::{Backend, Gpu, GpuError, GpuOptions};
+
+use crate::layout::Layout;
+use crate::model::Profile;
+
+/// An RGBA8 image (sRGB values, straight alpha), row-major, no padding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RgbaImage {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width * height * 4` bytes.
+    pub pixels: Vec<u8>,
+}
+
+impl RgbaImage {
+    /// The pixel at (`x`, `y`).
+    pub fn pixel(&self, x: u32, y: u32) -> [u8; 4] {
+        let i = ((y * self.width + x) * 4) as usize;
+        [
+            self.pixels[i],
+            self.pixels[i + 1],
+            self.pixels[i + 2],
+            self.pixels[i + 3],
+        ]
+    }
+}
+
+/// Largest image [`render_image`] produces (bytes of RGBA): 2 GiB.
+pub const MAX_IMAGE_BYTES: u64 = 2 << 30;
+
+/// Why an image could not be rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// The requested image is too large to hold in memory.
+    #[error(
+        "an image of {width}×{height} pixels ({mib} MiB) is larger than the {limit_mib} MiB limit; lower --height, --width or --scale"
+    )]
+    TooLarge {
+        /// Width asked for.
+        width: u32,
+        /// Height asked for.
+        height: u32,
+        /// Its size in MiB.
+        mib: u64,
+        /// The limit in MiB.
+        limit_mib: u64,
+    },
+    /// A frame failed.
+    #[error(transparent)]
+    Frame(#[from] frame::FrameError),
+    /// Reading the image back failed.
+    #[error("reading the rendered image back from the GPU failed: {0}")]
+    Readback(String),
+}
+
+/// What rendering an image did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImageStats {
+    /// Tiles rendered.
+    pub tiles: u32,
+    /// Bars drawn over all tiles.
+    pub bars_drawn: u64,
+    /// Labels drawn over all tiles.
+    pub labels: usize,
+}
+
+/// Renders `spec` offscreen and returns the pixels. Images wider or taller than the
+/// device's texture limit are rendered as several tiles.
+pub fn render_image(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    scene: &Scene,
+    profile: &Profile,
+    layout: &Layout,
+    spec: &FrameSpec,
+) -> Result<(RgbaImage, ImageStats), RenderError> {
+    let (w, h) = (spec.geometry.width_px, spec.geometry.height_px);
+    let bytes = u64::from(w) * u64::from(h) * 4;
+    if bytes > MAX_IMAGE_BYTES {
+        return Err(RenderError::TooLarge {
+            width: w,
+            height: h,
+            mib: bytes >> 20,
+            limit_mib: MAX_IMAGE_BYTES >> 20,
+        });
+    }
+    let max_side = gpu.max_texture_side().clamp(64, 8192);
+    let mut image = RgbaImage {
+        width: w,
+        height: h,
+        pixels: vec![0; bytes as usize],
+    };
+    let mut stats = ImageStats::default();
+    let tile_w = w.min(max_side);
+    let tile_h = h.min(max_side);
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("render_image::tile"),
+        size: wgpu::Extent3d {
+            width: tile_w,
+            height: tile_h,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: TARGET_FORMAT,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+    let mut y = 0;
+    while y < h {
+        let th = tile_h.min(h - y);
+        let mut x = 0;
+        while x < w {
+            let tw = tile_w.min(w - x);
+            // Render the full tile texture; only the used part is read back.
+            let tile = Tile {
+                x,
+                y,
+                w: tile_w,
+                h: tile_h,
+            };
+            let fs = renderer.render(gpu, scene, profile, layout, spec, &view, tile)?;
+            stats.tiles += 1;
+            stats.bars_drawn += fs.bars_drawn;
+            stats.labels += fs.labels;
+            let rgba = read_texture(gpu, &texture, tw, th)?;
+            for row in 0..th {
+                let src = (row * tw * 4) as usize;
+                let dst = (((y + row) * w + x) * 4) as usize;
+                image.pixels[dst..dst + (tw * 4) as usize]
+                    .copy_from_slice(&rgba[src..src + (tw * 4) as usize]);
+            }
+            x += tw;
+        }
+        y += th;
+    }
+    Ok((image, stats))
+}
+
+/// Copies the top-left `w`×`h` of `texture` into tightly packed RGBA bytes.
+fn read_texture(
+    gpu: &Gpu,
+    texture: &wgpu::Texture,
+    w: u32,
+    h: u32,
+) -> Result<Vec<u8>, RenderError> {
+    let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+    let padded = (w * 4).div_ceil(align) * align;
+    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("read_texture::staging"),
+        size: u64::from(padded) * u64::from(h),
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut enc = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("read_texture::encoder"),
+        });
+    enc.copy_texture_to_buffer(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect: wgpu::TextureAspect::All,
+        },
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(padded),
+                rows_per_image: Some(h),
+            },
+        },
+        wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
+    );
+    gpu.queue.submit([enc.finish()]);
+    let data =
+        map_read(gpu, &buffer, u64::from(padded) * u64::from(h)).map_err(RenderError::Readback)?;
+    let mut out = Vec::with_capacity((w * h * 4) as usize);
+    for row in 0..h as usize {
+        let start = row * padded as usize;
+        out.extend_from_slice(&data[start..start + (w * 4) as usize]);
+    }
+    Ok(out)
+}
+
+fn map_read(gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, String> {
+    let slice = buffer.slice(..size);
+    let (tx, rx) = std::sync::mpsc::channel();
+    slice.map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| e.to_string())?;
+    rx.recv()
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    let data = slice
+        .get_mapped_range()
+        .map_err(|e| e.to_string())?
+        .to_vec();
+    buffer.unmap();
+    Ok(data)
+}
+
+/// Reads `size` bytes of a `COPY_SRC` buffer back to the CPU (tests, diagnostics).
+pub fn read_buffer(gpu: &Gpu, src: &wgpu::Buffer, size: u64) -> Vec<u8> {
+    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("read_buffer::staging"),
+        size: size.max(4),
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut enc = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("read_buffer::encoder"),
+        });
+    enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
+    gpu.queue.submit([enc.finish()]);
+    map_read(gpu, &staging, size).unwrap_or_default()
+}

@@ -1,0 +1,279 @@
+//! Text with glyphon: labels inside bars, the title line, legend captions.
+//!
+//! The font is DejaVu Sans, bundled in `data/fonts/` and loaded into an empty font
+//! database: no system font scan at startup, and every machine renders the same glyphs, so
+//! golden images are stable across machines.
+//!
+//! Fitting a label into a bar needs its width: [`TextLayer::measure`] shapes a string once
+//! and caches the x extent of every glyph, so truncating a long name to
+//! `prefix…` is a search over cached positions, and only the final string is shaped again
+//! for drawing. A frame is `clear`, `push`…, `prepare`, `render` (glyphon's phases).
+
+use glyphon::{
+    Attrs, Buffer, Cache, Color, Family, FontSystem, Metrics, Resolution, Shaping, SwashCache,
+    TextArea, TextAtlas, TextBounds, TextRenderer, Viewport, Wrap,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The bundled font.
+pub const FONT_BYTES: &[u8] = include_bytes!("../../data/fonts/DejaVuSans.ttf");
+/// Its family name.
+pub const FONT_FAMILY: &str = "DejaVu Sans";
+/// The ellipsis appended to truncated labels.
+pub const ELLIPSIS: &str = "…";
+
+/// Line height as a multiple of the font size.
+const LINE_HEIGHT: f32 = 1.2;
+
+/// Where each glyph of a shaped string ends.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Measure {
+    /// Total advance width in pixels.
+    pub width: f32,
+    /// For each glyph in order: the x of its right edge and the byte offset where it ends.
+    pub ends: Vec<(f32, usize)>,
+}
+
+impl Measure {
+    /// The longest prefix (a byte offset on a glyph boundary) whose width is at most `w`.
+    pub fn prefix_fitting(&self, w: f32) -> usize {
+        let i = self.ends.partition_point(|&(x, _)| x <= w);
+        if i == 0 { 0 } else { self.ends[i - 1].1 }
+    }
+}
+
+struct Item {
+    buffer: Buffer,
+    left: f32,
+    top: f32,
+    bounds: TextBounds,
+    color: Color,
+}
+
+/// Shaping, caching and drawing of text.
+pub struct TextLayer {
+    font_system: FontSystem,
+    swash: SwashCache,
+    _cache: Cache,
+    atlas: TextAtlas,
+    renderer: TextRenderer,
+    viewport: Viewport,
+    measures: HashMap<(String, u32), Arc<Measure>>,
+    items: Vec<Item>,
+}
+
+/// Font system with only the bundled font.
+pub fn font_system() -> FontSystem {
+    let mut db = glyphon::fontdb::Database::new();
+    db.load_font_data(FONT_BYTES.to_vec());
+    db.set_sans_serif_family(FONT_FAMILY);
+    FontSystem::new_with_locale_and_db("en-US".to_string(), db)
+}
+
+fn attrs() -> Attrs<'static> {
+    Attrs::new().family(Family::Name(FONT_FAMILY))
+}
+
+impl TextLayer {
+    /// Creates the glyph atlas and pipeline for targets of `format`. Colors are treated as
+    /// sRGB values in a linear texture, as browsers do ("web" color mode).
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        format: wgpu::TextureFormat,
+    ) -> TextLayer {
+        let cache = Cache::new(device);
+        let mut atlas =
+            TextAtlas::with_color_mode(device, queue, &cache, format, glyphon::ColorMode::Web);
+        let renderer =
+            TextRenderer::new(&mut atlas, device, wgpu::MultisampleState::default(), None);
+        let viewport = Viewport::new(device, &cache);
+        TextLayer {
+            font_system: font_system(),
+            swash: SwashCache::new(),
+            _cache: cache,
+            atlas,
+            renderer,
+            viewport,
+            measures: HashMap::new(),
+            items: Vec::new(),
+        }
+    }
+
+    fn shaped(&mut self, text: &str, size: f32) -> Buffer {
+        let mut b = Buffer::new(
+            &mut self.font_system,
+            Metrics::new(size, (size * LINE_HEIGHT).ceil()),
+        );
+        b.set_wrap(Wrap::None);
+        b.set_size(None, None);
+        b.set_text(text, &attrs(), Shaping::Advanced, None);
+        b.shape_until_scroll(&mut self.font_system, false);
+        b
+    }
+
+    /// Glyph extents of `text` at `size` pixels (cached).
+    pub fn measure(&mut self, text: &str, size: f32) -> Arc<Measure> {
+        let key = (text.to_string(), size.to_bits());
+        if let Some(m) = self.measures.get(&key) {
+            return m.clone();
+        }
+        let b = self.shaped(text, size);
+        let mut m = Measure::default();
+        for run in b.layout_runs() {
+            m.width = m.width.max(run.line_w);
+            for g in run.glyphs {
+                m.ends.push((g.x + g.w, g.end));
+            }
+        }
+        m.ends.sort_by(|a, b| a.1.cmp(&b.1));
+        // Keep x monotonic for the prefix search (ligatures can reorder slightly).
+        let mut max_x = 0.0f32;
+        for e in &mut m.ends {
+            max_x = max_x.max(e.0);
+            e.0 = max_x;
+        }
+        if self.measures.len() > 200_000 {
+            self.measures.clear();
+        }
+        let m = Arc::new(m);
+        self.measures.insert(key, m.clone());
+        m
+    }
+
+    /// The text to show in `max_w` pixels: `full` if it fits, else `short` if it fits,
+    /// else a prefix of `short` with an ellipsis (at least one character), else nothing.
+    pub fn fit(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
+        if max_w <= 0.0 {
+            return None;
+        }
+        if !full.is_empty() && self.measure(full, size).width <= max_w {
+            return Some(full.to_string());
+        }
+        let m = self.measure(short, size);
+        if m.width <= max_w {
+            return Some(short.to_string());
+        }
+        let ell = self.measure(ELLIPSIS, size).width;
+        let cut = m.prefix_fitting(max_w - ell);
+        if cut == 0 {
+            return None;
+        }
+        Some(format!("{}{ELLIPSIS}", &short[..cut]))
+    }
+
+    /// Forgets the previous frame's text.
+    pub fn clear(&mut self) {
+        self.items.clear();
+    }
+
+    /// Adds `text` at `size` pixels with its top-left at (`left`, `top`), clipped to
+    /// `clip` = (left, top, right, bottom), in target pixels.
+    pub fn push(
+        &mut self,
+        text: &str,
+        size: f32,
+        left: f32,
+        top: f32,
+        clip: [f32; 4],
+        color: [u8; 3],
+    ) {
+        let buffer = self.shaped(text, size);
+        self.items.push(Item {
+            buffer,
+            left,
+            top,
+            bounds: TextBounds {
+                left: clip[0].floor() as i32,
+                top: clip[1].floor() as i32,
+                right: clip[2].ceil() as i32,
+                bottom: clip[3].ceil() as i32,
+            },
+            color: Color::rgb(color[0], color[1], color[2]),
+        });
+    }
+
+    /// Height of a line of text at `size` pixels.
+    pub fn line_height(size: f32) -> f32 {
+        (size * LINE_HEIGHT).ceil()
+    }
+
+    /// Number of text items queued for this frame.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// True when nothing is queued.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Shapes, rasterises and uploads the queued text for a target of `width`×`height`.
+    pub fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        width: u32,
+        height: u32,
+    ) -> Result<(), glyphon::PrepareError> {
+        self.viewport.update(queue, Resolution { width, height });
+        let areas = self.items.iter().map(|i| TextArea {
+            buffer: &i.buffer,
+            left: i.left,
+            top: i.top,
+            scale: 1.0,
+            bounds: i.bounds,
+            default_color: i.color,
+            custom_glyphs: &[],
+        });
+        self.renderer.prepare(
+            device,
+            queue,
+            &mut self.font_system,
+            &mut self.atlas,
+            &self.viewport,
+            areas,
+            &mut self.swash,
+        )
+    }
+
+    /// Draws the prepared text.
+    pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) -> Result<(), glyphon::RenderError> {
+        self.renderer.render(&self.atlas, &self.viewport, pass)
+    }
+
+    /// Drops glyphs not used since the last trim.
+    pub fn trim(&mut self) {
+        self.atlas.trim();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_search() {
+        let m = Measure {
+            width: 30.0,
+            ends: vec![(10.0, 1), (20.0, 2), (30.0, 3)],
+        };
+        assert_eq!(m.prefix_fitting(9.0), 0);
+        assert_eq!(m.prefix_fitting(10.0), 1);
+        assert_eq!(m.prefix_fitting(25.0), 2);
+        assert_eq!(m.prefix_fitting(100.0), 3);
+    }
+
+    #[test]
+    fn bundled_font_shapes_text() {
+        let mut fs = font_system();
+        let mut b = Buffer::new(&mut fs, Metrics::new(12.0, 15.0));
+        b.set_wrap(Wrap::None);
+        b.set_text("main.work", &attrs(), Shaping::Advanced, None);
+        b.shape_until_scroll(&mut fs, false);
+        let w: f32 = b.layout_runs().map(|r| r.line_w).sum();
+        // DejaVu Sans at 12 px: roughly 6-7 px per character.
+        assert!(w > 40.0 && w < 80.0, "width {w}");
+    }
+}
