@@ -181,6 +181,7 @@ pub fn frame_spec(
             colorblind: opts.colorblind,
             title: opts.title.clone().unwrap_or_else(|| default_title(profile)),
             subtitle: subtitle(profile),
+            labels: true,
         },
         rows_cut,
     ))

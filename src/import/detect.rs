@@ -17,15 +17,14 @@ const TEXT_SNIFF_LINES: usize = 400;
 
 /// The format of `text`, or a description of what it starts with when no format matches.
 pub fn detect(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, String> {
+    if looks_like_pprof(text) {
+        return Ok(SourceFormat::Pprof);
+    }
     if looks_binary(text) {
-        return if looks_like_pprof(text) {
-            Ok(SourceFormat::Pprof)
-        } else {
-            Err(format!(
-                "binary data starting with {}",
-                hex_preview(&text[..text.len().min(8)])
-            ))
-        };
+        return Err(format!(
+            "binary data starting with {}",
+            hex_preview(&text[..text.len().min(8)])
+        ));
     }
     let first = text.iter().position(|b| !b.is_ascii_whitespace());
     match first.map(|i| text[i]) {
@@ -36,6 +35,36 @@ pub fn detect(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, Stri
 }
 
 fn detect_json(text: &[u8]) -> Result<SourceFormat, String> {
+    // An object is classified by its top-level keys (found by a real scan, wherever they
+    // are); arrays and anything undecided fall back to keys anywhere in the first MiB.
+    let top = top_level_keys(text);
+    let top_has = |k: &str| top.iter().any(|t| t == k);
+    if top_has("flamebearer") || top_has("flamegraph") {
+        let head = &text[..text.len().min(JSON_SNIFF_BYTES)];
+        let diff = top_has("leftTicks")
+            || has_key(head, "leftTicks")
+            || has_key_value(head, "format", "double");
+        return Ok(if diff {
+            SourceFormat::FlamebearerDiff
+        } else {
+            SourceFormat::FlamebearerSingle
+        });
+    }
+    if top_has("traceEvents") {
+        return Ok(SourceFormat::ChromeTrace);
+    }
+    if top_has("resourceSpans")
+        || top_has("result") && has_key(&text[..text.len().min(JSON_SNIFF_BYTES)], "resourceSpans")
+    {
+        return Ok(SourceFormat::Otlp);
+    }
+    if top_has("meta") && (top_has("threads") || top_has("processes")) {
+        return Ok(SourceFormat::FirefoxProfile);
+    }
+    // Firefox DevTools' legacy recording export: {label, duration, markers, …, profile: {meta, threads}}.
+    if top_has("profile") && top_has("markers") {
+        return Ok(SourceFormat::FirefoxProfile);
+    }
     let head = &text[..text.len().min(JSON_SNIFF_BYTES)];
     let has = |key: &str| has_key(head, key);
     if has("flamebearer")
@@ -52,17 +81,20 @@ fn detect_json(text: &[u8]) -> Result<SourceFormat, String> {
     if has("traceEvents") || (has("ph") && (has("ts") || has("name"))) {
         return Ok(SourceFormat::ChromeTrace);
     }
-    if find(head, b"speedscope").is_some() || (has("shared") && has("profiles")) {
+    if has("meta") && (has("threads") || has("processes") || has("interval")) {
+        return Ok(SourceFormat::FirefoxProfile);
+    }
+    if (has("$schema") && find(head, b"speedscope").is_some()) || (has("shared") && has("profiles"))
+    {
         return Ok(SourceFormat::Speedscope);
     }
     if has("resourceSpans") {
         return Ok(SourceFormat::Otlp);
     }
-    if has("spans") && (has("traceID") || has("traceId") || has("processes")) {
+    if (has("spans") && (has("traceID") || has("traceId") || has("processes")))
+        || (has("traceID") && has("spanID"))
+    {
         return Ok(SourceFormat::Jaeger);
-    }
-    if has("meta") && (has("threads") || has("processes") || has("interval")) {
-        return Ok(SourceFormat::FirefoxProfile);
     }
     if has("nodes") && (has("timeDeltas") || has("samples")) {
         return Ok(SourceFormat::CpuProfile);
@@ -84,6 +116,7 @@ fn detect_text(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, Str
     let mut considered = 0usize;
     let mut first_line: Option<&[u8]> = None;
 
+    let mut dtrace_header = false;
     for raw in text.split(|&b| b == b'\n').take(TEXT_SNIFF_LINES * 4) {
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
         let trimmed = trim_ascii(line);
@@ -95,49 +128,52 @@ fn detect_text(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, Str
         }
         considered += 1;
         first_line.get_or_insert(line);
+        if trimmed.starts_with(b"#") || trimmed.starts_with(b"//") {
+            considered -= 1;
+            continue;
+        }
+        if trimmed.starts_with(b"CPU") && find(trimmed, b"FUNCTION:NAME").is_some() {
+            dtrace_header = true;
+            continue;
+        }
+        if is_perf_frame(trimmed) {
+            perf_frames += 1;
+            continue;
+        }
+        if is_perf_header(trimmed) {
+            perf_headers += 1;
+            continue;
+        }
         let indented = line[0] == b' ' || line[0] == b'\t';
         if indented {
-            let tok = trimmed
-                .split(|&b| b == b' ' || b == b'\t')
-                .next()
-                .unwrap_or(b"");
-            let tok = tok.strip_prefix(b"0x").unwrap_or(tok);
-            if tok.len() >= 4 && tok.iter().all(u8::is_ascii_hexdigit) {
-                perf_frames += 1;
-            } else if trimmed.contains(&b'`') || trimmed.starts_with(b"0x") {
+            if trimmed.contains(&b'`') || trimmed.starts_with(b"0x") {
                 dtrace_frames += 1;
             } else if trimmed.iter().all(u8::is_ascii_digit) {
                 bare_counts += 1;
             }
             continue;
         }
-        if trimmed.starts_with(b"#") || trimmed.starts_with(b"//") {
-            considered -= 1;
-            continue;
-        }
         if let Some(c) = split_counts(trimmed) {
             folded += 1;
             folded_diff.get_or_insert(c.diff.is_some());
-        } else if trimmed.ends_with(b":") || find(trimmed, b": ").is_some() {
-            perf_headers += 1;
         }
     }
 
     if considered == 0 {
         return Err("only comments".to_string());
     }
-    if perf_frames > 0 && perf_headers > 0 && perf_frames >= folded {
+    let mostly_folded = folded * 2 >= considered;
+    if !mostly_folded && perf_headers > 0 && (perf_frames > 0 || perf_headers * 2 >= considered) {
         return Ok(SourceFormat::PerfScript);
     }
-    if dtrace_frames > 0 && bare_counts > 0 && dtrace_frames >= folded {
+    if !mostly_folded && (dtrace_header || (dtrace_frames > 0 && bare_counts > 0)) {
         return Ok(SourceFormat::DTrace);
     }
     let folded_ext = name_hint.is_some_and(|n| {
         let n = n.to_ascii_lowercase();
         n.ends_with(".folded") || n.ends_with(".collapsed") || n.ends_with(".stacks")
     });
-    if folded * 2 >= considered || (folded > 0 && (folded_ext || perf_frames + dtrace_frames == 0))
-    {
+    if mostly_folded || (folded > 0 && (folded_ext || perf_frames + dtrace_frames == 0)) {
         return Ok(if folded_diff == Some(true) {
             SourceFormat::FoldedDiff
         } else {
@@ -152,6 +188,94 @@ fn detect_text(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, Str
         "text that is not folded stacks (`frame;frame;frame count` per line), perf script \
          or DTrace output; first line: {preview}"
     ))
+}
+
+/// Keys of the top-level object, in order, scanning until a key that decides the format
+/// is found or 256 MiB were read. Empty for arrays and non-objects.
+fn top_level_keys(text: &[u8]) -> Vec<String> {
+    const DECISIVE: [&str; 4] = ["flamebearer", "flamegraph", "traceEvents", "resourceSpans"];
+    const BUDGET: usize = 256 << 20;
+    let mut keys = Vec::new();
+    let start = match text.iter().position(|b| !b.is_ascii_whitespace()) {
+        Some(i) if text[i] == b'{' => i + 1,
+        _ => return keys,
+    };
+    let mut depth = 1usize;
+    let mut expect_key = true;
+    let mut i = start;
+    let end = text.len().min(BUDGET);
+    while i < end {
+        match text[i] {
+            b'"' => {
+                let s = i + 1;
+                let mut j = s;
+                while j < text.len() && text[j] != b'"' {
+                    j += if text[j] == b'\\' { 2 } else { 1 };
+                }
+                if depth == 1 && expect_key {
+                    let key = String::from_utf8_lossy(&text[s..j.min(text.len())]).to_string();
+                    let seen = |k: &str| keys.iter().any(|x: &String| x == k);
+                    let done = DECISIVE.contains(&key.as_str())
+                        || (key == "threads" && seen("meta"))
+                        || (key == "meta" && seen("threads"))
+                        || (key == "profile" && seen("markers"));
+                    keys.push(key);
+                    expect_key = false;
+                    if done {
+                        return keys;
+                    }
+                }
+                i = j + 1;
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return keys;
+                }
+            }
+            b',' if depth == 1 => expect_key = true,
+            _ => {}
+        }
+        i += 1;
+    }
+    keys
+}
+
+/// A `perf script` frame line: a hexadecimal address of at least six digits, then a
+/// symbol (`ffffffff8103d0ca native_write_msr ([kernel.kallsyms])`), indented or not.
+fn is_perf_frame(trimmed: &[u8]) -> bool {
+    let mut toks = trimmed
+        .split(|&b| b == b' ' || b == b'\t')
+        .filter(|t| !t.is_empty());
+    let Some(first) = toks.next() else {
+        return false;
+    };
+    let hex = first.strip_prefix(b"0x").unwrap_or(first);
+    hex.len() >= 6 && hex.iter().all(u8::is_ascii_hexdigit) && toks.next().is_some()
+}
+
+/// A `perf script` event header: `comm pid[/tid] [cpu] [time:] [period] event:` — a
+/// number (pid) followed later by a token ending in `:` (timestamp or event name), and no
+/// `;` (which would make it a folded stack).
+fn is_perf_header(trimmed: &[u8]) -> bool {
+    if trimmed.contains(&b';') {
+        return false;
+    }
+    let mut seen_pid = false;
+    for tok in trimmed
+        .split(|&b| b == b' ' || b == b'\t')
+        .filter(|t| !t.is_empty())
+    {
+        let is_pid =
+            tok.iter().all(|&b| b.is_ascii_digit() || b == b'/') && tok[0].is_ascii_digit();
+        if seen_pid && tok.len() > 1 && tok.ends_with(b":") {
+            return true;
+        }
+        seen_pid |= is_pid;
+    }
+    false
 }
 
 /// `"key"` followed by optional whitespace and a colon.
@@ -238,18 +362,57 @@ fn looks_binary(text: &[u8]) -> bool {
         > head.len().max(1)
 }
 
-/// A pprof `Profile` message starts with field 1 (`sample_type`, length-delimited) whose
-/// `ValueType` body starts with field 1 (`type`, varint): `0a <len> 08`.
-fn looks_like_pprof(b: &[u8]) -> bool {
-    if b.first() != Some(&0x0a) {
-        return false;
-    }
-    // Skip the length varint.
-    let mut i = 1;
-    while i < b.len() && i < 6 && b[i] & 0x80 != 0 {
+/// Reads a protobuf varint at `i`: (value, bytes used).
+fn varint(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
+    let start = i;
+    let mut v = 0u64;
+    let mut shift = 0;
+    while i < b.len() && shift < 64 {
+        let byte = b[i];
+        v |= u64::from(byte & 0x7f) << shift;
         i += 1;
+        if byte & 0x80 == 0 {
+            return Some((v, i - start));
+        }
+        shift += 7;
     }
-    b.get(i + 1) == Some(&0x08)
+    None
+}
+
+/// A pprof `Profile` message: the first fields (up to 32) all have `Profile`'s field
+/// numbers (1..=14) with the right wire types (messages and strings length-delimited,
+/// integers varint; `comment` either) and lengths that fit the input.
+fn looks_like_pprof(b: &[u8]) -> bool {
+    let mut i = 0;
+    let mut fields = 0;
+    while i < b.len() && fields < 32 {
+        let Some((tag, n)) = varint(b, i) else {
+            return false;
+        };
+        i += n;
+        let (field, wire) = (tag >> 3, tag & 7);
+        let ok = match field {
+            1..=6 | 11 => wire == 2,
+            7..=10 | 12 | 14 => wire == 0,
+            13 => wire == 0 || wire == 2,
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+        let Some((v, n)) = varint(b, i) else {
+            return false;
+        };
+        i += n;
+        if wire == 2 {
+            match i.checked_add(v as usize) {
+                Some(end) if end <= b.len() => i = end,
+                _ => return false,
+            }
+        }
+        fields += 1;
+    }
+    fields >= 3 || (fields >= 1 && i == b.len() && b.len() >= 8)
 }
 
 #[cfg(test)]
@@ -317,17 +480,52 @@ mod tests {
     }
 
     #[test]
+    fn top_level_keys_skip_nested_and_strings() {
+        let doc = br#"{"a": {"traceEvents": 1}, "b\"c": "x,{", "flamebearer": {}}"#;
+        assert_eq!(top_level_keys(doc), vec!["a", "b\\\"c", "flamebearer"]);
+        assert!(top_level_keys(b"[1, 2]").is_empty());
+        let firefox =
+            br#"{"label":"","markers":[{"name":"x"}],"profile":{"meta":{},"threads":[]}}"#;
+        assert_eq!(detect(firefox, None), Ok(SourceFormat::FirefoxProfile));
+    }
+
+    #[test]
     fn unknown_text_is_described() {
         let e = detect(b"main\tclass=inferno\ttitle=foo\n", None).unwrap_err();
         assert!(e.contains("first line: 'main"), "{e}");
     }
 
     #[test]
-    fn binary() {
+    fn old_perf_and_single_line_perf() {
+        let old =
+            b"java 19983 cycles:\nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\n";
+        assert_eq!(detect(old, None), Ok(SourceFormat::PerfScript));
+        let single =
+            b"  false 39654 19115.489713:  1 cycles:u:  ffffffff9b201293 [unknown] ([unknown])\n";
+        assert_eq!(detect(single, None), Ok(SourceFormat::PerfScript));
         assert_eq!(
-            detect(&[0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0, 0, 0], None),
-            Ok(SourceFormat::Pprof)
+            detect(
+                b"CPU     ID                    FUNCTION:NAME\n  8  35077   :tick-60s\n",
+                None
+            ),
+            Ok(SourceFormat::DTrace)
         );
+        // A folded file whose frames contain colons stays folded.
+        assert_eq!(
+            detect(b"main;a::b: 3\nmain 2\n", None),
+            Ok(SourceFormat::Folded)
+        );
+    }
+
+    #[test]
+    fn binary() {
+        // sample_type {type: 1, unit: 2}, time_nanos, period.
+        let pprof = [
+            0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x48, 0x96, 0x01, 0x60, 0x0a,
+        ];
+        assert_eq!(detect(&pprof, None), Ok(SourceFormat::Pprof));
+        // A text file starting with a newline is not protobuf.
+        assert_eq!(detect(b"\na;b 1\nc 2\n", None), Ok(SourceFormat::Folded));
         assert!(
             detect(&[0, 1, 2, 3, 0, 0, 0, 0], None)
                 .unwrap_err()

@@ -42,6 +42,8 @@ pub struct FrameSpec {
     pub title: String,
     /// Secondary text drawn after the title.
     pub subtitle: String,
+    /// Draw labels inside bars (tests turn them off to sample bar colors).
+    pub labels: bool,
 }
 
 /// The part of the image a render target covers, in image pixels.
@@ -191,16 +193,28 @@ impl Renderer {
         let mut rects: Vec<RectInstance> = Vec::new();
         self.text.clear();
 
-        // Title band: title, subtitle, and for diffs the legend on the right.
+        // Title band: title, subtitle, and for diffs the legend on the right. The legend
+        // uses long captions only when everything fits; the subtitle gets what is left,
+        // truncated with an ellipsis.
         let title_size = (g.style.title_font * scale).round();
+        let sub_size = (g.style.label_font * scale).round();
         let line_h = TextLayer::line_height(title_size);
         let title_top = (g.title.y + (g.title.h - line_h) / 2.0).round();
         let margin = (g.style.margin * scale).round();
+        let spacing = (12.0 * scale).round();
+        let title_w = self.text.measure(&spec.title, title_size).width;
+        let sub_w = if spec.subtitle.is_empty() {
+            0.0
+        } else {
+            self.text.measure(&spec.subtitle, sub_size).width
+        };
         let mut title_right = g.width_px as f32 - margin;
         if spec.color == ColorMode::Diff {
-            title_right = self.legend(spec, &mut rects, tile, title_top, line_h);
+            let long = self.legend_width(spec, true);
+            let fits_long = margin + title_w + spacing + sub_w + spacing + long <= title_right;
+            title_right =
+                self.legend(spec, &mut rects, tile, title_top, line_h, fits_long) - spacing;
         }
-        let title_w = self.text.measure(&spec.title, title_size).width;
         let title_clip = [
             margin - tx,
             g.title.y - ty,
@@ -215,17 +229,21 @@ impl Renderer {
             title_clip,
             TITLE_COLOR,
         );
-        if !spec.subtitle.is_empty() {
-            let sub_size = (g.style.label_font * scale).round();
-            let sub_top = (g.title.y + (g.title.h - TextLayer::line_height(sub_size)) / 2.0)
-                .round()
-                + scale.round();
-            let x = margin + title_w + (12.0 * scale).round();
-            if x < title_right {
+        let sub_x = margin + title_w + spacing;
+        if !spec.subtitle.is_empty() && sub_x < title_right {
+            if let Some(sub) = self.text.fit(
+                &spec.subtitle,
+                &spec.subtitle,
+                sub_size,
+                title_right - sub_x,
+            ) {
+                let sub_top = (g.title.y + (g.title.h - TextLayer::line_height(sub_size)) / 2.0)
+                    .round()
+                    + scale.round();
                 self.text.push(
-                    &spec.subtitle,
+                    &sub,
                     sub_size,
-                    x - tx,
+                    sub_x - tx,
                     sub_top - ty,
                     title_clip,
                     MUTED_COLOR,
@@ -259,7 +277,7 @@ impl Renderer {
             for i in range {
                 let x0 = g.graph.x + cam.x_of(row.x0[i]) as f32;
                 let x1 = g.graph.x + cam.x_of(row.x1[i]) as f32;
-                if x1 - x0 < min_label {
+                if !spec.labels || x1 - x0 < min_label {
                     continue;
                 }
                 let vx0 = x0.max(g.graph.x).round();
@@ -375,6 +393,29 @@ impl Renderer {
         Ok(FrameStats { bars_drawn, labels })
     }
 
+    fn legend_captions(long: bool) -> (&'static str, &'static str) {
+        if long {
+            ("(shrank or removed) −100%", "+100% (grew or new)")
+        } else {
+            ("−100%", "+100%")
+        }
+    }
+
+    fn legend_strip_width(scale: f32) -> f32 {
+        (160.0 * scale).round()
+    }
+
+    /// Width of the diff legend with long or short captions.
+    fn legend_width(&mut self, spec: &FrameSpec, long: bool) -> f32 {
+        let s = spec.geometry.scale;
+        let size = (spec.geometry.style.label_font * s).round();
+        let (l, r) = Self::legend_captions(long);
+        self.text.measure(l, size).width
+            + self.text.measure(r, size).width
+            + Self::legend_strip_width(s)
+            + 2.0 * (6.0 * s).round()
+    }
+
     /// Lays out the diff legend at the right of the title band; returns its left edge.
     fn legend(
         &mut self,
@@ -383,6 +424,7 @@ impl Renderer {
         tile: Tile,
         text_top: f32,
         title_line_h: f32,
+        long: bool,
     ) -> f32 {
         let g = &spec.geometry;
         let s = g.scale;
@@ -391,11 +433,10 @@ impl Renderer {
         let line_h = TextLayer::line_height(size);
         let top = (text_top + (title_line_h - line_h) / 2.0).round();
         let margin = (g.style.margin * s).round();
-        let strip_w = (160.0 * s).round();
+        let strip_w = Self::legend_strip_width(s);
         let strip_h = (10.0 * s).round();
         let space = (6.0 * s).round();
-        let right_caption = "+100% (grew or new)";
-        let left_caption = "(shrank or removed) −100%";
+        let (left_caption, right_caption) = Self::legend_captions(long);
         let right_w = self.text.measure(right_caption, size).width;
         let left_w = self.text.measure(left_caption, size).width;
         let right_x = g.width_px as f32 - margin - right_w;
@@ -431,7 +472,7 @@ impl Renderer {
                 color: srgb(c),
             });
         }
-        left_x - (16.0 * s).round()
+        left_x
     }
 }
 

@@ -124,7 +124,7 @@ impl Gpu {
                 all.into_iter()
                     .find(|a| a.get_info().name.to_lowercase().contains(&want_lc))
                     .ok_or_else(|| GpuError::NoAdapter {
-                        tried: format!("backends {backends:?}, WGPU_ADAPTER_NAME={want:?}"),
+                        tried: format!("{}, WGPU_ADAPTER_NAME={want:?}", backend_names(backends)),
                         found: found_list(&names),
                     })?
             }
@@ -149,7 +149,7 @@ impl Gpu {
                         })
                         .await
                         .map_err(|_| GpuError::NoAdapter {
-                            tried: format!("backends {backends:?}"),
+                            tried: backend_names(backends),
                             found: String::new(),
                         })?,
                 }
@@ -203,6 +203,27 @@ impl Gpu {
     /// Largest texture side the device accepts.
     pub fn max_texture_side(&self) -> u32 {
         self.device.limits().max_texture_dimension_2d
+    }
+}
+
+/// "Vulkan, GL" for a set of backends.
+fn backend_names(b: wgpu::Backends) -> String {
+    let known = [
+        (wgpu::Backends::VULKAN, "Vulkan"),
+        (wgpu::Backends::GL, "GL"),
+        (wgpu::Backends::METAL, "Metal"),
+        (wgpu::Backends::DX12, "DX12"),
+        (wgpu::Backends::BROWSER_WEBGPU, "WebGPU"),
+    ];
+    let names: Vec<&str> = known
+        .iter()
+        .filter(|(f, _)| b.contains(*f))
+        .map(|(_, n)| *n)
+        .collect();
+    if names.is_empty() {
+        "no backend".to_string()
+    } else {
+        format!("tried {}", names.join(", "))
     }
 }
 

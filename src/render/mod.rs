@@ -97,6 +97,28 @@ pub fn render_image(
     layout: &Layout,
     spec: &FrameSpec,
 ) -> Result<(RgbaImage, ImageStats), RenderError> {
+    render_image_tiled(
+        gpu,
+        renderer,
+        scene,
+        profile,
+        layout,
+        spec,
+        gpu.max_texture_side(),
+    )
+}
+
+/// [`render_image`] with tiles of at most `max_tile` pixels a side (tests use small tiles
+/// to check that tiling is seamless).
+pub fn render_image_tiled(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    scene: &Scene,
+    profile: &Profile,
+    layout: &Layout,
+    spec: &FrameSpec,
+    max_tile: u32,
+) -> Result<(RgbaImage, ImageStats), RenderError> {
     let (w, h) = (spec.geometry.width_px, spec.geometry.height_px);
     let bytes = u64::from(w) * u64::from(h) * 4;
     if bytes > MAX_IMAGE_BYTES {
@@ -107,7 +129,7 @@ pub fn render_image(
             limit_mib: MAX_IMAGE_BYTES >> 20,
         });
     }
-    let max_side = gpu.max_texture_side().clamp(64, 8192);
+    let max_side = max_tile.min(gpu.max_texture_side()).clamp(16, 8192);
     let mut image = RgbaImage {
         width: w,
         height: h,

@@ -1,0 +1,235 @@
+//! The `scorch` binary, driven as a user drives it: output, files written, error messages
+//! and exit codes.
+
+mod common;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn scorch(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_scorch"))
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).to_string(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    )
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("scorch-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn info_describes_the_demo_profile() {
+    let o = scorch(&["info", "data/demo.folded"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("format:   folded stacks"), "{out}");
+    assert!(
+        out.contains("total:    13,332 samples = 13332 ticks"),
+        "{out}"
+    );
+    assert!(out.contains("depth:    16"), "{out}");
+    assert!(out.contains("warnings: none"), "{out}");
+}
+
+#[test]
+fn info_on_flamebearer_and_diff() {
+    let o = scorch(&["info", "data/demo-pyroscope.json"]);
+    let (out, _) = text(&o);
+    assert!(out.contains("Pyroscope flamebearer JSON (single)"), "{out}");
+    assert!(out.contains("samples at 100 Hz"), "{out}");
+    assert!(out.contains("matches the stated total 310"), "{out}");
+    assert!(out.contains("profiler: gospy"), "{out}");
+    let o = scorch(&["info", "data/demo-diff.folded"]);
+    let (out, _) = text(&o);
+    assert!(out.contains("differential folded stacks"), "{out}");
+    assert!(
+        out.contains("diff:     before 13,332 samples, after 12,887 samples"),
+        "{out}"
+    );
+}
+
+#[test]
+fn reads_stdin_and_gzip() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_scorch"))
+        .args(["info", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"a;b 2\na;c 3\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let (out, _) = text(&o);
+    assert!(out.contains("file:     <stdin>"), "{out}");
+    assert!(out.contains("total:    5 samples"), "{out}");
+
+    // Gzip is recognised by content, whatever the name says.
+    let gz = temp("demo.txt");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(&std::fs::read(common::root().join("data/demo.folded")).unwrap())
+        .unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let o = scorch(&["info", gz.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("folded stacks (gzip)"), "{out}");
+}
+
+#[test]
+fn errors_name_the_file_and_position_and_exit_nonzero() {
+    let o = scorch(&["info", "no/such/file.folded"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        err.starts_with("scorch: no/such/file.folded: cannot read"),
+        "{err}"
+    );
+
+    let bad = temp("bad.json");
+    std::fs::write(
+        &bad,
+        "{\"flamebearer\": {\"names\": [\"a\"],\n \"levels\": [[0, 1, 0, 0]], \"numTicks\": 1,\n}",
+    )
+    .unwrap();
+    let o = scorch(&["info", bad.to_str().unwrap()]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err.contains("bad.json: line 3, column 1"), "{err}");
+
+    let perf = temp("perf.txt");
+    std::fs::write(
+        &perf,
+        "java 12345 [001] 1234.567890: cycles:\n\t7f1c2b3a4d5e func (/lib/x.so)\n",
+    )
+    .unwrap();
+    let o = scorch(&["info", perf.to_str().unwrap()]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err.contains("recognised as perf script text"), "{err}");
+
+    let o = scorch(&[
+        "render",
+        "data/demo.folded",
+        "-o",
+        "/dev/null",
+        "--color",
+        "diff",
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        err.contains("--color diff needs a differential profile"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_lines_are_reported_once_with_a_count() {
+    let f = temp("damaged.folded");
+    std::fs::write(&f, "a;b 1\nthis line is broken\na;c 2\nalso broken\n").unwrap();
+    let o = scorch(&["info", f.to_str().unwrap()]);
+    let (out, _) = text(&o);
+    assert!(o.status.success());
+    assert!(
+        out.contains("skipped 2 invalid lines (first: line 2:"),
+        "{out}"
+    );
+}
+
+#[test]
+fn no_adapter_is_said_plainly() {
+    // Metal never exists on Linux: no adapter at all.
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let out = temp("none.png");
+    let o = Command::new(env!("CARGO_BIN_EXE_scorch"))
+        .args(["render", "data/demo.folded", "-o", out.to_str().unwrap()])
+        .env("WGPU_BACKEND", "metal")
+        .current_dir(common::root())
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err.contains("no GPU adapter found (tried Metal)"), "{err}");
+    assert!(err.contains("mesa-vulkan-drivers"), "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn render_writes_the_png_the_profile_needs() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let out = temp("demo.png");
+    let o = scorch(&["render", "data/demo.folded", "-o", out.to_str().unwrap()]);
+    let (stdout, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(stdout.starts_with("wrote "), "{stdout}");
+    let img = scorch::export::decode_png(&std::fs::read(&out).unwrap()).unwrap();
+    // 17 rows: 30 title + 2 × 8 margin + 17 × 18.
+    assert_eq!((img.width, img.height), (1200, 352));
+
+    let out2 = temp("demo2x.png");
+    let o = scorch(&[
+        "render",
+        "data/demo-diff.folded",
+        "-o",
+        out2.to_str().unwrap(),
+        "--width",
+        "600",
+        "--height",
+        "200",
+        "--scale",
+        "2",
+        "--view",
+        "icicle",
+        "--colorblind",
+        "--title",
+        "after vs before",
+    ]);
+    assert!(o.status.success(), "{}", text(&o).1);
+    let img = scorch::export::decode_png(&std::fs::read(&out2).unwrap()).unwrap();
+    assert_eq!((img.width, img.height), (1200, 400));
+    let (_, err) = text(&o);
+    assert!(err.contains("rows did not fit"), "{err}");
+}
+
+#[test]
+fn a_thousands_deep_stack_renders() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let deep: Vec<String> = (0..5000).map(|i| format!("frame{i}")).collect();
+    let f = temp("deep.folded");
+    std::fs::write(&f, format!("{} 10\nshallow 5\n", deep.join(";"))).unwrap();
+    let out = temp("deep.png");
+    let o = scorch(&[
+        "render",
+        f.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--view",
+        "icicle",
+    ]);
+    let (_, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let img = scorch::export::decode_png(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(img.height, scorch::export::MAX_DEFAULT_HEIGHT_PX);
+    assert!(err.contains("rows did not fit"), "{err}");
+}

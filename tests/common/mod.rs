@@ -1,0 +1,160 @@
+//! Helpers shared by the integration tests: a device (or a clear skip), profile loading,
+//! rendering, and golden-image comparison.
+#![allow(dead_code)]
+
+use scorch::export::{self, ExportOptions};
+use scorch::import::{self, Limits};
+use scorch::layout::{Layout, flame_layout};
+use scorch::model::Profile;
+use scorch::render::{self, FrameSpec, Gpu, GpuOptions, Renderer, RgbaImage, Scene, TARGET_FORMAT};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The shared device, or `None` (with a message) when this machine has no adapter.
+/// With `SCORCH_REQUIRE_GPU=1` (set by `.ci/run`) a missing adapter fails the test instead.
+pub fn gpu() -> Option<&'static Gpu> {
+    static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
+    GPU.get_or_init(|| match Gpu::new(&GpuOptions::default()) {
+        Ok(g) => {
+            eprintln!("GPU tests on {}", g.describe());
+            Some(g)
+        }
+        Err(e) => {
+            if std::env::var_os("SCORCH_REQUIRE_GPU").is_some_and(|v| v == "1") {
+                panic!("SCORCH_REQUIRE_GPU=1 but no device: {e}");
+            }
+            eprintln!("skipping GPU test: {e}");
+            None
+        }
+    })
+    .as_ref()
+}
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Imports a profile from text.
+pub fn profile_from(name: &str, text: &str) -> Profile {
+    import::load_bytes(name, text.as_bytes(), Limits::default()).unwrap()
+}
+
+/// Imports a file relative to the repository root.
+pub fn profile_at(rel: &str) -> Profile {
+    import::load_path(&root().join(rel)).unwrap()
+}
+
+/// Renders `spec` (which must fit in one tile) to pixels.
+pub fn render_spec(gpu: &Gpu, profile: &Profile, layout: &Layout, spec: &FrameSpec) -> RgbaImage {
+    let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
+    let scene = Scene::new(gpu, &renderer, profile, layout);
+    render::render_image(gpu, &mut renderer, &scene, profile, layout, spec)
+        .unwrap()
+        .0
+}
+
+/// The export spec for `opts`, optionally without labels.
+pub fn spec_for(
+    profile: &Profile,
+    layout: &Layout,
+    opts: &ExportOptions,
+    labels: bool,
+) -> FrameSpec {
+    let (mut spec, _) = export::frame_spec(profile, layout, opts).unwrap();
+    spec.labels = labels;
+    spec
+}
+
+pub fn layout_of(p: &Profile) -> Layout {
+    flame_layout(&p.tree)
+}
+
+/// Largest per-channel difference between two colors.
+pub fn color_diff(a: [u8; 4], b: [u8; 3]) -> u8 {
+    (0..3).map(|i| a[i].abs_diff(b[i])).max().unwrap()
+}
+
+/// Compares `img` with `tests/golden/NAME.png`.
+///
+/// Tolerance: a pixel differs when a channel is off by more than 24 (text anti-aliasing
+/// varies slightly between rasterisers); the test fails when more than 0.3 % of pixels
+/// differ or the size changed. On failure it writes `NAME.actual.png` and `NAME.diff.png`
+/// (differing pixels in magenta over a faded copy) next to the golden, and says how to
+/// re-bless. `SCORCH_BLESS=1` rewrites the golden instead.
+pub fn check_golden(name: &str, img: &RgbaImage) {
+    let dir = root().join("tests/golden");
+    let golden = dir.join(format!("{name}.png"));
+    if std::env::var_os("SCORCH_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&golden, export::encode_png(img).unwrap()).unwrap();
+        eprintln!("blessed {}", golden.display());
+        return;
+    }
+    let actual_path = dir.join(format!("{name}.actual.png"));
+    let diff_path = dir.join(format!("{name}.diff.png"));
+    let bless = format!("SCORCH_BLESS=1 cargo test --test gpu {name}");
+    let Ok(bytes) = std::fs::read(&golden) else {
+        std::fs::write(&actual_path, export::encode_png(img).unwrap()).unwrap();
+        panic!(
+            "golden {} is missing; wrote {}; bless with: {bless}",
+            golden.display(),
+            actual_path.display()
+        );
+    };
+    let want = export::decode_png(&bytes).unwrap();
+    let mut differing = 0usize;
+    let mut worst = 0u8;
+    let mut diff = img.clone();
+    if want.width == img.width && want.height == img.height {
+        for (i, (a, b)) in img
+            .pixels
+            .chunks_exact(4)
+            .zip(want.pixels.chunks_exact(4))
+            .enumerate()
+        {
+            let d = (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap();
+            worst = worst.max(d);
+            let px = &mut diff.pixels[i * 4..i * 4 + 4];
+            if d > 24 {
+                differing += 1;
+                px.copy_from_slice(&[255, 0, 255, 255]);
+            } else {
+                for c in px.iter_mut().take(3) {
+                    *c = 200 + *c / 5;
+                }
+            }
+        }
+    } else {
+        differing = usize::MAX;
+    }
+    let total = (img.width * img.height) as usize;
+    let limit = total * 3 / 1000;
+    if differing > limit {
+        std::fs::write(&actual_path, export::encode_png(img).unwrap()).unwrap();
+        if differing != usize::MAX {
+            std::fs::write(&diff_path, export::encode_png(&diff).unwrap()).unwrap();
+        }
+        panic!(
+            "{name}: {} of {total} pixels differ from {} (limit {limit}, worst channel diff {worst}, \
+             size {}x{} vs {}x{}); wrote {} and {}; if the change is intended, look at them and \
+             bless with: {bless}",
+            if differing == usize::MAX {
+                total
+            } else {
+                differing
+            },
+            golden.display(),
+            img.width,
+            img.height,
+            want.width,
+            want.height,
+            actual_path.display(),
+            diff_path.display()
+        );
+    }
+    let _ = std::fs::remove_file(&actual_path);
+    let _ = std::fs::remove_file(&diff_path);
+}
+
+pub fn write_png(path: &Path, img: &RgbaImage) {
+    std::fs::write(path, export::encode_png(img).unwrap()).unwrap();
+}

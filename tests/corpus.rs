@@ -1,0 +1,445 @@
+//! Conformance on real files written by other projects: `../shared/corpus` (see its
+//! README and MANIFEST.tsv).
+//!
+//! Every folded-stacks and Pyroscope flamebearer file must load with the totals the file
+//! itself states (checked by an independent oracle: plain `f64` sums over
+//! whitespace-split lines, and the raw JSON's `numTicks`), or, for the files that are
+//! malformed on purpose, fail with the error listed below. Every other file in the corpus
+//! must be recognised as its format and refused cleanly (those importers come later),
+//! never panic and never be mistaken for one of ours.
+//!
+//! When the corpus folder is absent (a user's clone), the tests say so and pass; with
+//! `CI` or `SCORCH_REQUIRE_CORPUS=1` set they fail, as must a file the manifest lists
+//! but the folder lacks.
+
+mod common;
+
+use scorch::import::{self, ImportError};
+use scorch::layout::flame_layout;
+use scorch::model::{Profile, SourceFormat};
+use std::path::{Path, PathBuf};
+
+/// Files that must be rejected, and a phrase their error must contain.
+const EXPECTED_FAILURES: &[(&str, &str)] = &[
+    // inferno's "nameattr" files map function names to SVG attributes: no counts at all.
+    (
+        "jonhoo_inferno/tests/data/flamegraph/nameattr/nameattr.txt",
+        "unrecognised format",
+    ),
+    (
+        "jonhoo_inferno/tests/data/flamegraph/nameattr/nameattr_duplicate_attributes.txt",
+        "unrecognised format",
+    ),
+    (
+        "jonhoo_inferno/tests/data/flamegraph/nameattr/nameattr_empty_attribute.txt",
+        "unrecognised format",
+    ),
+    (
+        "jonhoo_inferno/tests/data/flamegraph/nameattr/nameattr_empty_first_line.txt",
+        "unrecognised format",
+    ),
+    (
+        "jonhoo_inferno/tests/data/flamegraph/nameattr/nameattr_invalid_attribute.txt",
+        "unrecognised format",
+    ),
+    // Zero-byte files.
+    (
+        "jonhoo_inferno/tests/data/flamegraph/empty/empty.txt",
+        "the input is empty",
+    ),
+    (
+        "jonhoo_inferno/tests/data/collapse-perf/results/no-events-collapsed.txt",
+        "the input is empty",
+    ),
+    // A Cypress mock whose bars run past numTicks (level 0 spans ticks 32..540 of 50).
+    (
+        "grafana_pyroscope/cypress/fixtures/render.json",
+        "past numTicks = 50",
+    ),
+];
+
+/// Files that load but with known damage: (path, invalid lines, comment lines).
+const EXPECTED_DAMAGE: &[(&str, u64, u64)] = &[
+    (
+        "jlfwong_speedscope/sample/profiles/stackcollapse/simple-with-invalids.txt",
+        1,
+        2,
+    ),
+    (
+        "jonhoo_inferno/tests/data/flamegraph/bad-lines/bad-lines.txt",
+        2,
+        0,
+    ),
+    ("jonhoo_inferno/tests/data/diff-folded/bad_before.txt", 1, 0),
+];
+
+struct Entry {
+    path: String,
+    format: String,
+    notes: String,
+}
+
+fn corpus() -> Option<(PathBuf, Vec<Entry>)> {
+    let dir = common::root().join("../shared/corpus");
+    let manifest = dir.join("MANIFEST.tsv");
+    if !manifest.exists() {
+        let required = std::env::var_os("CI").is_some()
+            || std::env::var_os("SCORCH_REQUIRE_CORPUS").is_some_and(|v| v == "1");
+        assert!(
+            !required,
+            "the corpus is required (CI) but {} is missing",
+            manifest.display()
+        );
+        eprintln!("corpus tests skipped: {} not found", manifest.display());
+        return None;
+    }
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (c_path, c_format, c_notes) = (col("local_path"), col("format"), col("notes"));
+    let entries = lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            Entry {
+                path: f[c_path].to_string(),
+                format: f[c_format].to_string(),
+                notes: f.get(c_notes).unwrap_or(&"").to_string(),
+            }
+        })
+        .collect();
+    Some((dir, entries))
+}
+
+fn is_ours(format: &str) -> bool {
+    format.starts_with("folded-stacks") || format.starts_with("pyroscope-flamebearer-json")
+}
+
+/// Text of a folded file as the oracle reads it: UTF-16 with a BOM decoded, else UTF-8.
+fn oracle_text(bytes: &[u8]) -> String {
+    let utf16 = |le: bool| {
+        let units: Vec<u16> = bytes[2..]
+            .chunks_exact(2)
+            .map(|c| {
+                if le {
+                    u16::from_le_bytes([c[0], c[1]])
+                } else {
+                    u16::from_be_bytes([c[0], c[1]])
+                }
+            })
+            .collect();
+        String::from_utf16_lossy(&units)
+    };
+    match bytes {
+        [0xFF, 0xFE, ..] => utf16(true),
+        [0xFE, 0xFF, ..] => utf16(false),
+        _ => String::from_utf8_lossy(bytes).to_string(),
+    }
+}
+
+fn is_count(s: &str) -> bool {
+    let mut parts = s.splitn(2, '.');
+    let int = parts.next().unwrap_or("");
+    let frac = parts.next().unwrap_or("");
+    !int.is_empty()
+        && int.bytes().all(|b| b.is_ascii_digit())
+        && frac.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Independent folded oracle: (left sum, right sum or total, invalid lines, diff?).
+fn folded_oracle(text: &str) -> (f64, f64, u64, bool) {
+    let mut diff = None;
+    let (mut left, mut right, mut invalid) = (0.0, 0.0, 0u64);
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        let n = toks.len();
+        let two = n >= 3 && is_count(toks[n - 1]) && is_count(toks[n - 2]);
+        let one = n >= 2 && is_count(toks[n - 1]);
+        if !one {
+            if !(line.starts_with('#') || line.starts_with("//")) {
+                invalid += 1;
+            }
+            continue;
+        }
+        let d = *diff.get_or_insert(two);
+        if d {
+            if !two {
+                invalid += 1;
+                continue;
+            }
+            left += toks[n - 2].parse::<f64>().unwrap();
+            right += toks[n - 1].parse::<f64>().unwrap();
+        } else {
+            right += toks[n - 1].parse::<f64>().unwrap();
+        }
+    }
+    (left, right, invalid, diff == Some(true))
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
+}
+
+fn check_folded(path: &Path, p: &Profile) -> Result<String, String> {
+    let (left, right, invalid, diff) = folded_oracle(&oracle_text(&std::fs::read(path).unwrap()));
+    let unit = p.values.ticks_per_unit as f64;
+    let total = p.tree.grand_total() as f64 / unit;
+    if diff != p.is_diff() {
+        return Err(format!(
+            "differential: oracle {diff}, scorch {}",
+            p.is_diff()
+        ));
+    }
+    if diff {
+        let (l, r) = p.meta.diff_ticks.unwrap();
+        if !close(l as f64 / unit, left) || !close(r as f64 / unit, right) {
+            return Err(format!(
+                "diff totals {l}/{r} (÷{unit}) vs oracle {left}/{right}"
+            ));
+        }
+    } else if !close(total, right) {
+        return Err(format!("total {total} vs oracle {right}"));
+    }
+    if p.meta.warnings.invalid_lines != invalid {
+        return Err(format!(
+            "invalid lines: scorch {} vs oracle {invalid}",
+            p.meta.warnings.invalid_lines
+        ));
+    }
+    Ok(format!("total {}", if diff { left + right } else { right }))
+}
+
+fn json_u64(v: &serde_json::Value) -> Option<u64> {
+    v.as_u64()
+        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+}
+
+fn check_flamebearer(path: &Path, entry: &Entry, p: &Profile) -> Result<String, String> {
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let fb = v
+        .get("flamebearer")
+        .or_else(|| v.get("flamegraph"))
+        .unwrap_or(&v);
+    let stated = fb
+        .get("numTicks")
+        .or_else(|| fb.get("total"))
+        .and_then(json_u64)
+        .ok_or("no numTicks in the file")?;
+    if p.tree.grand_total() != stated {
+        return Err(format!(
+            "total {} vs numTicks {stated}",
+            p.tree.grand_total()
+        ));
+    }
+    // The manifest's own note agrees (numTicks=N), as a second witness.
+    if let Some(n) = entry.notes.split("numTicks=").nth(1) {
+        let n: u64 = n
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        if n != stated {
+            return Err(format!("manifest says numTicks={n}, file says {stated}"));
+        }
+    }
+    if let (Some(l), Some(r)) = (
+        v.get("leftTicks")
+            .or_else(|| fb.get("leftTicks"))
+            .and_then(json_u64),
+        v.get("rightTicks")
+            .or_else(|| fb.get("rightTicks"))
+            .and_then(json_u64),
+    ) {
+        if p.meta.diff_ticks != Some((l, r)) {
+            return Err(format!("diff ticks {:?} vs {l}/{r}", p.meta.diff_ticks));
+        }
+    }
+    let names = fb
+        .get("names")
+        .and_then(|n| n.as_array())
+        .map_or(0, |a| a.len());
+    let bars: usize = fb
+        .get("levels")
+        .and_then(|l| l.as_array())
+        .map_or(0, |levels| {
+            levels
+                .iter()
+                .map(|lv| {
+                    let vals = lv.get("values").unwrap_or(lv);
+                    vals.as_array().map_or(0, |a| a.len())
+                })
+                .sum::<usize>()
+        })
+        / if p.is_diff() { 7 } else { 4 };
+    // Every bar of the file is a node (plus a synthetic root when level 0 is not one bar).
+    if p.tree.len() != bars && p.tree.len() != bars + 1 {
+        return Err(format!("{} nodes for {bars} bars", p.tree.len()));
+    }
+    if p.names.len() > names + 1 {
+        return Err(format!(
+            "{} names interned, file has {names}",
+            p.names.len()
+        ));
+    }
+    Ok(format!("numTicks {stated}"))
+}
+
+#[test]
+fn folded_and_flamebearer_files_load_with_their_stated_totals() {
+    let Some((dir, entries)) = corpus() else {
+        return;
+    };
+    let mut failures = Vec::new();
+    let (mut loaded, mut rejected, mut checked) = (0, 0, 0);
+    for e in entries.iter().filter(|e| is_ours(&e.format)) {
+        checked += 1;
+        let path = dir.join(&e.path);
+        if !path.exists() {
+            failures.push(format!("{}: listed in MANIFEST.tsv but missing", e.path));
+            continue;
+        }
+        let expected_failure = EXPECTED_FAILURES.iter().find(|(p, _)| *p == e.path);
+        match (import::load_path(&path), expected_failure) {
+            (Ok(p), None) => {
+                let check = if e.format.starts_with("folded") {
+                    check_folded(&path, &p)
+                } else {
+                    check_flamebearer(&path, e, &p)
+                };
+                if let Err(why) = check {
+                    failures.push(format!("{}: {why}", e.path));
+                    continue;
+                }
+                if let Err(why) = flame_layout(&p.tree).check(&p.tree) {
+                    failures.push(format!("{}: layout invariant broken: {why}", e.path));
+                    continue;
+                }
+                if let Some(&(_, inv, com)) = EXPECTED_DAMAGE.iter().find(|(f, _, _)| *f == e.path)
+                {
+                    let w = &p.meta.warnings;
+                    if (w.invalid_lines, w.comment_lines) != (inv, com) {
+                        failures.push(format!(
+                            "{}: expected {inv} invalid and {com} comment lines, got {} and {}",
+                            e.path, w.invalid_lines, w.comment_lines
+                        ));
+                        continue;
+                    }
+                } else if p.meta.warnings.invalid_lines > 0 {
+                    failures.push(format!(
+                        "{}: unexpected invalid lines: {:?}",
+                        e.path,
+                        p.meta.warnings.lines()
+                    ));
+                    continue;
+                }
+                loaded += 1;
+            }
+            (Ok(_), Some((_, why))) => {
+                failures.push(format!("{}: loaded, but must fail with '{why}'", e.path))
+            }
+            (Err(err), Some((_, why))) => {
+                let msg = err.to_string();
+                if msg.contains(why) && msg.contains(&*path.to_string_lossy()) {
+                    rejected += 1;
+                } else {
+                    failures.push(format!(
+                        "{}: error '{msg}' lacks '{why}' or the path",
+                        e.path
+                    ));
+                }
+            }
+            (Err(err), None) => failures.push(format!("{}: {err}", e.path)),
+        }
+    }
+    eprintln!(
+        "corpus: {checked} folded/flamebearer files checked: {loaded} loaded with the totals they \
+         state, {rejected} rejected as expected, {} failures",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "corpus failures:\n{}",
+        failures.join("\n")
+    );
+    assert_eq!(rejected, EXPECTED_FAILURES.len());
+    assert!(
+        checked >= 90,
+        "only {checked} files of our formats in the manifest"
+    );
+}
+
+/// The format each manifest family must be recognised as.
+fn expected_format(manifest_format: &str) -> Option<SourceFormat> {
+    let f = manifest_format;
+    Some(if f.starts_with("chrome-trace-event-json") {
+        SourceFormat::ChromeTrace
+    } else if f.starts_with("perf-script-text") {
+        SourceFormat::PerfScript
+    } else if f.starts_with("dtrace-stacks-text") {
+        SourceFormat::DTrace
+    } else if f.starts_with("pprof-protobuf") {
+        SourceFormat::Pprof
+    } else if f.starts_with("speedscope-json") {
+        SourceFormat::Speedscope
+    } else if f.starts_with("firefox") {
+        SourceFormat::FirefoxProfile
+    } else if f.starts_with("jaeger") {
+        SourceFormat::Jaeger
+    } else if f.starts_with("otlp") {
+        SourceFormat::Otlp
+    } else {
+        return None;
+    })
+}
+
+#[test]
+fn every_other_corpus_file_is_recognised_and_refused_cleanly() {
+    let Some((dir, entries)) = corpus() else {
+        return;
+    };
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for e in entries.iter().filter(|e| !is_ours(&e.format)) {
+        let path = dir.join(&e.path);
+        if !path.exists() {
+            failures.push(format!("{}: listed in MANIFEST.tsv but missing", e.path));
+            continue;
+        }
+        checked += 1;
+        let result = std::panic::catch_unwind(|| import::load_path(&path));
+        let Ok(result) = result else {
+            failures.push(format!("{}: PANICKED", e.path));
+            continue;
+        };
+        match (result, expected_format(&e.format)) {
+            (Err(ImportError::Unsupported { format, .. }), Some(want)) if format == want => {}
+            (Err(ImportError::Unsupported { .. }), None) => {}
+            // A zero-byte file has no format to recognise.
+            (Err(ImportError::Empty { .. }), _) if std::fs::metadata(&path).unwrap().len() == 0 => {
+            }
+            (Err(ImportError::Unsupported { format, .. }), Some(want)) => failures.push(format!(
+                "{}: recognised as {format:?}, manifest says {want:?}",
+                e.path
+            )),
+            (Err(other), _) => failures.push(format!("{}: {other}", e.path)),
+            (Ok(p), _) => failures.push(format!(
+                "{}: a {} file was imported as {}",
+                e.path,
+                e.format,
+                p.meta.format.describe()
+            )),
+        }
+    }
+    eprintln!("corpus: {checked} files of other formats recognised and refused cleanly");
+    assert!(
+        failures.is_empty(),
+        "corpus failures:\n{}",
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,409 @@
+//! Rendering tests on a real wgpu device (Mesa llvmpipe/lavapipe on machines without a
+//! GPU). Each test skips with a message when no adapter exists, unless
+//! `SCORCH_REQUIRE_GPU=1` (CI), where a missing adapter fails.
+//!
+//! They check what the shaders compute against the CPU reference in `scorch::color`, the
+//! exactness of positions at deep zoom, crisp edges at HiDPI scales, seamless tiling, and
+//! golden images of the demo profiles (`SCORCH_BLESS=1` re-blesses; look at the PNGs).
+
+mod common;
+
+use common::*;
+use scorch::color::{
+    ColorMode, DIFF_COLORBLIND, DIFF_DEFAULT, PALETTE, bar_diff_percent, diff_color, heat_color,
+    murmur3_32, package_name, palette_index, pyroscope_key,
+};
+use scorch::export::ExportOptions;
+use scorch::layout::Layout;
+use scorch::model::Profile;
+use scorch::render::names::{NameHashes, PackedKeys};
+use scorch::render::{self, FrameSpec, Renderer, Scene, TARGET_FORMAT};
+use scorch::view::{Camera, Orientation};
+
+const WHITE: [u8; 3] = [255, 255, 255];
+
+fn to8(c: [f32; 3]) -> [u8; 3] {
+    c.map(|v| (v * 255.0).round() as u8)
+}
+
+/// Center pixel of bar `i` of row `row` under `spec`.
+fn bar_center(spec: &FrameSpec, layout: &Layout, row: usize, i: usize) -> (u32, u32) {
+    let g = &spec.geometry;
+    let r = &layout.rows[row];
+    let x = g.graph.x as f64 + (spec.camera.x_of(r.x0[i]) + spec.camera.x_of(r.x1[i])) / 2.0;
+    let y = g.row_top(row) + g.bar_height_px / 2.0;
+    (x as u32, y as u32)
+}
+
+fn opts(width: u32, orientation: Orientation, color: Option<ColorMode>) -> ExportOptions {
+    ExportOptions {
+        width,
+        orientation,
+        color,
+        ..ExportOptions::default()
+    }
+}
+
+#[test]
+fn gpu_murmur3_matches_cpu_reference() {
+    let Some(gpu) = gpu() else { return };
+    let mut words: Vec<String> = vec![
+        String::new(),
+        "a".into(),
+        "ab".into(),
+        "abc".into(),
+        "abcd".into(),
+        "abcde".into(),
+        "Hello, world!".into(),
+        "The quick brown fox jumps over the lazy dog".into(),
+        "runtime.".into(),
+        "main.".into(),
+        "café".into(),
+        "日本語の関数".into(),
+        "😀 emoji".into(),
+    ];
+    for i in 0..500 {
+        words.push(format!("pkg{i}/sub.Function{}", i * 7919));
+    }
+    let pairs: Vec<(&str, &str)> = words
+        .iter()
+        .zip(words.iter().rev())
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let packed = PackedKeys::from_pairs(pairs.iter().copied());
+    let hashes = NameHashes::compute_packed(gpu, &packed).read(gpu);
+    assert_eq!(hashes.len(), pairs.len());
+    for ((pkg, full), got) in pairs.iter().zip(&hashes) {
+        assert_eq!(
+            got[0],
+            murmur3_32(&pyroscope_key(pkg), 0),
+            "package key {pkg:?}"
+        );
+        assert_eq!(
+            got[1],
+            murmur3_32(&pyroscope_key(full), 0),
+            "name key {full:?}"
+        );
+    }
+    // And the published vectors straight through the shader.
+    let v = PackedKeys::from_pairs([("test", "Hello, world!")]);
+    let h = NameHashes::compute_packed(gpu, &v).read(gpu);
+    assert_eq!(h[0], [0xba6b_d213, 0xc036_3e43]);
+}
+
+fn sample_mode(
+    profile: &Profile,
+    mode: ColorMode,
+    colorblind: bool,
+) -> (FrameSpec, Layout, scorch::render::RgbaImage) {
+    let gpu = gpu().unwrap();
+    let layout = layout_of(profile);
+    let mut o = opts(900, Orientation::Icicle, Some(mode));
+    o.colorblind = colorblind;
+    let spec = spec_for(profile, &layout, &o, false);
+    let img = render_spec(gpu, profile, &layout, &spec);
+    (spec, layout, img)
+}
+
+#[test]
+fn package_and_name_colors_are_pyroscopes() {
+    if gpu().is_none() {
+        return;
+    }
+    let names = [
+        "main.work",
+        "runtime.mallocgc",
+        "net/http.(*Client).Do",
+        "github.com/grafana/pyroscope/pkg/og.Fn",
+        "std::io::copy",
+        "sys_read_[k]",
+        "java/lang/Thread.run",
+        "éclair.fn",
+        "x",
+    ];
+    let text: String = names.iter().map(|n| format!("{n} 100\n")).collect();
+    let p = profile_from("colors.folded", &text);
+    for mode in [ColorMode::Package, ColorMode::Name] {
+        let (spec, layout, img) = sample_mode(&p, mode, false);
+        let row = &layout.rows[1];
+        assert_eq!(row.len(), names.len());
+        for i in 0..row.len() {
+            let name = p.names.get(row.name[i]);
+            let key = match mode {
+                ColorMode::Package => pyroscope_key(package_name(None, name)),
+                _ => pyroscope_key(name),
+            };
+            let want = PALETTE[palette_index(&key)];
+            let (x, y) = bar_center(&spec, &layout, 1, i);
+            let got = img.pixel(x, y);
+            assert!(
+                color_diff(got, want) <= 1,
+                "{mode:?} {name}: got {got:?} want {want:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn diff_colors_follow_the_gradient() {
+    if gpu().is_none() {
+        return;
+    }
+    let p = profile_from(
+        "d.folded",
+        "r;a 100 100\nr;b 100 150\nr;c 100 50\nr;d 0 100\nr;e 100 0\nr;f 100 120\nr;g 100 80\n",
+    );
+    let (lt, rt) = p.meta.diff_ticks.unwrap();
+    for (colorblind, pal) in [(false, &DIFF_DEFAULT), (true, &DIFF_COLORBLIND)] {
+        let (spec, layout, img) = sample_mode(&p, ColorMode::Diff, colorblind);
+        let row = &layout.rows[2];
+        assert_eq!(row.len(), 7);
+        for i in 0..row.len() {
+            let n = row.node[i];
+            let l = p.tree.left_total(n);
+            let pct = bar_diff_percent(l, p.tree.total(n) - l, lt, rt);
+            let want = to8(diff_color(pct, pal));
+            let (x, y) = bar_center(&spec, &layout, 2, i);
+            let got = img.pixel(x, y);
+            assert!(
+                color_diff(got, want) <= 2,
+                "{} ({pct:.1}%): got {got:?} want {want:?}",
+                p.names.get(row.name[i])
+            );
+        }
+        // New code is the palette's "bad" end, removed code its "good" end.
+        let idx = |name: &str| {
+            (0..row.len())
+                .find(|&i| p.names.get(row.name[i]) == name)
+                .unwrap()
+        };
+        let (x, y) = bar_center(&spec, &layout, 2, idx("d"));
+        assert!(color_diff(img.pixel(x, y), pal.bad) <= 2);
+        let (x, y) = bar_center(&spec, &layout, 2, idx("e"));
+        assert!(color_diff(img.pixel(x, y), pal.good) <= 2);
+    }
+}
+
+#[test]
+fn heat_colors_follow_self_value() {
+    if gpu().is_none() {
+        return;
+    }
+    let p = profile_from("h.folded", "a 1\nb 10\nc 100\nd 50\ne;f 30\n");
+    let (spec, layout, img) = sample_mode(&p, ColorMode::Value, false);
+    let max = p.tree.max_self() as f64;
+    for row in 1..layout.rows.len() {
+        for i in 0..layout.rows[row].len() {
+            let n = layout.rows[row].node[i];
+            let want = to8(heat_color(p.tree.self_ticks(n) as f64, max));
+            let (x, y) = bar_center(&spec, &layout, row, i);
+            assert!(color_diff(img.pixel(x, y), want) <= 2, "row {row} bar {i}");
+        }
+    }
+}
+
+/// Bars 10^12 ticks from the origin, zoomed to 20 pixels per tick: every edge must land
+/// on its exact pixel. (With plain f32 positions, 10^12 rounds to a multiple of 65 536.)
+#[test]
+fn deep_zoom_on_a_trillion_tick_axis_is_exact() {
+    let Some(gpu) = gpu() else { return };
+    let p = profile_from("deep.folded", "pad 999999999990\nt;a 1\nt;b 1\nt;c 1\n");
+    let layout = layout_of(&p);
+    assert_eq!(layout.total_ticks, 999_999_999_993);
+    let mut spec = spec_for(
+        &p,
+        &layout,
+        &opts(400, Orientation::Icicle, Some(ColorMode::Name)),
+        false,
+    );
+    spec.camera = Camera {
+        start: 999_999_999_985,
+        start_frac: 0.0,
+        px_per_tick: 20.0,
+    };
+    let img = render_spec(gpu, &p, &layout, &spec);
+    let g = &spec.geometry;
+    let gx = g.graph.x as u32;
+    let y2 = (g.row_top(2) + g.bar_height_px / 2.0) as u32;
+    let y1 = (g.row_top(1) + g.bar_height_px / 2.0) as u32;
+    let color_of = |name: &str| PALETTE[palette_index(&pyroscope_key(name))];
+    let px = |x: u32, y: u32| img.pixel(gx + x, y);
+    // Row 2: a = [100, 120), b = [120, 140), c = [140, 160) minus a 1 px gap each.
+    assert_eq!(&px(99, y2)[..3], &WHITE, "left of a");
+    assert!(
+        color_diff(px(100, y2), color_of("a")) <= 1,
+        "a starts at 100"
+    );
+    assert!(color_diff(px(118, y2), color_of("a")) <= 1, "a ends at 119");
+    assert_eq!(&px(119, y2)[..3], &WHITE, "gap after a");
+    assert!(
+        color_diff(px(120, y2), color_of("b")) <= 1,
+        "b starts at 120"
+    );
+    assert!(
+        color_diff(px(140, y2), color_of("c")) <= 1,
+        "c starts at 140"
+    );
+    assert_eq!(&px(159, y2)[..3], &WHITE, "gap after c");
+    assert_eq!(&px(160, y2)[..3], &WHITE, "nothing after c");
+    // Row 1: pad ends where t starts, at 100.
+    assert!(color_diff(px(98, y1), color_of("pad")) <= 1);
+    assert_eq!(&px(99, y1)[..3], &WHITE);
+    assert!(color_diff(px(100, y1), color_of("t")) <= 1);
+    // Panning by a quarter tick moves every edge by exactly 5 pixels.
+    spec.camera.start_frac = 0.25;
+    let img2 = render_spec(gpu, &p, &layout, &spec);
+    assert!(color_diff(img2.pixel(gx + 95, y2), color_of("a")) <= 1);
+    assert_eq!(&img2.pixel(gx + 94, y2)[..3], &WHITE);
+}
+
+/// A bar half a pixel wide leaves a half-covered pixel: coverage becomes alpha.
+#[test]
+fn sub_pixel_bars_blend_by_coverage() {
+    let Some(gpu) = gpu() else { return };
+    let p = profile_from("thin.folded", "p;a 1\np 3\n");
+    let layout = layout_of(&p);
+    let mut spec = spec_for(
+        &p,
+        &layout,
+        &opts(300, Orientation::Icicle, Some(ColorMode::Name)),
+        false,
+    );
+    spec.camera = Camera {
+        start: 0,
+        start_frac: 0.0,
+        px_per_tick: 0.5,
+    };
+    let img = render_spec(gpu, &p, &layout, &spec);
+    let g = &spec.geometry;
+    // a spans [1.5, 2.0) px: pixel 1 is half a, half background.
+    let y = (g.row_top(2) + g.bar_height_px / 2.0) as u32;
+    let a = PALETTE[palette_index(b"a")];
+    let want = [0, 1, 2].map(|c| ((u16::from(a[c]) + 255) / 2) as u8);
+    let got = img.pixel(g.graph.x as u32 + 1, y);
+    assert!(color_diff(got, want) <= 3, "got {got:?} want {want:?}");
+    assert_eq!(&img.pixel(g.graph.x as u32 + 2, y)[..3], &WHITE);
+}
+
+#[test]
+fn tiles_are_seamless() {
+    let Some(gpu) = gpu() else { return };
+    let p = profile_at("data/demo.folded");
+    let layout = layout_of(&p);
+    let spec = spec_for(&p, &layout, &opts(500, Orientation::Flame, None), true);
+    let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
+    let scene = Scene::new(gpu, &renderer, &p, &layout);
+    let (whole, s1) = render::render_image(gpu, &mut renderer, &scene, &p, &layout, &spec).unwrap();
+    let (tiled, s2) =
+        render::render_image_tiled(gpu, &mut renderer, &scene, &p, &layout, &spec, 64).unwrap();
+    assert_eq!(s1.tiles, 1);
+    assert!(s2.tiles > 20, "{} tiles", s2.tiles);
+    assert_eq!((whole.width, whole.height), (tiled.width, tiled.height));
+    let mut worst = 0;
+    let mut off = 0;
+    for (a, b) in whole
+        .pixels
+        .chunks_exact(4)
+        .zip(tiled.pixels.chunks_exact(4))
+    {
+        let d = (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap();
+        worst = worst.max(d);
+        if d > 2 {
+            off += 1;
+        }
+    }
+    assert_eq!(
+        off, 0,
+        "{off} pixels differ between tiled and whole rendering (worst {worst})"
+    );
+}
+
+#[test]
+fn hidpi_doubles_the_image_and_keeps_edges_crisp() {
+    let Some(gpu) = gpu() else { return };
+    let p = profile_at("data/demo.folded");
+    let layout = layout_of(&p);
+    let mut o = opts(400, Orientation::Flame, Some(ColorMode::Name));
+    let s1 = spec_for(&p, &layout, &o, false);
+    o.scale = 2.0;
+    let s2 = spec_for(&p, &layout, &o, false);
+    let i1 = render_spec(gpu, &p, &layout, &s1);
+    let i2 = render_spec(gpu, &p, &layout, &s2);
+    assert_eq!((i2.width, i2.height), (i1.width * 2, i1.height * 2));
+    // The root bar: exact color from its first pixel, background right before, at both
+    // scales; the separator between rows is whole pixels.
+    for (spec, img) in [(&s1, &i1), (&s2, &i2)] {
+        let g = &spec.geometry;
+        let root = PALETTE[palette_index(b"total")];
+        let y = (g.row_top(0) + g.bar_height_px / 2.0) as u32;
+        let x0 = g.graph.x as u32;
+        assert_eq!(&img.pixel(x0 - 1, y)[..3], &WHITE);
+        assert!(color_diff(img.pixel(x0, y), root) <= 1);
+        let top = g.row_top(0) as u32;
+        assert!(
+            color_diff(img.pixel(x0 + 10, top), root) <= 1,
+            "first row of the bar"
+        );
+        assert_eq!(&img.pixel(x0 + 10, top - 1)[..3], &WHITE, "separator above");
+        assert_eq!(g.gap_px, spec.geometry.scale.round().max(1.0));
+    }
+}
+
+fn golden(name: &str, file: &str, o: ExportOptions) {
+    let Some(gpu) = gpu() else { return };
+    let p = profile_at(file);
+    let layout = layout_of(&p);
+    let spec = spec_for(&p, &layout, &o, true);
+    let img = render_spec(gpu, &p, &layout, &spec);
+    check_golden(name, &img);
+}
+
+#[test]
+fn golden_demo_flame() {
+    golden(
+        "demo_flame",
+        "data/demo.folded",
+        opts(720, Orientation::Flame, None),
+    );
+}
+
+#[test]
+fn golden_demo_icicle_hidpi() {
+    let mut o = opts(480, Orientation::Icicle, None);
+    o.scale = 2.0;
+    golden("demo_icicle_2x", "data/demo.folded", o);
+}
+
+#[test]
+fn golden_demo_value_heat() {
+    golden(
+        "demo_value",
+        "data/demo.folded",
+        opts(720, Orientation::Flame, Some(ColorMode::Value)),
+    );
+}
+
+#[test]
+fn golden_demo_diff() {
+    golden(
+        "demo_diff",
+        "data/demo-diff.folded",
+        opts(720, Orientation::Icicle, None),
+    );
+}
+
+#[test]
+fn golden_demo_diff_colorblind() {
+    let mut o = opts(720, Orientation::Icicle, None);
+    o.colorblind = true;
+    golden("demo_diff_colorblind", "data/demo-diff.folded", o);
+}
+
+#[test]
+fn golden_pyroscope_flamebearer() {
+    golden(
+        "demo_pyroscope",
+        "data/demo-pyroscope.json",
+        opts(720, Orientation::Icicle, None),
+    );
+}
