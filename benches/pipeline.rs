@@ -1,1 +1,174 @@
-fn main() {}
+//! Per-stage benchmarks: parse (bytes/s), layout, pick, and an offscreen frame.
+//!
+//! Inputs are generated deterministically (a W1-like folded profile from TARGETS.md,
+//! scaled down to run in seconds: mean depth ~30, 20 000 distinct 40-byte frame names),
+//! so numbers are comparable between runs and machines. Run with
+//! `cargo bench --bench pipeline`; the frame group needs a GPU adapter (Mesa llvmpipe
+//! counts) and is skipped without one.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use scorch::import::{self, Limits};
+use scorch::layout::flame_layout;
+use scorch::pick::pick;
+use scorch::render::{self, Gpu, GpuOptions, Renderer, Scene, TARGET_FORMAT};
+use scorch::view::{FrameGeometry, Orientation, Style};
+use std::fmt::Write;
+use std::hint::black_box;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// W1-like folded stacks of about `bytes` bytes, sorted as stackcollapse output is.
+fn w1_folded(bytes: usize, seed: u64) -> String {
+    let mut rng = Rng(seed);
+    let names: Vec<String> = (0..20_000)
+        .map(|i| format!("module_{:04}::component::function_{i:06}_", i % 997))
+        .collect();
+    // Stacks share prefixes like real ones: walk a random tree with skewed branching.
+    let mut lines = Vec::new();
+    let mut size = 0;
+    while size < bytes {
+        let depth = 10 + (rng.next() % 41) as usize;
+        let mut s = String::with_capacity(depth * 42);
+        let mut node = 0u64;
+        for d in 0..depth {
+            node = node
+                .wrapping_mul(31)
+                .wrapping_add(rng.next() % if d < 8 { 3 } else { 12 });
+            if d > 0 {
+                s.push(';');
+            }
+            s.push_str(&names[(node % names.len() as u64) as usize]);
+        }
+        let _ = write!(s, " {}", 1 + rng.next() % 50);
+        size += s.len() + 1;
+        lines.push(s);
+    }
+    lines.sort();
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+fn bench_parse(c: &mut Criterion) {
+    let mut g = c.benchmark_group("parse");
+    for mb in [4usize, 16] {
+        let text = w1_folded(mb << 20, 1);
+        g.throughput(Throughput::Bytes(text.len() as u64));
+        g.sample_size(10);
+        g.bench_with_input(
+            BenchmarkId::new("folded", format!("{mb}MiB")),
+            &text,
+            |b, t| {
+                b.iter(|| {
+                    import::load_bytes("w1.folded", black_box(t.as_bytes()), Limits::default())
+                        .unwrap()
+                })
+            },
+        );
+    }
+    let demo = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/demo-pyroscope.json"
+    ))
+    .unwrap();
+    g.throughput(Throughput::Bytes(demo.len() as u64));
+    g.sample_size(50);
+    g.bench_function("flamebearer/demo", |b| {
+        b.iter(|| import::load_bytes("demo.json", black_box(&demo), Limits::default()).unwrap())
+    });
+    g.finish();
+}
+
+fn bench_layout_and_pick(c: &mut Criterion) {
+    let text = w1_folded(16 << 20, 2);
+    let p = import::load_bytes("w1.folded", text.as_bytes(), Limits::default()).unwrap();
+    let mut g = c.benchmark_group("layout");
+    g.throughput(Throughput::Elements(p.tree.len() as u64));
+    g.sample_size(20);
+    g.bench_function("flame/16MiB", |b| {
+        b.iter(|| flame_layout(black_box(&p.tree)))
+    });
+    g.finish();
+
+    let layout = flame_layout(&p.tree);
+    let geom = FrameGeometry::new(
+        1920,
+        1080,
+        1.0,
+        layout.rows.len(),
+        Orientation::Flame,
+        Style::default(),
+    );
+    let cam = geom.fit_camera(&layout);
+    let mut rng = Rng(3);
+    let points: Vec<(f32, f32)> = (0..4096)
+        .map(|_| {
+            (
+                geom.graph.x + (rng.next() % geom.graph.w as u64) as f32,
+                geom.graph.y + (rng.next() % geom.graph.h as u64) as f32,
+            )
+        })
+        .collect();
+    let mut g = c.benchmark_group("pick");
+    g.throughput(Throughput::Elements(points.len() as u64));
+    g.bench_function(format!("hover/{}bars", layout.bar_count()), |b| {
+        b.iter(|| {
+            points
+                .iter()
+                .filter(|(x, y)| pick(&layout, &geom, &cam, *x, *y).is_some())
+                .count()
+        })
+    });
+    g.finish();
+}
+
+fn bench_frame(c: &mut Criterion) {
+    let Ok(gpu) = Gpu::new(&GpuOptions::default()) else {
+        eprintln!("frame benchmarks skipped: no GPU adapter");
+        return;
+    };
+    let text = w1_folded(4 << 20, 4);
+    let p = import::load_bytes("w1.folded", text.as_bytes(), Limits::default()).unwrap();
+    let layout = flame_layout(&p.tree);
+    let mut renderer = Renderer::new(&gpu, TARGET_FORMAT);
+    let scene = Scene::new(&gpu, &renderer, &p, &layout);
+    let mut g = c.benchmark_group("frame");
+    g.sample_size(10);
+    for (w, h) in [(1920u32, 1080u32)] {
+        let (spec, _) = scorch::export::frame_spec(
+            &p,
+            &layout,
+            &scorch::export::ExportOptions {
+                width: w,
+                height: Some(h),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        g.bench_function(
+            format!(
+                "offscreen/{w}x{h}/{}bars/{}",
+                layout.bar_count(),
+                gpu.describe()
+            ),
+            |b| {
+                b.iter(|| {
+                    render::render_image(&gpu, &mut renderer, &scene, &p, &layout, &spec).unwrap()
+                })
+            },
+        );
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_parse, bench_layout_and_pick, bench_frame);
+criterion_main!(benches);

@@ -244,10 +244,10 @@ fn guess_package(name: &str) -> &str {
     if let Some(i) = base.rfind('/') {
         return &base[..=i];
     }
-    if let Some(i) = base.find('.') {
-        if i > 0 {
-            return &base[..=i];
-        }
+    if let Some(i) = base.find('.')
+        && i > 0
+    {
+        return &base[..=i];
     }
     base
 }

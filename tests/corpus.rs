@@ -255,10 +255,9 @@ fn check_flamebearer(path: &Path, entry: &Entry, p: &Profile) -> Result<String, 
         v.get("rightTicks")
             .or_else(|| fb.get("rightTicks"))
             .and_then(json_u64),
-    ) {
-        if p.meta.diff_ticks != Some((l, r)) {
-            return Err(format!("diff ticks {:?} vs {l}/{r}", p.meta.diff_ticks));
-        }
+    ) && p.meta.diff_ticks != Some((l, r))
+    {
+        return Err(format!("diff ticks {:?} vs {l}/{r}", p.meta.diff_ticks));
     }
     let names = fb
         .get("names")

@@ -304,10 +304,10 @@ fn has_key_value(hay: &[u8], key: &str, value: &str) -> bool {
     while let Some(i) = find(&hay[from..], pat) {
         let after = from + i + pat.len();
         let rest = trim_start(&hay[after..]);
-        if let Some(rest) = rest.strip_prefix(b":") {
-            if trim_start(rest).starts_with(want.as_bytes()) {
-                return true;
-            }
+        if let Some(rest) = rest.strip_prefix(b":")
+            && trim_start(rest).starts_with(want.as_bytes())
+        {
+            return true;
         }
         from = after;
     }

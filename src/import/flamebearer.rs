@@ -353,16 +353,16 @@ fn build(file: &str, f: Flat) -> Result<Profile, ImportError> {
                     })?,
                 }
             };
-            if let Some(nt) = f.num_ticks {
-                if bar.x1 > nt {
-                    return Err(invalid(
-                        loc(j),
-                        format!(
-                            "bar spans ticks {}..{}, past numTicks = {nt}",
-                            bar.x0, bar.x1
-                        ),
-                    ));
-                }
+            if let Some(nt) = f.num_ticks
+                && bar.x1 > nt
+            {
+                return Err(invalid(
+                    loc(j),
+                    format!(
+                        "bar spans ticks {}..{}, past numTicks = {nt}",
+                        bar.x0, bar.x1
+                    ),
+                ));
             }
             bars.push(bar);
         }

@@ -230,25 +230,26 @@ impl Renderer {
             TITLE_COLOR,
         );
         let sub_x = margin + title_w + spacing;
-        if !spec.subtitle.is_empty() && sub_x < title_right {
-            if let Some(sub) = self.text.fit(
+        if !spec.subtitle.is_empty()
+            && sub_x < title_right
+            && let Some(sub) = self.text.fit(
                 &spec.subtitle,
                 &spec.subtitle,
                 sub_size,
                 title_right - sub_x,
-            ) {
-                let sub_top = (g.title.y + (g.title.h - TextLayer::line_height(sub_size)) / 2.0)
-                    .round()
-                    + scale.round();
-                self.text.push(
-                    &sub,
-                    sub_size,
-                    sub_x - tx,
-                    sub_top - ty,
-                    title_clip,
-                    MUTED_COLOR,
-                );
-            }
+            )
+        {
+            let sub_top = (g.title.y + (g.title.h - TextLayer::line_height(sub_size)) / 2.0)
+                .round()
+                + scale.round();
+            self.text.push(
+                &sub,
+                sub_size,
+                sub_x - tx,
+                sub_top - ty,
+                title_clip,
+                MUTED_COLOR,
+            );
         }
 
         // Bars: visible rows, and per row the visible range by binary search.

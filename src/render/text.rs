@@ -127,7 +127,7 @@ impl TextLayer {
                 m.ends.push((g.x + g.w, g.end));
             }
         }
-        m.ends.sort_by(|a, b| a.1.cmp(&b.1));
+        m.ends.sort_by_key(|e| e.1);
         // Keep x monotonic for the prefix search (ligatures can reorder slightly).
         let mut max_x = 0.0f32;
         for e in &mut m.ends {

@@ -72,7 +72,7 @@ def stacks(after, seed):
     # Sampling noise, so counts look measured rather than designed.
     return {k: max(1, int(v * rng.uniform(0.9, 1.1))) for k, v in out.items()}
 
-data = Path(__file__).resolve().parent.parent / "data"
+data = Path(__file__).resolve().parent
 before = stacks(False, 7)
 after = stacks(True, 8)
 with open(data / "demo.folded", "w") as f:
