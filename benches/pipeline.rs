@@ -143,7 +143,7 @@ fn bench_frame(c: &mut Criterion) {
     let scene = Scene::new(&gpu, &renderer, &p, &layout);
     let mut g = c.benchmark_group("frame");
     g.sample_size(10);
-    for (w, h) in [(1920u32, 1080u32)] {
+    for (w, h) in [(1280u32, 720u32), (1920, 1080)] {
         let (spec, _) = scorch::export::frame_spec(
             &p,
             &layout,
