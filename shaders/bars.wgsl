@@ -35,7 +35,8 @@ struct Globals {
     // Left and right grand totals of a diff profile.
     left_ticks: f32,
     right_ticks: f32,
-    _pad0: f32,
+    // 1 while a search is active: bars whose name does not match are greyed out.
+    search_active: u32,
     // Diff gradient stops at -100 %, 0 %, +100 % (sRGB, alpha unused).
     diff_good: vec4<f32>,
     diff_neutral: vec4<f32>,
@@ -73,6 +74,8 @@ struct VsOut {
 
 @group(0) @binding(0) var<uniform> g: Globals;
 @group(0) @binding(1) var<storage, read> hashes: array<vec2<u32>>;
+// Per name: 1 when the name matches the current search.
+@group(0) @binding(2) var<storage, read> name_flags: array<u32>;
 var<immediate> row: RowParams;
 
 const PALETTE_LEN: u32 = 29u;
@@ -164,6 +167,11 @@ fn vs_main(@builtin(vertex_index) vi: u32, inst: Instance) -> VsOut {
         default: {
             rgb = diff_color(inst.values.y, inst.values.z);
         }
+    }
+
+    // Search: non-matching bars become light grey, as in Pyroscope.
+    if (g.search_active != 0u && name_flags[inst.name] == 0u) {
+        rgb = vec3<f32>(0.87, 0.87, 0.87);
     }
 
     var out: VsOut;

@@ -18,11 +18,13 @@
 //!   -> frame                     render   per visible row: two binary searches, one draw;
 //!                                          colors computed in WGSL; glyphon labels
 //!   -> PNG                       export   offscreen, tiled past the texture limit
+//!   -> window                    app      winit: input -> ViewState transitions -> frames
 //! ```
 //!
 //! `color` holds the CPU reference of everything the shaders compute (palette, hash keys,
 //! diff gradient, heat ramp), so tests can compare rendered pixels with it.
 
+pub mod app;
 pub mod color;
 pub mod export;
 pub mod import;

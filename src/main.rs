@@ -15,11 +15,59 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 /// scorch: a GPU-rendered viewer for performance profiles (flame graphs, icicles, diffs).
+///
+/// `scorch FILE` opens FILE in a window; `scorch` alone opens the bundled demo profile.
 #[derive(Parser, Debug)]
-#[command(name = "scorch", version, about, long_about = None)]
+#[command(
+    name = "scorch",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    open: OpenArgs,
+}
+
+/// Options of the window.
+#[derive(clap::Args, Debug)]
+struct OpenArgs {
+    /// Profile to open (folded stacks or Pyroscope flamebearer JSON, optionally gzipped)
+    /// [default: the bundled demo profile].
+    file: Option<PathBuf>,
+    /// Screenshots (Ctrl+S, P) are this many times the window's physical resolution.
+    #[arg(long, default_value_t = 1.0)]
+    screenshot_scale: f32,
+    /// Initial orientation.
+    #[arg(long, value_enum, default_value_t = ViewArg::Flamegraph)]
+    view: ViewArg,
+    /// Initial bar colors [default: diff for differential profiles, package otherwise].
+    #[arg(long, value_enum)]
+    color: Option<ColorArg>,
+    /// Graphics API [default: WGPU_BACKEND, or the best available].
+    #[arg(long, value_enum)]
+    backend: Option<BackendArg>,
+    /// Initial window size in logical pixels, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x800", value_parser = parse_size)]
+    size: (u32, u32),
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WIDTHxHEIGHT, got {s:?}"))?;
+    let p = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("not a size: {s:?}"))
+    };
+    let (w, h) = (p(w)?, p(h)?);
+    if w < 100 || h < 100 {
+        return Err("the window must be at least 100x100".into());
+    }
+    Ok((w, h))
 }
 
 #[derive(Subcommand, Debug)]
@@ -118,9 +166,58 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Render(args) => render(args),
-        Command::Info { input } => info(&input),
+        Some(Command::Render(args)) => render(args),
+        Some(Command::Info { input }) => info(&input),
+        None => open(cli.open),
     }
+}
+
+fn color_arg(c: ColorArg) -> ColorMode {
+    match c {
+        ColorArg::Package => ColorMode::Package,
+        ColorArg::Name => ColorMode::Name,
+        ColorArg::Value => ColorMode::Value,
+        ColorArg::Diff => ColorMode::Diff,
+    }
+}
+
+fn backend_arg(b: BackendArg) -> Backend {
+    match b {
+        BackendArg::Vulkan => Backend::Vulkan,
+        BackendArg::Gl => Backend::Gl,
+    }
+}
+
+fn view_arg(v: ViewArg) -> Orientation {
+    match v {
+        ViewArg::Flamegraph => Orientation::Flame,
+        ViewArg::Icicle => Orientation::Icicle,
+    }
+}
+
+fn open(a: OpenArgs) -> Result<()> {
+    if !(a.screenshot_scale.is_finite() && a.screenshot_scale > 0.0 && a.screenshot_scale <= 8.0) {
+        bail!("--screenshot-scale must be between 0 and 8");
+    }
+    let source = match a.file {
+        Some(p) => {
+            if !p.exists() {
+                bail!("{}: no such file", p.display());
+            }
+            scorch::app::Source::Path(p)
+        }
+        None => scorch::app::Source::Demo,
+    };
+    scorch::app::run(
+        source,
+        scorch::app::AppOptions {
+            backend: a.backend.map(backend_arg),
+            screenshot_scale: a.screenshot_scale,
+            orientation: view_arg(a.view),
+            color: a.color.map(color_arg),
+            size: a.size,
+        },
+    )
 }
 
 fn load(input: &Path) -> Result<Profile> {
@@ -152,26 +249,15 @@ fn render(a: RenderArgs) -> Result<()> {
         width: a.width,
         height: a.height,
         scale: a.scale,
-        orientation: match a.view {
-            ViewArg::Flamegraph => Orientation::Flame,
-            ViewArg::Icicle => Orientation::Icicle,
-        },
-        color: a.color.map(|c| match c {
-            ColorArg::Package => ColorMode::Package,
-            ColorArg::Name => ColorMode::Name,
-            ColorArg::Value => ColorMode::Value,
-            ColorArg::Diff => ColorMode::Diff,
-        }),
+        orientation: view_arg(a.view),
+        color: a.color.map(color_arg),
         colorblind: a.colorblind,
         title: a.title,
     };
     // Check the options before paying for a device.
     export::frame_spec(&profile, &layout, &opts)?;
     let gpu = Gpu::new(&GpuOptions {
-        backend: a.backend.map(|b| match b {
-            BackendArg::Vulkan => Backend::Vulkan,
-            BackendArg::Gl => Backend::Gl,
-        }),
+        backend: a.backend.map(backend_arg),
     })?;
     let t_gpu = t0.elapsed();
     let report = export::render_png(&gpu, &profile, &layout, &opts, &a.output)?;

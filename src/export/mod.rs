@@ -173,18 +173,15 @@ pub fn frame_spec(
     let shown = (geometry.graph.h / geometry.row_pitch_px).floor() as usize;
     let rows_cut = rows.saturating_sub(shown);
     let camera = geometry.fit_camera(layout);
-    Ok((
-        FrameSpec {
-            geometry,
-            camera,
-            color,
-            colorblind: opts.colorblind,
-            title: opts.title.clone().unwrap_or_else(|| default_title(profile)),
-            subtitle: subtitle(profile),
-            labels: true,
-        },
-        rows_cut,
-    ))
+    let mut spec = FrameSpec::new(
+        geometry,
+        camera,
+        color,
+        opts.title.clone().unwrap_or_else(|| default_title(profile)),
+    );
+    spec.colorblind = opts.colorblind;
+    spec.subtitle = subtitle(profile);
+    Ok((spec, rows_cut))
 }
 
 /// Renders `profile` to an image.

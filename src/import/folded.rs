@@ -150,6 +150,16 @@ fn trim_end(b: &[u8]) -> &[u8] {
 
 /// Parses a folded-stacks document (already decoded to UTF-8).
 pub fn parse(file: &str, text: &[u8]) -> Result<Profile, ImportError> {
+    parse_with(file, text, None)
+}
+
+/// [`parse`], storing the bytes consumed into `progress` every megabyte.
+pub fn parse_with(
+    file: &str,
+    text: &[u8],
+    progress: Option<&super::Progress>,
+) -> Result<Profile, ImportError> {
+    let mut next_report = 1usize << 20;
     let mut names = Names::new();
     let mut builder: Option<CallTreeBuilder> = None;
     let mut warnings = Warnings::default();
@@ -172,6 +182,10 @@ pub fn parse(file: &str, text: &[u8]) -> Result<Profile, ImportError> {
         let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
         let raw = &text[start..end];
         start = end + 1;
+        if start >= next_report {
+            super::Progress::set_done(progress, start as u64);
+            next_report = start + (1 << 20);
+        }
         line_no += 1;
         let line = trim_ascii(raw);
         if line.is_empty() {

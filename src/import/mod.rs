@@ -19,6 +19,30 @@ pub mod folded;
 
 use crate::model::{Profile, SourceFormat};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Progress of a load, shared with another thread (the window's progress display).
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Bytes of (decoded) input processed so far.
+    pub done: AtomicU64,
+    /// Bytes of (decoded) input in all; 0 until known.
+    pub total: AtomicU64,
+}
+
+impl Progress {
+    /// Fraction done, when the total is known.
+    pub fn fraction(&self) -> Option<f64> {
+        let t = self.total.load(Ordering::Relaxed);
+        (t > 0).then(|| self.done.load(Ordering::Relaxed) as f64 / t as f64)
+    }
+
+    pub(crate) fn set_done(p: Option<&Progress>, v: u64) {
+        if let Some(p) = p {
+            p.done.store(v, Ordering::Relaxed);
+        }
+    }
+}
 
 /// Why an input could not be imported.
 #[derive(Debug, thiserror::Error)]
@@ -125,18 +149,36 @@ impl Default for Limits {
 
 /// Reads and imports the profile at `path`.
 pub fn load_path(path: &Path) -> Result<Profile, ImportError> {
+    load_path_with(path, None)
+}
+
+/// [`load_path`], reporting progress.
+pub fn load_path_with(path: &Path, progress: Option<&Progress>) -> Result<Profile, ImportError> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|error| ImportError::Io {
         file: file.clone(),
         error,
     })?;
-    load_bytes(&file, &bytes, Limits::default())
+    load_bytes_with(&file, &bytes, Limits::default(), progress)
 }
 
 /// Imports a profile from `bytes`; `file` names it in errors (a path, or `<stdin>`).
 pub fn load_bytes(file: &str, bytes: &[u8], limits: Limits) -> Result<Profile, ImportError> {
+    load_bytes_with(file, bytes, limits, None)
+}
+
+/// [`load_bytes`], reporting progress.
+pub fn load_bytes_with(
+    file: &str,
+    bytes: &[u8],
+    limits: Limits,
+    progress: Option<&Progress>,
+) -> Result<Profile, ImportError> {
     let decoded = decode::decode(file, bytes, limits)?;
     let text = decoded.text.as_ref();
+    if let Some(p) = progress {
+        p.total.store(text.len() as u64, Ordering::Relaxed);
+    }
     if text.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(ImportError::Empty {
             file: file.to_string(),
@@ -147,7 +189,9 @@ pub fn load_bytes(file: &str, bytes: &[u8], limits: Limits) -> Result<Profile, I
         hint,
     })?;
     let mut profile = match format {
-        SourceFormat::Folded | SourceFormat::FoldedDiff => folded::parse(file, text)?,
+        SourceFormat::Folded | SourceFormat::FoldedDiff => {
+            folded::parse_with(file, text, progress)?
+        }
         SourceFormat::FlamebearerSingle | SourceFormat::FlamebearerDiff => {
             flamebearer::parse(file, text)?
         }
@@ -158,6 +202,7 @@ pub fn load_bytes(file: &str, bytes: &[u8], limits: Limits) -> Result<Profile, I
             });
         }
     };
+    Progress::set_done(progress, text.len() as u64);
     profile.meta.gzipped = decoded.gzipped;
     if let Some(note) = decoded.note {
         profile.meta.warnings.notes.push(note);

@@ -77,8 +77,8 @@ pub struct BarGlobals {
     pub left_ticks: f32,
     /// `right_ticks: f32`: right grand total of a diff.
     pub right_ticks: f32,
-    /// `_pad0: f32`.
-    pub _pad0: f32,
+    /// `search_active: u32`: 1 greys out bars whose name does not match.
+    pub search_active: u32,
     /// `diff_good: vec4<f32>`.
     pub diff_good: [f32; 4],
     /// `diff_neutral: vec4<f32>`.
@@ -123,7 +123,7 @@ impl BarGlobals {
             max_self: 0.0,
             left_ticks: 0.0,
             right_ticks: 0.0,
-            _pad0: 0.0,
+            search_active: 0,
             diff_good: rgba(diff.good),
             diff_neutral: rgba(diff.neutral),
             diff_bad: rgba(diff.bad),
@@ -154,11 +154,17 @@ pub struct BarPipeline {
 impl BarPipeline {
     /// Compiles `bars.wgsl` for `format`.
     pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> BarPipeline {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("BarPipeline::shader"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/bars.wgsl").into()),
-        });
-        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        Self::with_layout(device, format, Self::bind_layout(device))
+    }
+
+    /// The same pipeline for another target format, sharing the bind group layout, so a
+    /// [`BarScene`] made for one draws with the other (window and screenshot).
+    pub fn for_format(&self, device: &wgpu::Device, format: wgpu::TextureFormat) -> BarPipeline {
+        Self::with_layout(device, format, self.bind_layout.clone())
+    }
+
+    fn bind_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+        device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("BarPipeline::bind_layout"),
             entries: &[
                 wgpu::BindGroupLayoutEntry {
@@ -183,7 +189,28 @@ impl BarPipeline {
                     },
                     count: None,
                 },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: true },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
             ],
+        })
+    }
+
+    fn with_layout(
+        device: &wgpu::Device,
+        format: wgpu::TextureFormat,
+        bind_layout: wgpu::BindGroupLayout,
+    ) -> BarPipeline {
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("BarPipeline::shader"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/bars.wgsl").into()),
         });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("BarPipeline::layout"),
@@ -245,6 +272,8 @@ pub struct BarScene {
     globals: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     name_hashes: NameHashes,
+    name_flags: wgpu::Buffer,
+    names: usize,
     /// Bytes of instance data uploaded.
     pub instance_bytes: u64,
     max_self: f32,
@@ -326,6 +355,13 @@ impl BarScene {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        let names = profile.names.len();
+        let name_flags = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("BarScene::name_flags"),
+            size: (names.max(1) * 4) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("BarScene::bind_group"),
             layout: &pipeline.bind_layout,
@@ -338,6 +374,10 @@ impl BarScene {
                     binding: 1,
                     resource: name_hashes.buffer().as_entire_binding(),
                 },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: name_flags.as_entire_binding(),
+                },
             ],
         });
         BarScene {
@@ -346,6 +386,8 @@ impl BarScene {
             globals,
             bind_group,
             name_hashes,
+            name_flags,
+            names,
             instance_bytes,
             max_self: tree.max_self() as f32,
             diff_ticks: profile.meta.diff_ticks.or_else(|| profile.diff_totals()),
@@ -355,6 +397,14 @@ impl BarScene {
     /// The GPU name hashes (for tests that compare them with the CPU reference).
     pub fn name_hashes(&self) -> &NameHashes {
         &self.name_hashes
+    }
+
+    /// Uploads which names match the current search (one flag per name id).
+    pub fn set_search(&self, queue: &wgpu::Queue, matches: &[bool]) {
+        let flags: Vec<u32> = (0..self.names.max(1))
+            .map(|i| u32::from(matches.get(i).copied().unwrap_or(false)))
+            .collect();
+        queue.write_buffer(&self.name_flags, 0, bytemuck::cast_slice(&flags));
     }
 
     /// Fills the profile-dependent fields of `g` (heat scale, diff totals).
@@ -372,25 +422,25 @@ impl BarScene {
     }
 
     /// Records the draws for `rows`: each item is a row index, its top edge in target
-    /// pixels, and the range of its bars to draw.
+    /// pixels, the range of its bars to draw, and the row's opacity.
     pub fn draw<'a>(
         &'a self,
         pass: &mut wgpu::RenderPass<'a>,
         pipeline: &'a BarPipeline,
-        rows: impl IntoIterator<Item = (usize, f32, Range<usize>)>,
+        rows: impl IntoIterator<Item = (usize, f32, Range<usize>, f32)>,
     ) -> u64 {
         pass.set_pipeline(&pipeline.pipeline);
         pass.set_bind_group(0, &self.bind_group, &[]);
         let stride = std::mem::size_of::<BarInstance>() as u64;
         let mut drawn = 0u64;
-        for (row, top, range) in rows {
+        for (row, top, range, alpha) in rows {
             let Some(segs) = self.rows.get(row) else {
                 continue;
             };
             if range.is_empty() {
                 continue;
             }
-            pass.set_immediates(0, bytemuck::bytes_of(&RowParams { top, alpha: 1.0 }));
+            pass.set_immediates(0, bytemuck::bytes_of(&RowParams { top, alpha }));
             for s in segs {
                 let lo = range.start.max(s.row_start);
                 let hi = range.end.min(s.row_start + s.len);

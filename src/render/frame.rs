@@ -9,11 +9,12 @@
 use super::bars::{BarGlobals, BarPipeline, BarScene, diff_palette};
 use super::gpu::Gpu;
 use super::rects::{RectInstance, RectPipeline};
-use super::text::TextLayer;
+use super::text::{Layer, TextLayer};
 use crate::color::{self, ColorMode};
 use crate::layout::Layout;
 use crate::model::Profile;
 use crate::model::units::format_percent;
+use crate::pick::BarRef;
 use crate::view::{Camera, FrameGeometry};
 
 /// Texture format of every scorch target: colors are sRGB values written as they are
@@ -44,6 +45,68 @@ pub struct FrameSpec {
     pub subtitle: String,
     /// Draw labels inside bars (tests turn them off to sample bar colors).
     pub labels: bool,
+    /// The bar under the pointer, outlined.
+    pub hover: Option<BarRef>,
+    /// Rows shallower than this are drawn faded (the ancestors of a zoomed bar).
+    pub faded_rows: usize,
+    /// A search is active: non-matching bars are greyed (see `BarScene::set_search`).
+    pub search_active: bool,
+    /// Text of the collapsed-ancestors line when the geometry has a header (focus).
+    pub header_label: String,
+    /// Drawn over everything: status line, tooltip, menus, search field.
+    pub overlays: Vec<Overlay>,
+}
+
+impl FrameSpec {
+    /// A spec with the given essentials and nothing interactive.
+    pub fn new(
+        geometry: FrameGeometry,
+        camera: Camera,
+        color: ColorMode,
+        title: String,
+    ) -> FrameSpec {
+        FrameSpec {
+            geometry,
+            camera,
+            color,
+            colorblind: false,
+            title,
+            subtitle: String::new(),
+            labels: true,
+            hover: None,
+            faded_rows: 0,
+            search_active: false,
+            header_label: String::new(),
+            overlays: Vec::new(),
+        }
+    }
+}
+
+/// Something drawn over the frame, in image pixels.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Overlay {
+    /// A filled rectangle: left, top, width, height; sRGB color with alpha.
+    Rect {
+        /// Left, top, width, height.
+        rect: [f32; 4],
+        /// sRGBA.
+        color: [u8; 4],
+    },
+    /// A line of text with its top-left corner at (`x`, `y`), clipped to `clip`.
+    Text {
+        /// The text.
+        text: String,
+        /// Font size in pixels.
+        size: f32,
+        /// Left edge.
+        x: f32,
+        /// Top edge.
+        y: f32,
+        /// sRGB.
+        color: [u8; 3],
+        /// Left, top, right, bottom.
+        clip: [f32; 4],
+    },
 }
 
 /// The part of the image a render target covers, in image pixels.
@@ -170,6 +233,16 @@ impl Renderer {
         }
     }
 
+    /// A renderer for another target format that can draw the same [`Scene`]s (the
+    /// window draws into its surface's format, screenshots into [`TARGET_FORMAT`]).
+    pub fn for_format(&self, gpu: &Gpu, format: wgpu::TextureFormat) -> Renderer {
+        Renderer {
+            bars: self.bars.for_format(&gpu.device, format),
+            rects: RectPipeline::new(&gpu.device, format),
+            text: TextLayer::new(&gpu.device, &gpu.queue, format),
+        }
+    }
+
     /// Access to the text layer (measurements for the window's overlays).
     pub fn text(&mut self) -> &mut TextLayer {
         &mut self.text
@@ -187,6 +260,32 @@ impl Renderer {
         target: &wgpu::TextureView,
         tile: Tile,
     ) -> Result<FrameStats, FrameError> {
+        self.render_timed(
+            gpu,
+            Some((scene, profile, layout)),
+            spec,
+            target,
+            tile,
+            None,
+        )
+    }
+
+    /// [`render`](Self::render) with the profile optional (a window still loading draws
+    /// its title and overlays only) and an optional GPU timer around the pass.
+    pub fn render_timed(
+        &mut self,
+        gpu: &Gpu,
+        content: Option<(&Scene, &Profile, &Layout)>,
+        spec: &FrameSpec,
+        target: &wgpu::TextureView,
+        tile: Tile,
+        mut timer: Option<&mut super::timer::GpuTimer>,
+    ) -> Result<FrameStats, FrameError> {
+        let empty_layout = Layout::default();
+        let (scene, layout) = match content {
+            Some((s, _, l)) => (Some(s), l),
+            None => (None, &empty_layout),
+        };
         let g = &spec.geometry;
         let (tx, ty) = (tile.x as f32, tile.y as f32);
         let scale = g.scale;
@@ -256,14 +355,15 @@ impl Renderer {
         let cam = &spec.camera;
         let graph_right = g.graph.x + g.graph.w;
         let (t0, t1) = cam.visible_ticks(f64::from(g.graph.w));
-        let mut draws: Vec<(usize, f32, std::ops::Range<usize>)> = Vec::new();
+        let mut draws: Vec<(usize, f32, std::ops::Range<usize>, f32)> = Vec::new();
         let label_size = (g.style.label_font * scale).round();
         let label_line = TextLayer::line_height(label_size);
         let pad = (g.style.label_pad * scale).round();
         let min_label = g.style.min_label_width * scale;
         let diff_pal = diff_palette(spec.colorblind);
-        let diff_ticks = profile.meta.diff_ticks.or_else(|| profile.diff_totals());
-        let max_self = profile.tree.max_self() as f64;
+        let diff_ticks =
+            content.and_then(|(_, p, _)| p.meta.diff_ticks.or_else(|| p.diff_totals()));
+        let max_self = content.map_or(0.0, |(_, p, _)| p.tree.max_self() as f64);
         let mut labels = 0usize;
         for r in g.visible_rows() {
             let Some(row) = layout.rows.get(r) else {
@@ -274,7 +374,8 @@ impl Renderer {
                 continue;
             }
             let range = row.range_between(t0, t1);
-            draws.push((r, top - ty, range.clone()));
+            let alpha = if r < spec.faded_rows { 0.35 } else { 1.0 };
+            draws.push((r, top - ty, range.clone(), alpha));
             for i in range {
                 let x0 = g.graph.x + cam.x_of(row.x0[i]) as f32;
                 let x1 = g.graph.x + cam.x_of(row.x1[i]) as f32;
@@ -287,6 +388,9 @@ impl Renderer {
                     continue;
                 }
                 let n = row.node[i];
+                let Some((_, profile, _)) = content else {
+                    continue;
+                };
                 let name = profile.names.get(row.name[i]);
                 let full = bar_label(profile, n);
                 let Some(text) = self
@@ -320,8 +424,100 @@ impl Renderer {
             }
         }
 
+        // Focus: the collapsed ancestors as one grey line.
+        if let Some(top) = g.header_top()
+            && top + g.bar_height_px > ty
+            && top < ty + tile.h as f32
+        {
+            rects.push(RectInstance {
+                rect: [
+                    g.graph.x - tx,
+                    top - ty,
+                    g.graph.w - g.gap_px,
+                    g.bar_height_px,
+                ],
+                color: srgb([200, 200, 200]),
+            });
+            self.text.push(
+                &spec.header_label,
+                label_size,
+                g.graph.x + pad - tx,
+                (top + (g.bar_height_px - label_line) / 2.0).round() - ty,
+                [
+                    g.graph.x - tx,
+                    top - ty,
+                    graph_right - tx,
+                    top + g.bar_height_px - ty,
+                ],
+                TITLE_COLOR,
+            );
+        }
+
+        // The hovered bar: an outline, clipped to the graph.
+        if let Some(h) = spec.hover
+            && let Some(row) = layout.rows.get(h.row)
+            && h.index < row.len()
+            && g.visible_rows().contains(&h.row)
+        {
+            let x0 = (g.graph.x + cam.x_of(row.x0[h.index]) as f32)
+                .round()
+                .max(g.graph.x - 1.0);
+            let x1 = ((g.graph.x + cam.x_of(row.x1[h.index]) as f32).round() - g.gap_px)
+                .min(graph_right + 1.0)
+                .max(x0 + 1.0);
+            let top = g.row_top(h.row);
+            let t = scale.round().max(1.0);
+            let c = [0.1, 0.1, 0.1, 0.85];
+            let (w, hgt) = (x1 - x0, g.bar_height_px);
+            for r in [
+                [x0, top, w, t],
+                [x0, top + hgt - t, w, t],
+                [x0, top, t, hgt],
+                [x1 - t, top, t, hgt],
+            ] {
+                rects.push(RectInstance {
+                    rect: [r[0] - tx, r[1] - ty, r[2], r[3]],
+                    color: c,
+                });
+            }
+        }
+
+        // Overlays: their rectangles after the base ones, their text on the top layer.
+        let base_rects = rects.len() as u32;
+        for o in &spec.overlays {
+            match o {
+                Overlay::Rect { rect, color } => rects.push(RectInstance {
+                    rect: [rect[0] - tx, rect[1] - ty, rect[2], rect[3]],
+                    color: [
+                        f32::from(color[0]) / 255.0,
+                        f32::from(color[1]) / 255.0,
+                        f32::from(color[2]) / 255.0,
+                        f32::from(color[3]) / 255.0,
+                    ],
+                }),
+                Overlay::Text {
+                    text,
+                    size,
+                    x,
+                    y,
+                    color,
+                    clip,
+                } => self.text.push_on(
+                    Layer::Overlay,
+                    text,
+                    *size,
+                    x - tx,
+                    y - ty,
+                    [clip[0] - tx, clip[1] - ty, clip[2] - tx, clip[3] - ty],
+                    *color,
+                ),
+            }
+        }
+        let all_rects = rects.len() as u32;
+
         // Uniforms.
         let mut globals = BarGlobals::new(spec.color, diff_pal);
+        globals.search_active = u32::from(spec.search_active);
         globals.view_start = cam.start_split();
         globals.view_start_frac = cam.start_frac as f32;
         globals.px_per_tick = cam.px_per_tick as f32;
@@ -331,8 +527,10 @@ impl Renderer {
         globals.clip_right = graph_right - tx;
         globals.bar_height = g.bar_height_px;
         globals.gap = g.gap_px;
-        scene.bars.complete_globals(&mut globals);
-        scene.bars.write_globals(&gpu.queue, &globals);
+        if let Some(scene) = scene {
+            scene.bars.complete_globals(&mut globals);
+            scene.bars.write_globals(&gpu.queue, &globals);
+        }
         self.rects.prepare(
             &gpu.device,
             &gpu.queue,
@@ -366,7 +564,7 @@ impl Renderer {
                     },
                 })],
                 depth_stencil_attachment: None,
-                timestamp_writes: None,
+                timestamp_writes: timer.as_mut().and_then(|t| t.pass_writes()),
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
@@ -375,7 +573,10 @@ impl Renderer {
             let sy0 = (g.graph.y - ty).max(0.0).floor();
             let sx1 = (graph_right - tx).min(tile.w as f32).ceil();
             let sy1 = (g.graph.y + g.graph.h - ty).min(tile.h as f32).ceil();
-            if sx1 > sx0 && sy1 > sy0 {
+            if let Some(scene) = scene
+                && sx1 > sx0
+                && sy1 > sy0
+            {
                 pass.set_scissor_rect(
                     sx0 as u32,
                     sy0 as u32,
@@ -387,10 +588,18 @@ impl Renderer {
                 bars_drawn = 0;
             }
             pass.set_scissor_rect(0, 0, tile.w, tile.h);
-            self.rects.render(&mut pass);
-            self.text.render(&mut pass)?;
+            self.rects.render(&mut pass, 0..base_rects);
+            self.text.render(&mut pass, Layer::Base)?;
+            self.rects.render(&mut pass, base_rects..all_rects);
+            self.text.render(&mut pass, Layer::Overlay)?;
+        }
+        if let Some(t) = &timer {
+            t.resolve(&mut enc);
         }
         gpu.queue.submit([enc.finish()]);
+        if let Some(t) = timer {
+            t.after_submit();
+        }
         Ok(FrameStats { bars_drawn, labels })
     }
 

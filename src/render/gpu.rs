@@ -100,12 +100,12 @@ impl Gpu {
         pollster::block_on(Self::new_async(opts, None))
     }
 
-    /// Opens a device; `display` is the window system connection when a window will be
-    /// drawn into (needed by GL on Wayland/X11).
-    pub async fn new_async(
+    /// The wgpu instance for `opts`; `display` is the window system connection when a
+    /// window will be drawn into (GL on Wayland/X11 needs it).
+    pub fn instance(
         opts: &GpuOptions,
         display: Option<Box<dyn wgpu::wgt::WgpuHasDisplayHandle>>,
-    ) -> Result<Gpu, GpuError> {
+    ) -> wgpu::Instance {
         let mut desc = match display {
             Some(d) => wgpu::InstanceDescriptor::new_with_display_handle_from_env(d),
             None => wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
@@ -113,15 +113,35 @@ impl Gpu {
         if let Some(b) = opts.backend {
             desc.backends = b.bits();
         }
-        let backends = desc.backends;
-        let instance = wgpu::Instance::new(desc);
+        wgpu::Instance::new(desc)
+    }
 
+    /// Opens a device for offscreen rendering.
+    pub async fn new_async(
+        opts: &GpuOptions,
+        display: Option<Box<dyn wgpu::wgt::WgpuHasDisplayHandle>>,
+    ) -> Result<Gpu, GpuError> {
+        let instance = Self::instance(opts, display);
+        Self::with_instance(instance, opts, None).await
+    }
+
+    /// Opens a device on `instance`, able to present to `surface` when given.
+    pub async fn with_instance(
+        instance: wgpu::Instance,
+        opts: &GpuOptions,
+        surface: Option<&wgpu::Surface<'_>>,
+    ) -> Result<Gpu, GpuError> {
+        let backends = match opts.backend {
+            Some(b) => b.bits(),
+            None => wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all()),
+        };
         let adapter = match std::env::var("WGPU_ADAPTER_NAME") {
             Ok(want) if !want.is_empty() => {
                 let want_lc = want.to_lowercase();
                 let all = instance.enumerate_adapters(backends).await;
                 let names: Vec<String> = all.iter().map(describe_adapter).collect();
                 all.into_iter()
+                    .filter(|a| surface.is_none_or(|s| a.is_surface_supported(s)))
                     .find(|a| a.get_info().name.to_lowercase().contains(&want_lc))
                     .ok_or_else(|| GpuError::NoAdapter {
                         tried: format!("{}, WGPU_ADAPTER_NAME={want:?}", backend_names(backends)),
@@ -134,7 +154,7 @@ impl Gpu {
                     .request_adapter(&wgpu::RequestAdapterOptions {
                         power_preference,
                         force_fallback_adapter: false,
-                        compatible_surface: None,
+                        compatible_surface: surface,
                         apply_limit_buckets: false,
                     })
                     .await;
@@ -144,7 +164,7 @@ impl Gpu {
                         .request_adapter(&wgpu::RequestAdapterOptions {
                             power_preference,
                             force_fallback_adapter: true,
-                            compatible_surface: None,
+                            compatible_surface: surface,
                             apply_limit_buckets: false,
                         })
                         .await
@@ -174,7 +194,8 @@ impl Gpu {
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("scorch"),
-                required_features: REQUIRED_FEATURES,
+                // Timestamp queries, where offered, give the frame-time overlay GPU times.
+                required_features: REQUIRED_FEATURES | (features & wgpu::Features::TIMESTAMP_QUERY),
                 // Everything the adapter offers: large textures and buffers let exports
                 // use fewer tiles and big profiles fewer instance chunks.
                 required_limits: limits,

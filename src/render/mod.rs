@@ -17,9 +17,11 @@ pub mod gpu;
 pub mod names;
 pub mod rects;
 pub mod text;
+pub mod timer;
 
 pub use frame::{FrameSpec, FrameStats, Renderer, Scene, TARGET_FORMAT, Tile};
 pub use gpu::{Backend, Gpu, GpuError, GpuOptions};
+pub use timer::GpuTimer;
 
 use crate::layout::Layout;
 use crate::model::Profile;

@@ -155,14 +155,15 @@ impl RectPipeline {
         self.count = rects.len() as u32;
     }
 
-    /// Draws the prepared rectangles.
-    pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) {
-        if self.count == 0 {
+    /// Draws the prepared rectangles `range` (indices into the slice given to `prepare`).
+    pub fn render(&self, pass: &mut wgpu::RenderPass<'_>, range: std::ops::Range<u32>) {
+        let range = range.start.min(self.count)..range.end.min(self.count);
+        if range.is_empty() {
             return;
         }
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.set_vertex_buffer(0, self.instances.slice(..));
-        pass.draw(0..4, 0..self.count);
+        pass.draw(0..4, range);
     }
 }

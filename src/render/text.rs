@@ -14,6 +14,7 @@ use glyphon::{
     TextArea, TextAtlas, TextBounds, TextRenderer, Viewport, Wrap,
 };
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// The bundled font.
@@ -44,11 +45,21 @@ impl Measure {
 }
 
 struct Item {
-    buffer: Buffer,
+    buffer: Rc<Buffer>,
     left: f32,
     top: f32,
     bounds: TextBounds,
     color: Color,
+}
+
+/// Which pass a piece of text belongs to: labels and titles are drawn under overlay
+/// rectangles (tooltips, menus), overlay text above them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layer {
+    /// Bar labels, title, legend.
+    Base = 0,
+    /// Text of overlays drawn over everything.
+    Overlay = 1,
 }
 
 /// Shaping, caching and drawing of text.
@@ -57,10 +68,13 @@ pub struct TextLayer {
     swash: SwashCache,
     _cache: Cache,
     atlas: TextAtlas,
-    renderer: TextRenderer,
+    renderers: [TextRenderer; 2],
     viewport: Viewport,
     measures: HashMap<(String, u32), Arc<Measure>>,
-    items: Vec<Item>,
+    /// Shaped strings kept across frames: a window redrawn for a hover change reshapes
+    /// nothing.
+    shaped: HashMap<(String, u32), Rc<Buffer>>,
+    items: [Vec<Item>; 2],
 }
 
 /// Font system with only the bundled font.
@@ -86,18 +100,21 @@ impl TextLayer {
         let cache = Cache::new(device);
         let mut atlas =
             TextAtlas::with_color_mode(device, queue, &cache, format, glyphon::ColorMode::Web);
-        let renderer =
-            TextRenderer::new(&mut atlas, device, wgpu::MultisampleState::default(), None);
+        let renderers = [
+            TextRenderer::new(&mut atlas, device, wgpu::MultisampleState::default(), None),
+            TextRenderer::new(&mut atlas, device, wgpu::MultisampleState::default(), None),
+        ];
         let viewport = Viewport::new(device, &cache);
         TextLayer {
             font_system: font_system(),
             swash: SwashCache::new(),
             _cache: cache,
             atlas,
-            renderer,
+            renderers,
             viewport,
             measures: HashMap::new(),
-            items: Vec::new(),
+            shaped: HashMap::new(),
+            items: [Vec::new(), Vec::new()],
         }
     }
 
@@ -165,11 +182,12 @@ impl TextLayer {
 
     /// Forgets the previous frame's text.
     pub fn clear(&mut self) {
-        self.items.clear();
+        self.items[0].clear();
+        self.items[1].clear();
     }
 
     /// Adds `text` at `size` pixels with its top-left at (`left`, `top`), clipped to
-    /// `clip` = (left, top, right, bottom), in target pixels.
+    /// `clip` = (left, top, right, bottom), in target pixels, on the base layer.
     pub fn push(
         &mut self,
         text: &str,
@@ -179,8 +197,34 @@ impl TextLayer {
         clip: [f32; 4],
         color: [u8; 3],
     ) {
-        let buffer = self.shaped(text, size);
-        self.items.push(Item {
+        self.push_on(Layer::Base, text, size, left, top, clip, color);
+    }
+
+    /// [`push`](Self::push) onto a given layer.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_on(
+        &mut self,
+        layer: Layer,
+        text: &str,
+        size: f32,
+        left: f32,
+        top: f32,
+        clip: [f32; 4],
+        color: [u8; 3],
+    ) {
+        let key = (text.to_string(), size.to_bits());
+        let buffer = match self.shaped.get(&key) {
+            Some(b) => b.clone(),
+            None => {
+                if self.shaped.len() > 50_000 {
+                    self.shaped.clear();
+                }
+                let b = Rc::new(self.shaped(text, size));
+                self.shaped.insert(key, b.clone());
+                b
+            }
+        };
+        self.items[layer as usize].push(Item {
             buffer,
             left,
             top,
@@ -201,12 +245,12 @@ impl TextLayer {
 
     /// Number of text items queued for this frame.
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.items[0].len() + self.items[1].len()
     }
 
     /// True when nothing is queued.
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.len() == 0
     }
 
     /// Shapes, rasterises and uploads the queued text for a target of `width`×`height`.
@@ -218,29 +262,36 @@ impl TextLayer {
         height: u32,
     ) -> Result<(), glyphon::PrepareError> {
         self.viewport.update(queue, Resolution { width, height });
-        let areas = self.items.iter().map(|i| TextArea {
-            buffer: &i.buffer,
-            left: i.left,
-            top: i.top,
-            scale: 1.0,
-            bounds: i.bounds,
-            default_color: i.color,
-            custom_glyphs: &[],
-        });
-        self.renderer.prepare(
-            device,
-            queue,
-            &mut self.font_system,
-            &mut self.atlas,
-            &self.viewport,
-            areas,
-            &mut self.swash,
-        )
+        for (layer, renderer) in self.renderers.iter_mut().enumerate() {
+            let areas = self.items[layer].iter().map(|i| TextArea {
+                buffer: &i.buffer,
+                left: i.left,
+                top: i.top,
+                scale: 1.0,
+                bounds: i.bounds,
+                default_color: i.color,
+                custom_glyphs: &[],
+            });
+            renderer.prepare(
+                device,
+                queue,
+                &mut self.font_system,
+                &mut self.atlas,
+                &self.viewport,
+                areas,
+                &mut self.swash,
+            )?;
+        }
+        Ok(())
     }
 
-    /// Draws the prepared text.
-    pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) -> Result<(), glyphon::RenderError> {
-        self.renderer.render(&self.atlas, &self.viewport, pass)
+    /// Draws the prepared text of `layer`.
+    pub fn render(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        layer: Layer,
+    ) -> Result<(), glyphon::RenderError> {
+        self.renderers[layer as usize].render(&self.atlas, &self.viewport, pass)
     }
 
     /// Drops glyphs not used since the last trim.

@@ -14,6 +14,9 @@
 
 use crate::layout::Layout;
 
+pub mod search;
+pub mod state;
+
 /// Which way the rows grow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Orientation {
@@ -41,6 +44,8 @@ pub struct Style {
     pub label_pad: f32,
     /// Narrowest bar that gets a label.
     pub min_label_width: f32,
+    /// Height of the status line below the graph (0: none, as in exports).
+    pub status_height: f32,
 }
 
 impl Default for Style {
@@ -53,6 +58,7 @@ impl Default for Style {
             title_font: 14.0,
             label_pad: 4.0,
             min_label_width: 22.0,
+            status_height: 0.0,
         }
     }
 }
@@ -156,6 +162,8 @@ pub struct FrameGeometry {
     pub title: RectPx,
     /// The graph area.
     pub graph: RectPx,
+    /// The status line below the graph (zero height when there is none).
+    pub status: RectPx,
     /// Row pitch in physical pixels (a whole number).
     pub row_pitch_px: f32,
     /// Height of a bar (pitch minus the separator).
@@ -168,6 +176,10 @@ pub struct FrameGeometry {
     pub orientation: Orientation,
     /// Vertical scroll of the graph content, in physical pixels (0 shows the root).
     pub scroll_px: f32,
+    /// Rows before this one are not drawn (a focused node's ancestors).
+    pub first_row: usize,
+    /// Whether a collapsed "ancestors" line takes the first row slot (focus).
+    pub header: bool,
     /// The logical sizes this geometry was derived from.
     pub style: Style,
 }
@@ -209,13 +221,20 @@ impl FrameGeometry {
         let px = |v: f32| (v * scale).round();
         let margin = px(style.margin);
         let title_h = px(style.title_height);
+        let status_h = px(style.status_height);
         let gap = scale.round().max(1.0);
         let pitch = px(style.row_pitch).max(gap + 1.0);
         let graph = RectPx {
             x: margin,
             y: title_h + margin,
             w: (width_px as f32 - 2.0 * margin).max(1.0),
-            h: (height_px as f32 - title_h - 2.0 * margin).max(0.0),
+            h: (height_px as f32 - title_h - status_h - 2.0 * margin).max(0.0),
+        };
+        let status = RectPx {
+            x: 0.0,
+            y: height_px as f32 - status_h,
+            w: width_px as f32,
+            h: status_h,
         };
         FrameGeometry {
             width_px,
@@ -228,20 +247,23 @@ impl FrameGeometry {
                 h: title_h,
             },
             graph,
+            status,
             row_pitch_px: pitch,
             bar_height_px: pitch - gap,
             gap_px: gap,
             rows,
             orientation,
             scroll_px: 0.0,
+            first_row: 0,
+            header: false,
             style,
         }
     }
 
-    /// Top edge of row `row` (physical pixels, image space). For the flame orientation the
-    /// root sits on the graph's bottom edge; for the icicle, on its top edge.
-    pub fn row_top(&self, row: usize) -> f32 {
-        let offset = row as f32 * self.row_pitch_px;
+    /// Top edge of row slot `slot` (slot 0 is the header when there is one, else the
+    /// first shown row).
+    pub fn slot_top(&self, slot: usize) -> f32 {
+        let offset = slot as f32 * self.row_pitch_px;
         match self.orientation {
             Orientation::Icicle => self.graph.y + offset - self.scroll_px,
             Orientation::Flame => {
@@ -250,41 +272,76 @@ impl FrameGeometry {
         }
     }
 
-    /// The row whose pitch band contains `y`, if it is inside the graph and the layout.
-    pub fn row_at(&self, y: f32) -> Option<usize> {
+    fn slot_of(&self, row: usize) -> usize {
+        row.saturating_sub(self.first_row) + usize::from(self.header)
+    }
+
+    /// Top edge of the collapsed-ancestors line, when focused.
+    pub fn header_top(&self) -> Option<f32> {
+        self.header.then(|| self.slot_top(0))
+    }
+
+    /// Top edge of row `row` (physical pixels, image space). For the flame orientation the
+    /// root sits on the graph's bottom edge; for the icicle, on its top edge.
+    pub fn row_top(&self, row: usize) -> f32 {
+        self.slot_top(self.slot_of(row))
+    }
+
+    /// The row slot whose pitch band contains `y`, if inside the graph.
+    fn slot_at(&self, y: f32) -> Option<usize> {
         if y < self.graph.y || y >= self.graph.y + self.graph.h {
             return None;
         }
-        let rel = match self.orientation {
-            Orientation::Icicle => y - self.graph.y + self.scroll_px,
-            Orientation::Flame => self.graph.y + self.graph.h + self.scroll_px - y,
+        let s = match self.orientation {
+            Orientation::Icicle => {
+                ((y - self.graph.y + self.scroll_px) / self.row_pitch_px).floor()
+            }
+            // Bottom-up: the band [bottom - pitch, bottom) is slot 0.
+            Orientation::Flame => {
+                ((self.graph.y + self.graph.h + self.scroll_px - y) / self.row_pitch_px).ceil()
+                    - 1.0
+            }
         };
-        let r = match self.orientation {
-            Orientation::Icicle => (rel / self.row_pitch_px).floor(),
-            // Bottom-up: the band [bottom - pitch, bottom) is row 0.
-            Orientation::Flame => (rel / self.row_pitch_px).ceil() - 1.0,
-        };
-        (r >= 0.0 && (r as usize) < self.rows).then_some(r as usize)
+        (s >= 0.0).then_some(s as usize)
+    }
+
+    /// The layout row whose pitch band contains `y`, if it is inside the graph and the
+    /// layout (the collapsed header line is not a row).
+    pub fn row_at(&self, y: f32) -> Option<usize> {
+        let s = self.slot_at(y)?;
+        if self.header && s == 0 {
+            return None;
+        }
+        let r = s - usize::from(self.header) + self.first_row;
+        (r < self.rows).then_some(r)
+    }
+
+    /// Whether `y` is on the collapsed-ancestors line.
+    pub fn is_header(&self, y: f32) -> bool {
+        self.header && self.slot_at(y) == Some(0)
     }
 
     /// Rows that are at least partly inside the graph area.
     pub fn visible_rows(&self) -> std::ops::Range<usize> {
-        let mut lo = self.rows;
-        let mut hi = 0;
-        // At most a few hundred rows fit on any screen: find them by arithmetic, not a scan.
-        let first_guess = match self.orientation {
-            Orientation::Icicle => (self.scroll_px / self.row_pitch_px).floor().max(0.0) as usize,
-            Orientation::Flame => (self.scroll_px / self.row_pitch_px).floor().max(0.0) as usize,
-        };
-        let count = (self.graph.h / self.row_pitch_px).ceil() as usize + 2;
-        for r in first_guess.saturating_sub(1)..(first_guess + count).min(self.rows) {
+        let slots = (self.graph.h / self.row_pitch_px).ceil() as usize + 2;
+        let first_slot = (self.scroll_px / self.row_pitch_px).floor().max(0.0) as usize;
+        let header = usize::from(self.header);
+        let lo = (first_slot.saturating_sub(1 + header) + self.first_row).min(self.rows);
+        let hi = (first_slot + slots + self.first_row).min(self.rows);
+        let mut out_lo = hi;
+        let mut out_hi = lo;
+        for r in lo.max(self.first_row)..hi {
             let top = self.row_top(r);
             if top + self.row_pitch_px > self.graph.y && top < self.graph.y + self.graph.h {
-                lo = lo.min(r);
-                hi = hi.max(r + 1);
+                out_lo = out_lo.min(r);
+                out_hi = out_hi.max(r + 1);
             }
         }
-        if lo >= hi { 0..0 } else { lo..hi }
+        if out_lo >= out_hi {
+            0..0
+        } else {
+            out_lo..out_hi
+        }
     }
 
     /// The camera that fits the whole layout across the graph's width.
