@@ -61,7 +61,9 @@ struct Instance {
     @location(1) x1: vec2<u32>,
     // Interned name id: index into `hashes`.
     @location(2) name: u32,
-    // (self ticks, left total, right total) as floats, for heat and diff colors.
+    // (self ticks, left total, right total) as floats, for heat and diff colors. A bar
+    // that stands for a merged run of sub-pixel bars (level of detail) stores
+    // -(self + 1) in x and is drawn lighter.
     @location(3) values: vec3<f32>,
 }
 
@@ -162,11 +164,16 @@ fn vs_main(@builtin(vertex_index) vi: u32, inst: Instance) -> VsOut {
             rgb = g.palette[hashes[inst.name].y % PALETTE_LEN].rgb;
         }
         case 2u: {
-            rgb = heat_color(inst.values.x);
+            rgb = heat_color(abs(inst.values.x) - select(0.0, 1.0, inst.values.x < 0.0));
         }
         default: {
             rgb = diff_color(inst.values.y, inst.values.z);
         }
+    }
+
+    // Merged runs of sub-pixel bars: a lighter fill, so they read as "many small things".
+    if (inst.values.x < 0.0) {
+        rgb = mix(rgb, vec3<f32>(1.0, 1.0, 1.0), 0.35);
     }
 
     // Search: non-matching bars become light grey, as in Pyroscope.

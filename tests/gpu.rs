@@ -407,3 +407,54 @@ fn golden_pyroscope_flamebearer() {
         opts(720, Orientation::Icicle, None),
     );
 }
+
+/// Level of detail: a 200 000-bar row at full view draws about two bars per pixel, and a
+/// merged run of sub-pixel bars is drawn lighter than the palette color.
+#[test]
+fn lod_bounds_the_bars_drawn_per_frame() {
+    let Some(gpu) = gpu() else { return };
+    let mut text = String::new();
+    for i in 0..200_000 {
+        text.push_str(&format!("root;f{} {}\n", i % 50_000, 1 + i % 7));
+    }
+    let p = profile_from("many.folded", &text);
+    let layout = layout_of(&p);
+    let spec = spec_for(
+        &p,
+        &layout,
+        &opts(600, Orientation::Icicle, Some(ColorMode::Name)),
+        false,
+    );
+    let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
+    let scene = Scene::new(gpu, &renderer, &p, &layout);
+    let (img, stats) =
+        render::render_image(gpu, &mut renderer, &scene, &p, &layout, &spec).unwrap();
+    let width = spec.geometry.graph.w as u64;
+    assert!(layout.bar_count() > 50_000);
+    assert!(
+        stats.bars_drawn <= 2 + 2 * (2 * width + 1),
+        "{} bars drawn for {} px",
+        stats.bars_drawn,
+        width
+    );
+    // Row 2 is merged runs: each is its dominant name's color mixed 35 % towards white.
+    let g = &spec.geometry;
+    let tpp = 1.0 / spec.camera.px_per_tick;
+    let scorch::lod::TierRef::Tier(k) = scene.lod.tier_for(2, tpp) else {
+        panic!("row 2 needs a tier at full view");
+    };
+    let tier = &scene.lod.rows[2][k];
+    let j = (0..tier.len())
+        .filter(|&j| tier.count[j] > 1)
+        .max_by_key(|&j| tier.x1[j] - tier.x0[j])
+        .expect("a merged run");
+    let x = g.graph.x as f64 + (spec.camera.x_of(tier.x0[j]) + spec.camera.x_of(tier.x1[j])) / 2.0;
+    let y = (g.row_top(2) + g.bar_height_px / 2.0) as u32;
+    let c = PALETTE[palette_index(&pyroscope_key(p.names.get(tier.name[j])))];
+    let want = c.map(|v| (f32::from(v) + (255.0 - f32::from(v)) * 0.35).round() as u8);
+    let got = img.pixel(x as u32, y);
+    assert!(
+        color_diff(got, want) <= 3,
+        "merged run: got {got:?}, want {want:?}"
+    );
+}

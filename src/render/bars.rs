@@ -10,6 +10,7 @@ use super::gpu::{Gpu, IMMEDIATE_BYTES};
 use super::names::NameHashes;
 use crate::color::{self, ColorMode, DiffPalette, HEAT_STOPS, PALETTE};
 use crate::layout::Layout;
+use crate::lod::{Lod, TierRef};
 use crate::model::Profile;
 use bytemuck::{Pod, Zeroable};
 use std::ops::Range;
@@ -265,10 +266,63 @@ struct Segment {
     len: usize,
 }
 
+/// Packs instance lists into chunk buffers of at most `chunk_cap` instances.
+struct Uploader<'a> {
+    gpu: &'a Gpu,
+    chunk_cap: u64,
+    staging: Vec<BarInstance>,
+    chunks: Vec<wgpu::Buffer>,
+    bytes: u64,
+}
+
+impl Uploader<'_> {
+    fn flush(&mut self) {
+        if self.staging.is_empty() {
+            return;
+        }
+        let stride = std::mem::size_of::<BarInstance>() as u64;
+        let buf = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("BarScene::instances"),
+            size: (self.staging.len() as u64 * stride).max(stride),
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.gpu
+            .queue
+            .write_buffer(&buf, 0, bytemuck::cast_slice(&self.staging));
+        self.chunks.push(buf);
+        self.staging.clear();
+    }
+
+    /// Appends `len` instances made by `make`, returning where they went.
+    fn push_list(&mut self, len: usize, make: impl Fn(usize) -> BarInstance) -> Vec<Segment> {
+        let mut segs = Vec::new();
+        let mut i = 0;
+        while i < len {
+            if self.staging.len() as u64 == self.chunk_cap {
+                self.flush();
+            }
+            let room = (self.chunk_cap - self.staging.len() as u64) as usize;
+            let take = room.min(len - i);
+            segs.push(Segment {
+                chunk: self.chunks.len(),
+                chunk_start: self.staging.len() as u64,
+                row_start: i,
+                len: take,
+            });
+            self.staging.extend((i..i + take).map(&make));
+            self.bytes += take as u64 * std::mem::size_of::<BarInstance>() as u64;
+            i += take;
+        }
+        segs
+    }
+}
+
 /// A profile's bars and name hashes, resident on the GPU.
 pub struct BarScene {
     chunks: Vec<wgpu::Buffer>,
-    rows: Vec<Vec<Segment>>,
+    /// Per row: the row's own bars, then each LOD tier's.
+    rows: Vec<Vec<Vec<Segment>>>,
     globals: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     name_hashes: NameHashes,
@@ -281,73 +335,78 @@ pub struct BarScene {
 }
 
 impl BarScene {
-    /// Uploads `layout`'s bars (values from `profile`) and hashes the profile's names.
-    pub fn new(gpu: &Gpu, pipeline: &BarPipeline, profile: &Profile, layout: &Layout) -> BarScene {
+    /// Uploads `layout`'s bars and `lod`'s tiers (values from `profile`) and hashes the
+    /// profile's names.
+    pub fn new(
+        gpu: &Gpu,
+        pipeline: &BarPipeline,
+        profile: &Profile,
+        layout: &Layout,
+        lod: &Lod,
+    ) -> BarScene {
         let device = &gpu.device;
         let name_hashes = NameHashes::compute(gpu, profile);
         let tree = &profile.tree;
         let diff = profile.is_diff();
-
         let stride = std::mem::size_of::<BarInstance>() as u64;
         let max_chunk_bytes = device.limits().max_buffer_size.min(256 << 20);
-        let chunk_cap = (max_chunk_bytes / stride).max(1);
-
-        let mut chunks = Vec::new();
-        let mut rows = Vec::with_capacity(layout.rows.len());
-        let mut staging: Vec<BarInstance> = Vec::with_capacity(chunk_cap.min(1 << 20) as usize);
-        let mut instance_bytes = 0u64;
-        let flush = |staging: &mut Vec<BarInstance>, chunks: &mut Vec<wgpu::Buffer>| {
-            if staging.is_empty() {
-                return;
-            }
-            let buf = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("BarScene::instances"),
-                size: (staging.len() as u64 * stride).max(stride),
-                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            gpu.queue
-                .write_buffer(&buf, 0, bytemuck::cast_slice(staging));
-            chunks.push(buf);
-            staging.clear();
+        let mut up = Uploader {
+            gpu,
+            chunk_cap: (max_chunk_bytes / stride).max(1),
+            staging: Vec::new(),
+            chunks: Vec::new(),
+            bytes: 0,
         };
-        for row in &layout.rows {
-            let mut segs = Vec::new();
-            let mut i = 0;
-            while i < row.len() {
-                if staging.len() as u64 == chunk_cap {
-                    flush(&mut staging, &mut chunks);
-                }
-                let room = (chunk_cap - staging.len() as u64) as usize;
-                let take = room.min(row.len() - i);
-                segs.push(Segment {
-                    chunk: chunks.len(),
-                    chunk_start: staging.len() as u64,
-                    row_start: i,
-                    len: take,
-                });
-                for k in i..i + take {
-                    let n = row.node[k];
-                    let total = tree.total(n);
-                    let (left, right) = if diff {
-                        let l = tree.left_total(n);
-                        (l as f32, (total - l) as f32)
-                    } else {
-                        (total as f32, total as f32)
-                    };
-                    staging.push(BarInstance {
-                        x0: BarInstance::split(row.x0[k]),
-                        x1: BarInstance::split(row.x1[k]),
-                        name: row.name[k],
-                        values: [tree.self_ticks(n) as f32, left, right],
-                    });
-                }
-                instance_bytes += take as u64 * stride;
-                i += take;
+        // (self, left total, right total) of one node.
+        let values = |n: u32| -> (f32, f32, f32) {
+            let total = tree.total(n);
+            if diff {
+                let l = tree.left_total(n);
+                (tree.self_ticks(n) as f32, l as f32, (total - l) as f32)
+            } else {
+                (tree.self_ticks(n) as f32, total as f32, total as f32)
             }
-            rows.push(segs);
+        };
+        let mut rows = Vec::with_capacity(layout.rows.len());
+        for (r, row) in layout.rows.iter().enumerate() {
+            let mut lists = Vec::new();
+            lists.push(up.push_list(row.len(), |k| {
+                let (s, l, rt) = values(row.node[k]);
+                BarInstance {
+                    x0: BarInstance::split(row.x0[k]),
+                    x1: BarInstance::split(row.x1[k]),
+                    name: row.name[k],
+                    values: [s, l, rt],
+                }
+            }));
+            for tier in lod.rows.get(r).map_or(&[][..], |t| &t[..]) {
+                lists.push(up.push_list(tier.len(), |j| {
+                    let first = tier.first[j] as usize;
+                    let count = tier.count[j] as usize;
+                    let (mut s, mut l, mut rt) = (0.0f32, 0.0f32, 0.0f32);
+                    for k in first..first + count {
+                        let v = values(row.node[k]);
+                        s += v.0;
+                        l += v.1;
+                        rt += v.2;
+                    }
+                    BarInstance {
+                        x0: BarInstance::split(tier.x0[j]),
+                        x1: BarInstance::split(tier.x1[j]),
+                        name: tier.name[j],
+                        // A merged run is marked by a negative self (see bars.wgsl).
+                        values: [if count > 1 { -(s + 1.0) } else { s }, l, rt],
+                    }
+                }));
+            }
+            rows.push(lists);
         }
-        flush(&mut staging, &mut chunks);
+        up.flush();
+        let Uploader {
+            chunks,
+            bytes: instance_bytes,
+            ..
+        } = up;
 
         let globals = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("BarScene::globals"),
@@ -422,19 +481,23 @@ impl BarScene {
     }
 
     /// Records the draws for `rows`: each item is a row index, its top edge in target
-    /// pixels, the range of its bars to draw, and the row's opacity.
+    /// pixels, which tier, the range of that tier's bars to draw, and the row's opacity.
     pub fn draw<'a>(
         &'a self,
         pass: &mut wgpu::RenderPass<'a>,
         pipeline: &'a BarPipeline,
-        rows: impl IntoIterator<Item = (usize, f32, Range<usize>, f32)>,
+        rows: impl IntoIterator<Item = (usize, f32, TierRef, Range<usize>, f32)>,
     ) -> u64 {
         pass.set_pipeline(&pipeline.pipeline);
         pass.set_bind_group(0, &self.bind_group, &[]);
         let stride = std::mem::size_of::<BarInstance>() as u64;
         let mut drawn = 0u64;
-        for (row, top, range, alpha) in rows {
-            let Some(segs) = self.rows.get(row) else {
+        for (row, top, tier, range, alpha) in rows {
+            let list = match tier {
+                TierRef::Row => 0,
+                TierRef::Tier(i) => i + 1,
+            };
+            let Some(segs) = self.rows.get(row).and_then(|l| l.get(list)) else {
                 continue;
             };
             if range.is_empty() {

@@ -12,6 +12,7 @@ use super::rects::{RectInstance, RectPipeline};
 use super::text::{Layer, TextLayer};
 use crate::color::{self, ColorMode};
 use crate::layout::Layout;
+use crate::lod::{Lod, TierRef};
 use crate::model::Profile;
 use crate::model::units::format_percent;
 use crate::pick::BarRef;
@@ -142,18 +143,21 @@ pub enum FrameError {
     TextRender(#[from] glyphon::RenderError),
 }
 
-/// GPU data for one profile and layout.
+/// Drawing data for one profile and layout: the level-of-detail tiers (CPU, for range
+/// searches) and everything uploaded to the GPU.
 pub struct Scene {
-    /// Bars and name hashes.
+    /// Per-row tiers of merged sub-pixel bars.
+    pub lod: Lod,
+    /// Bars, tiers and name hashes on the GPU.
     pub bars: BarScene,
 }
 
 impl Scene {
-    /// Uploads `layout` (with values from `profile`).
+    /// Builds the LOD tiers of `layout` and uploads everything (values from `profile`).
     pub fn new(gpu: &Gpu, renderer: &Renderer, profile: &Profile, layout: &Layout) -> Scene {
-        Scene {
-            bars: BarScene::new(gpu, &renderer.bars, profile, layout),
-        }
+        let lod = Lod::build(layout);
+        let bars = BarScene::new(gpu, &renderer.bars, profile, layout, &lod);
+        Scene { lod, bars }
     }
 }
 
@@ -355,7 +359,8 @@ impl Renderer {
         let cam = &spec.camera;
         let graph_right = g.graph.x + g.graph.w;
         let (t0, t1) = cam.visible_ticks(f64::from(g.graph.w));
-        let mut draws: Vec<(usize, f32, std::ops::Range<usize>, f32)> = Vec::new();
+        let mut draws: Vec<(usize, f32, TierRef, std::ops::Range<usize>, f32)> = Vec::new();
+        let ticks_per_px = 1.0 / cam.px_per_tick;
         let label_size = (g.style.label_font * scale).round();
         let label_line = TextLayer::line_height(label_size);
         let pad = (g.style.label_pad * scale).round();
@@ -373,10 +378,24 @@ impl Renderer {
             if top + g.row_pitch_px <= ty || top >= ty + tile.h as f32 {
                 continue;
             }
-            let range = row.range_between(t0, t1);
+            // The coarsest tier finer than a pixel: about two bars per pixel at most.
+            let tier = scene.map_or(TierRef::Row, |sc| sc.lod.tier_for(r, ticks_per_px));
+            let (range, tier_bars) = match tier {
+                TierRef::Row => (row.range_between(t0, t1), None),
+                TierRef::Tier(k) => {
+                    let t = &scene.expect("tier implies a scene").lod.rows[r][k];
+                    (t.range_between(t0, t1), Some(t))
+                }
+            };
             let alpha = if r < spec.faded_rows { 0.35 } else { 1.0 };
-            draws.push((r, top - ty, range.clone(), alpha));
-            for i in range {
+            draws.push((r, top - ty, tier, range.clone(), alpha));
+            for j in range {
+                // Labels for real bars only; a merged run has no single name to show.
+                let i = match tier_bars {
+                    None => j,
+                    Some(t) if t.count[j] == 1 => t.first[j] as usize,
+                    Some(_) => continue,
+                };
                 let x0 = g.graph.x + cam.x_of(row.x0[i]) as f32;
                 let x1 = g.graph.x + cam.x_of(row.x1[i]) as f32;
                 if !spec.labels || x1 - x0 < min_label {

@@ -1,0 +1,326 @@
+//! Level of detail: per row, a pyramid of tiers that merge sub-pixel neighbours.
+//!
+//! Tier `k` of a row merges every maximal run of consecutive bars that are each narrower
+//! than 2^k ticks and separated by gaps narrower than 2^k ticks into one bar spanning the
+//! run, carrying how many bars it holds and the name of its widest member (its dominant
+//! name); wider bars stay as they are. Every output bar is then either at least 2^k wide or
+//! followed by a gap of at least 2^k, so over a window of W ticks a tier has at most
+//! about 2·W/2^k bars. A frame showing T ticks per pixel uses the coarsest tier with
+//! 2^k ≤ T: at most about two bars per pixel of the row, whatever the profile's size.
+//!
+//! Tiers are built bottom-up in one linear pass each, and one is kept only when it has at
+//! most half the bars of the last kept one, so all tiers together hold at most as many
+//! bars as the row itself. Tier 0 is the row (not copied). Merged bars never replace the
+//! rows for picking: hover and click still binary-search the exact bars.
+
+use crate::layout::{Layout, Row};
+use crate::model::NameId;
+
+/// One coarser version of a row.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tier {
+    /// Bars narrower than 2^shift ticks (with small gaps) are merged here.
+    pub shift: u32,
+    /// Start ticks, sorted.
+    pub x0: Vec<u64>,
+    /// End ticks, sorted.
+    pub x1: Vec<u64>,
+    /// Dominant name (of the widest member).
+    pub name: Vec<NameId>,
+    /// Bars of the row this bar stands for (1: an original bar).
+    pub count: Vec<u32>,
+    /// Index in the row of the first bar it stands for.
+    pub first: Vec<u32>,
+}
+
+impl Tier {
+    /// Number of bars.
+    pub fn len(&self) -> usize {
+        self.x0.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.x0.is_empty()
+    }
+
+    /// Bars intersecting `[start, end)`.
+    pub fn range_between(&self, start: u64, end: u64) -> std::ops::Range<usize> {
+        let lo = self.x1.partition_point(|&x1| x1 <= start);
+        let hi = self.x0.partition_point(|&x0| x0 < end);
+        lo..hi.max(lo)
+    }
+}
+
+/// The tiers of every row.
+#[derive(Clone, Debug, Default)]
+pub struct Lod {
+    /// `rows[r]` are row r's tiers, finest first (tier 0, the row itself, is implicit).
+    pub rows: Vec<Vec<Tier>>,
+}
+
+/// The tier a frame uses for a row: the row itself, or index `i` of `Lod::rows[r]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TierRef {
+    /// The original bars.
+    Row,
+    /// A merged tier.
+    Tier(usize),
+}
+
+impl Lod {
+    /// Builds the tiers of every row of `layout`.
+    pub fn build(layout: &Layout) -> Lod {
+        Lod {
+            rows: layout.rows.iter().map(build_row).collect(),
+        }
+    }
+
+    /// Bars held by all tiers (memory reports).
+    pub fn bar_count(&self) -> usize {
+        self.rows.iter().flatten().map(Tier::len).sum()
+    }
+
+    /// Heap bytes of all tiers.
+    pub fn heap_bytes(&self) -> usize {
+        self.rows
+            .iter()
+            .flatten()
+            .map(|t| {
+                t.x0.capacity() * 8
+                    + t.x1.capacity() * 8
+                    + (t.name.capacity() + t.count.capacity() + t.first.capacity()) * 4
+            })
+            .sum()
+    }
+
+    /// The tier of row `row` for a view showing `ticks_per_px` ticks per pixel: the
+    /// coarsest one whose merge threshold is at most a pixel.
+    pub fn tier_for(&self, row: usize, ticks_per_px: f64) -> TierRef {
+        let Some(tiers) = self.rows.get(row) else {
+            return TierRef::Row;
+        };
+        let mut best = TierRef::Row;
+        for (i, t) in tiers.iter().enumerate() {
+            if (1u128 << t.shift) as f64 <= ticks_per_px {
+                best = TierRef::Tier(i);
+            } else {
+                break;
+            }
+        }
+        best
+    }
+}
+
+/// Merges one level: runs of bars narrower than `2^shift` with gaps narrower than it.
+fn merge(src: &Tier, shift: u32) -> Tier {
+    let limit = 1u128 << shift;
+    let small = |i: usize| u128::from(src.x1[i] - src.x0[i]) < limit;
+    let mut out = Tier {
+        shift,
+        ..Tier::default()
+    };
+    let n = src.len();
+    let mut i = 0;
+    while i < n {
+        if !small(i) {
+            out.x0.push(src.x0[i]);
+            out.x1.push(src.x1[i]);
+            out.name.push(src.name[i]);
+            out.count.push(src.count[i]);
+            out.first.push(src.first[i]);
+            i += 1;
+            continue;
+        }
+        // A run of small bars with small gaps.
+        let start = i;
+        let mut best = i;
+        let mut count = src.count[i];
+        while i + 1 < n && small(i + 1) && u128::from(src.x0[i + 1] - src.x1[i]) < limit {
+            i += 1;
+            count = count.saturating_add(src.count[i]);
+            if src.x1[i] - src.x0[i] > src.x1[best] - src.x0[best] {
+                best = i;
+            }
+        }
+        out.x0.push(src.x0[start]);
+        out.x1.push(src.x1[i]);
+        out.name.push(src.name[best]);
+        out.count.push(count);
+        out.first.push(src.first[start]);
+        i += 1;
+    }
+    out
+}
+
+fn build_row(row: &Row) -> Vec<Tier> {
+    let mut tiers = Vec::new();
+    if row.len() < 2 {
+        return tiers;
+    }
+    let base = Tier {
+        shift: 0,
+        x0: row.x0.clone(),
+        x1: row.x1.clone(),
+        name: row.name.clone(),
+        count: vec![1; row.len()],
+        first: (0..row.len() as u32).collect(),
+    };
+    let mut kept_len = base.len();
+    let mut cur = base;
+    let mut shift = next_shift(&cur, 0);
+    while shift < 64 {
+        cur = merge(&cur, shift);
+        if cur.len() * 2 <= kept_len {
+            kept_len = cur.len();
+            tiers.push(cur.clone());
+        }
+        if cur.len() <= 1 {
+            break;
+        }
+        shift = next_shift(&cur, shift);
+    }
+    tiers
+}
+
+/// The next threshold at which merging can change anything: the bit length of the
+/// narrowest bar or gap (thresholds below it merge nothing new).
+fn next_shift(t: &Tier, shift: u32) -> u32 {
+    let mut m = u64::MAX;
+    for i in 0..t.len() {
+        m = m.min(t.x1[i] - t.x0[i]);
+        if i > 0 {
+            m = m.min(t.x0[i] - t.x1[i - 1]);
+        }
+    }
+    (64 - m.leading_zeros()).max(shift + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::{Limits, load_bytes};
+    use crate::layout::flame_layout;
+
+    fn row(spans: &[(u64, u64)]) -> Row {
+        Row {
+            x0: spans.iter().map(|s| s.0).collect(),
+            x1: spans.iter().map(|s| s.1).collect(),
+            name: (0..spans.len() as u32).collect(),
+            node: (0..spans.len() as u32).collect(),
+        }
+    }
+
+    #[test]
+    fn merges_small_neighbours_keeps_wide_bars() {
+        // Four 1-tick bars, a wide bar, two 1-tick bars after a big gap.
+        let r = row(&[
+            (0, 1),
+            (1, 2),
+            (2, 3),
+            (3, 4),
+            (4, 100),
+            (200, 201),
+            (201, 202),
+        ]);
+        let base = Tier {
+            shift: 0,
+            x0: r.x0.clone(),
+            x1: r.x1.clone(),
+            name: r.name.clone(),
+            count: vec![1; 7],
+            first: (0..7).collect(),
+        };
+        let t = merge(&base, 2);
+        assert_eq!(t.x0, vec![0, 4, 200]);
+        assert_eq!(t.x1, vec![4, 100, 202]);
+        assert_eq!(t.count, vec![4, 1, 2]);
+        assert_eq!(t.first, vec![0, 4, 5]);
+        // The dominant name is the widest member's (ties: the first).
+        assert_eq!(t.name[0], 0);
+    }
+
+    #[test]
+    fn gaps_split_runs() {
+        let r = row(&[(0, 1), (5, 6), (6, 7)]);
+        let base = Tier {
+            shift: 0,
+            x0: r.x0.clone(),
+            x1: r.x1.clone(),
+            name: r.name.clone(),
+            count: vec![1; 3],
+            first: vec![0, 1, 2],
+        };
+        let t = merge(&base, 2);
+        assert_eq!(t.x0, vec![0, 5]);
+        assert_eq!(t.count, vec![1, 2]);
+    }
+
+    /// Every tier covers exactly what it merges: each original bar lies inside exactly one
+    /// tier bar, tier bars are sorted and disjoint, and counts add up to the row.
+    #[test]
+    fn tiers_cover_exactly_what_they_merge() {
+        let mut text = String::new();
+        let mut seed = 7u64;
+        for i in 0..3000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let w = 1 + (seed >> 33) % if i % 97 == 0 { 5000 } else { 20 };
+            text.push_str(&format!("root;f{i} {w}\n"));
+        }
+        let p = load_bytes("t", text.as_bytes(), Limits::default()).unwrap();
+        let l = flame_layout(&p.tree);
+        let lod = Lod::build(&l);
+        let r = &l.rows[2];
+        let tiers = &lod.rows[2];
+        assert!(tiers.len() >= 3, "{} tiers", tiers.len());
+        let mut prev_len = r.len();
+        for t in tiers {
+            assert!(t.len() * 2 <= prev_len, "each kept tier at least halves");
+            prev_len = t.len();
+            assert_eq!(t.count.iter().map(|&c| c as usize).sum::<usize>(), r.len());
+            for i in 0..t.len() {
+                assert!(t.x0[i] < t.x1[i]);
+                if i > 0 {
+                    assert!(t.x0[i] >= t.x1[i - 1], "disjoint and sorted");
+                }
+                let first = t.first[i] as usize;
+                let last = first + t.count[i] as usize - 1;
+                assert_eq!(t.x0[i], r.x0[first]);
+                assert_eq!(t.x1[i], r.x1[last]);
+            }
+        }
+        assert!(
+            lod.bar_count() <= r.len() + l.rows[1].len(),
+            "tiers hold at most the row again"
+        );
+    }
+
+    #[test]
+    fn a_frame_gets_about_two_bars_per_pixel() {
+        let mut text = String::new();
+        for i in 0..200_000 {
+            text.push_str(&format!("root;f{} {}\n", i, 1 + i % 7));
+        }
+        let p = load_bytes("t", text.as_bytes(), Limits::default()).unwrap();
+        let l = flame_layout(&p.tree);
+        let lod = Lod::build(&l);
+        let width_px = 1000.0;
+        let tpp = l.total_ticks as f64 / width_px;
+        match lod.tier_for(2, tpp) {
+            TierRef::Tier(i) => {
+                let t = &lod.rows[2][i];
+                let vis = t.range_between(0, l.total_ticks);
+                assert!(
+                    vis.len() <= 2 * width_px as usize + 1,
+                    "{} bars for {width_px} px",
+                    vis.len()
+                );
+            }
+            TierRef::Row => panic!("a 200 000-bar row at 1000 px needs a tier"),
+        }
+        // Zoomed in to less than a tick per pixel: the row itself.
+        assert_eq!(lod.tier_for(2, 0.5), TierRef::Row);
+    }
+}
