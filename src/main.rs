@@ -304,7 +304,71 @@ fn ms(d: std::time::Duration) -> f64 {
 }
 
 fn info(input: &Path) -> Result<()> {
-    let profile = load(input)?;
+    let imported = if input == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("reading standard input")?;
+        import::load_any_bytes("<stdin>", &bytes, Limits::default())?
+    } else {
+        import::load_any_path(input)?
+    };
+    match imported {
+        import::Imported::Profile(p) => profile_info(*p),
+        import::Imported::Trace(t) => trace_info(&t),
+    }
+}
+
+fn trace_info(t: &import::Trace) -> Result<()> {
+    use scorch::model::spans::SpanTree;
+    let s = &t.spans;
+    let tree = SpanTree::build(s);
+    let layout = scorch::layout::timeline::timeline_layout(s, &tree);
+    let (start, end) = s.time_range();
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "file:     {}", t.source)?;
+    writeln!(
+        out,
+        "format:   {}{}",
+        t.format.describe(),
+        if t.gzipped { " (gzip)" } else { "" }
+    )?;
+    writeln!(out, "spans:    {} ({} roots)", s.len(), tree.roots.len())?;
+    let mut per_track = vec![0usize; s.tracks.len()];
+    for &tr in &s.track {
+        if let Some(c) = per_track.get_mut(tr as usize) {
+            *c += 1;
+        }
+    }
+    for (tr, n) in s.tracks.iter().zip(&per_track) {
+        writeln!(out, "track:    {} ({n} spans)", tr.name)?;
+    }
+    writeln!(
+        out,
+        "time:     {} from the first start to the last end (origin {} ns)",
+        scorch::model::units::format_duration_ns((end - start) as f64),
+        s.origin_ns
+    )?;
+    writeln!(
+        out,
+        "rows:     {} ({} spans pushed down by overlapping siblings)",
+        layout.rows.len(),
+        layout.connectors.len()
+    )?;
+    let mut warnings = s.warnings.lines();
+    if tree.cycles_broken > 0 {
+        warnings.push(format!("{} parent cycles broken", tree.cycles_broken));
+    }
+    if warnings.is_empty() {
+        writeln!(out, "warnings: none")?;
+    }
+    for w in warnings {
+        writeln!(out, "warning:  {w}")?;
+    }
+    Ok(())
+}
+
+fn profile_info(profile: Profile) -> Result<()> {
     let layout = flame_layout(&profile.tree);
     let t = &profile.tree;
     let v = &profile.values;

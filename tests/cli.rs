@@ -233,3 +233,18 @@ fn a_thousands_deep_stack_renders() {
     assert_eq!(img.height, scorch::export::MAX_DEFAULT_HEIGHT_PX);
     assert!(err.contains("rows did not fit"), "{err}");
 }
+
+#[test]
+fn info_reads_a_tidb_trace_and_render_explains_why_not() {
+    let o = scorch(&["info", "data/demo-tidb-trace.json"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("format:   TiDB trace JSON"), "{out}");
+    assert!(out.contains("spans:    5 (1 roots)"), "{out}");
+    assert!(out.contains("track:    TiKV (3 spans)"), "{out}");
+    assert!(out.contains("rows:     6 (1 spans pushed down"), "{out}");
+    let o = scorch(&["render", "data/demo-tidb-trace.json", "-o", "/dev/null"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err.contains("needs the timeline view"), "{err}");
+}

@@ -422,6 +422,11 @@ impl App {
     }
 
     fn take_screenshot(&mut self) -> anyhow::Result<PathBuf> {
+        // The view as of now, even if no frame was drawn since the last input.
+        let now = self.now_s();
+        if let Some(d) = &mut self.doc {
+            d.view.tick(now);
+        }
         let spec = {
             let d = self
                 .doc
@@ -475,7 +480,11 @@ impl App {
         let cam = self.doc.as_ref().map(|d| d.view.camera);
         let spec = self.build_spec(g, cam.unwrap_or(crate::view::Camera::fit(1, 1.0)), false);
         let Some(gfx) = &mut self.gfx else { return };
-        let frame = match gfx.surface.get_current_texture() {
+        // Waiting for a swapchain image is not CPU work: keep it out of the frame time.
+        let acquire_start = Instant::now();
+        let acquired = gfx.surface.get_current_texture();
+        let acquire_wait = acquire_start.elapsed();
+        let frame = match acquired {
             wgpu::CurrentSurfaceTexture::Success(f)
             | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
             wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => return,
@@ -501,7 +510,6 @@ impl App {
             w: gfx.config.width,
             h: gfx.config.height,
         };
-        let empty_layout = Layout::default();
         let result = match (&self.doc, &gfx.scene) {
             (Some(d), Some(scene)) => gfx.renderer.render_timed(
                 &gfx.gpu,
@@ -515,7 +523,6 @@ impl App {
                 .renderer
                 .render_timed(&gfx.gpu, None, &spec, &view, tile, gfx.timer.as_mut()),
         };
-        drop(empty_layout);
         if let Err(e) = result {
             eprintln!("scorch: frame failed: {e}");
         }
@@ -528,7 +535,7 @@ impl App {
         {
             self.gpu_ms = Some(ms);
         }
-        let ms = t0.elapsed().as_secs_f32() * 1000.0;
+        let ms = t0.elapsed().saturating_sub(acquire_wait).as_secs_f32() * 1000.0;
         self.cpu_ms.push_back(ms);
         if self.cpu_ms.len() > 120 {
             self.cpu_ms.pop_front();

@@ -53,6 +53,9 @@ fn detect_json(text: &[u8]) -> Result<SourceFormat, String> {
     if top_has("traceEvents") {
         return Ok(SourceFormat::ChromeTrace);
     }
+    if top_has("span_sets") {
+        return Ok(SourceFormat::TiDBTrace);
+    }
     if top_has("resourceSpans")
         || top_has("result") && has_key(&text[..text.len().min(JSON_SNIFF_BYTES)], "resourceSpans")
     {
@@ -193,7 +196,13 @@ fn detect_text(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, Str
 /// Keys of the top-level object, in order, scanning until a key that decides the format
 /// is found or 256 MiB were read. Empty for arrays and non-objects.
 fn top_level_keys(text: &[u8]) -> Vec<String> {
-    const DECISIVE: [&str; 4] = ["flamebearer", "flamegraph", "traceEvents", "resourceSpans"];
+    const DECISIVE: [&str; 5] = [
+        "flamebearer",
+        "flamegraph",
+        "traceEvents",
+        "resourceSpans",
+        "span_sets",
+    ];
     const BUDGET: usize = 256 << 20;
     let mut keys = Vec::new();
     let start = match text.iter().position(|b| !b.is_ascii_whitespace()) {

@@ -32,7 +32,7 @@ use serde::de::{self, Deserializer, Visitor};
 /// A non-negative integer that may be written as a JSON number (integral) or a string of
 /// digits (protobuf JSON's int64).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Num(u64);
+pub(crate) struct Num(pub(crate) u64);
 
 impl<'de> Deserialize<'de> for Num {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -16,7 +16,9 @@ pub mod decode;
 pub mod detect;
 pub mod flamebearer;
 pub mod folded;
+pub mod tidb;
 
+use crate::model::spans::SpanSet;
 use crate::model::{Profile, SourceFormat};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -122,6 +124,18 @@ pub enum ImportError {
         /// What it looks like.
         format: SourceFormat,
     },
+    /// A trace of timed spans where an aggregated profile was needed.
+    #[error(
+        "{file}: this is a {} of timed spans; `scorch info` reads it, but drawing it needs the \
+         timeline view, which this version of scorch does not have yet",
+        format.describe()
+    )]
+    IsTrace {
+        /// The input's name.
+        file: String,
+        /// Its format.
+        format: SourceFormat,
+    },
     /// The content matches no known format.
     #[error("{file}: unrecognised format: {hint}")]
     Unrecognised {
@@ -145,6 +159,55 @@ impl Default for Limits {
             max_decompressed_bytes: 16 << 30,
         }
     }
+}
+
+/// What an input turned out to hold.
+#[derive(Debug)]
+pub enum Imported {
+    /// Aggregated stacks.
+    Profile(Box<Profile>),
+    /// Timed spans.
+    Trace(Box<Trace>),
+}
+
+/// A trace and where it came from.
+#[derive(Debug)]
+pub struct Trace {
+    /// The spans.
+    pub spans: SpanSet,
+    /// The input's name.
+    pub source: String,
+    /// The detected format.
+    pub format: SourceFormat,
+    /// True when the input was gzip-compressed.
+    pub gzipped: bool,
+}
+
+/// Reads the input at `path` as whatever it holds: a profile or a trace.
+pub fn load_any_path(path: &Path) -> Result<Imported, ImportError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|error| ImportError::Io {
+        file: file.clone(),
+        error,
+    })?;
+    load_any_bytes(&file, &bytes, Limits::default())
+}
+
+/// [`load_any_path`] for bytes.
+pub fn load_any_bytes(file: &str, bytes: &[u8], limits: Limits) -> Result<Imported, ImportError> {
+    let decoded = decode::decode(file, bytes, limits)?;
+    let text = decoded.text.as_ref();
+    let format = detect::detect(text, Some(file)).ok();
+    if format == Some(SourceFormat::TiDBTrace) {
+        let spans = tidb::parse(file, text)?;
+        return Ok(Imported::Trace(Box::new(Trace {
+            spans,
+            source: file.to_string(),
+            format: SourceFormat::TiDBTrace,
+            gzipped: decoded.gzipped,
+        })));
+    }
+    load_bytes(file, bytes, limits).map(|p| Imported::Profile(Box::new(p)))
 }
 
 /// Reads and imports the profile at `path`.
@@ -194,6 +257,12 @@ pub fn load_bytes_with(
         }
         SourceFormat::FlamebearerSingle | SourceFormat::FlamebearerDiff => {
             flamebearer::parse(file, text)?
+        }
+        SourceFormat::TiDBTrace => {
+            return Err(ImportError::IsTrace {
+                file: file.to_string(),
+                format,
+            });
         }
         other => {
             return Err(ImportError::Unsupported {

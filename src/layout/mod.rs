@@ -17,6 +17,8 @@
 //! come out sorted without a sort and a million-deep tree needs no call stack.
 
 use crate::model::{CallTree, NameId, NodeId};
+
+pub mod timeline;
 use std::ops::Range;
 
 /// One row of bars, sorted by `x0`, non-overlapping.

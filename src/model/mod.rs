@@ -4,6 +4,7 @@
 //! This module (like `import`, `layout`, `pick` and `view`) never touches the GPU.
 
 pub mod names;
+pub mod spans;
 pub mod tree;
 pub mod units;
 
@@ -40,6 +41,8 @@ pub enum SourceFormat {
     Otlp,
     /// Chrome DevTools `.cpuprofile` JSON.
     CpuProfile,
+    /// TiDB trace JSON (`span_sets` of timed spans).
+    TiDBTrace,
 }
 
 impl SourceFormat {
@@ -59,6 +62,7 @@ impl SourceFormat {
             SourceFormat::Jaeger => "Jaeger JSON",
             SourceFormat::Otlp => "OpenTelemetry OTLP/JSON",
             SourceFormat::CpuProfile => "Chrome .cpuprofile JSON",
+            SourceFormat::TiDBTrace => "TiDB trace JSON",
         }
     }
 }
@@ -134,7 +138,8 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// True for differential (before/after) profiles.
+    /// True for differential (before/after) profiles. (Profiles only; see
+    /// [`spans::SpanSet`] for traces.)
     pub fn is_diff(&self) -> bool {
         self.tree.diff().is_some()
     }
