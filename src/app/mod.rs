@@ -161,6 +161,8 @@ struct App {
     modifiers: ModifiersState,
     drag: Option<Drag>,
     hover: Option<BarRef>,
+    /// A merged LOD run under the pointer: (row, tier, index in the tier).
+    hover_run: Option<(usize, usize, usize)>,
     menu: Option<Menu>,
     search_open: bool,
     search_text: String,
@@ -193,6 +195,7 @@ impl App {
             modifiers: ModifiersState::empty(),
             drag: None,
             hover: None,
+            hover_run: None,
             menu: None,
             search_open: false,
             search_text: String::new(),
@@ -366,8 +369,26 @@ impl App {
             }
             _ => None,
         };
-        if new != self.hover {
+        // A merged run of sub-pixel bars drawn at this zoom, under the pointer.
+        let run = match (&self.doc, &self.gfx, self.cursor, new) {
+            (Some(d), Some(gfx), Some((x, _)), Some(bar)) => gfx.scene.as_ref().and_then(|sc| {
+                let tpp = 1.0 / d.view.camera.px_per_tick;
+                match sc.lod.tier_for(bar.row, tpp) {
+                    crate::lod::TierRef::Tier(k) => {
+                        let t = &sc.lod.rows[bar.row][k];
+                        let tick = d.view.camera.tick_at(f64::from(x - g.graph.x));
+                        let j = t.x1.partition_point(|&x1| x1 <= tick);
+                        (j < t.len() && t.x0[j] <= tick && t.count[j] > 1)
+                            .then_some((bar.row, k, j))
+                    }
+                    crate::lod::TierRef::Row => None,
+                }
+            }),
+            _ => None,
+        };
+        if new != self.hover || run != self.hover_run {
             self.hover = new;
+            self.hover_run = run;
             self.redraw();
         }
     }
@@ -476,6 +497,8 @@ impl App {
         let t0 = Instant::now();
         let now = self.now_s();
         let animating = self.doc.as_mut().is_some_and(|d| d.view.tick(now));
+        // The view may have moved under a still pointer (animation, keys): re-pick.
+        self.update_hover();
         let g = self.geometry();
         let cam = self.doc.as_ref().map(|d| d.view.camera);
         let spec = self.build_spec(g, cam.unwrap_or(crate::view::Camera::fit(1, 1.0)), false);
@@ -945,9 +968,18 @@ impl ApplicationHandler<UserEvent> for App {
                         if drag.is_some_and(|d| !d.moved) {
                             let now = self.now_s();
                             let g = self.geometry();
+                            let run = self.hover_run.and_then(|(r, k, j)| {
+                                let sc = self.gfx.as_ref()?.scene.as_ref()?;
+                                let t = sc.lod.rows.get(r)?.get(k)?;
+                                Some((t.x0[j], t.x1[j]))
+                            });
                             if let Some(d) = &mut self.doc {
                                 if g.is_header(y) {
                                     d.view.reset();
+                                } else if let Some((x0, x1)) = run {
+                                    // A merged run: zoom into it rather than onto one
+                                    // sub-pixel bar of it.
+                                    d.view.zoom_to_ticks(x0, x1, now);
                                 } else if let Some(bar) = pick(&d.layout, &g, &d.view.camera, x, y)
                                 {
                                     d.view.click(&d.layout, bar, now);

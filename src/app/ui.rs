@@ -186,6 +186,10 @@ impl App {
         }
         if !for_screenshot {
             spec.hover = self.hover;
+            spec.hover_ticks = self.hover_run.and_then(|(r, k, j)| {
+                let t = self.gfx.as_ref()?.scene.as_ref()?.lod.rows.get(r)?.get(k)?;
+                Some((t.x0[j], t.x1[j]))
+            });
         }
 
         // Status line: the zoom path on the left, search or messages on the right.
@@ -449,7 +453,25 @@ impl App {
             .unwrap_or(grand)
             .max(1);
         let v = &p.values;
-        let mut lines = vec![name];
+        let mut lines = Vec::new();
+        if let Some((r, k, j)) = self.hover_run
+            && let Some(sc) = self.gfx.as_ref().and_then(|g| g.scene.as_ref())
+            && let Some(tier) = sc.lod.rows.get(r).and_then(|t| t.get(k))
+        {
+            let span: u64 = tier.x1[j] - tier.x0[j];
+            lines.push(format!(
+                "{} bars merged at this zoom, mostly {} — click to zoom in",
+                tier.count[j],
+                p.names.get(tier.name[j])
+            ));
+            lines.push(format!(
+                "run: {} · {} of all",
+                p.values.format(span),
+                format_percent(span as f64 / t.grand_total().max(1) as f64)
+            ));
+            lines.push("under the pointer:".to_string());
+        }
+        lines.push(name);
         if let Some((lt, rt)) = p.meta.diff_ticks.filter(|_| p.is_diff()) {
             let l = t.left_total(n);
             let r = total - l;

@@ -48,6 +48,9 @@ pub struct FrameSpec {
     pub labels: bool,
     /// The bar under the pointer, outlined.
     pub hover: Option<BarRef>,
+    /// When the pointer is over a merged run of tiny bars: its tick extent, outlined
+    /// instead of the single bar.
+    pub hover_ticks: Option<(u64, u64)>,
     /// Rows shallower than this are drawn faded (the ancestors of a zoomed bar).
     pub faded_rows: usize,
     /// A search is active: non-matching bars are greyed (see `BarScene::set_search`).
@@ -75,6 +78,7 @@ impl FrameSpec {
             subtitle: String::new(),
             labels: true,
             hover: None,
+            hover_ticks: None,
             faded_rows: 0,
             search_active: false,
             header_label: String::new(),
@@ -478,10 +482,13 @@ impl Renderer {
             && h.index < row.len()
             && g.visible_rows().contains(&h.row)
         {
-            let x0 = (g.graph.x + cam.x_of(row.x0[h.index]) as f32)
+            let (t0, t1) = spec
+                .hover_ticks
+                .unwrap_or((row.x0[h.index], row.x1[h.index]));
+            let x0 = (g.graph.x + cam.x_of(t0) as f32)
                 .round()
                 .max(g.graph.x - 1.0);
-            let x1 = ((g.graph.x + cam.x_of(row.x1[h.index]) as f32).round() - g.gap_px)
+            let x1 = ((g.graph.x + cam.x_of(t1) as f32).round() - g.gap_px)
                 .min(graph_right + 1.0)
                 .max(x0 + 1.0);
             let top = g.row_top(h.row);

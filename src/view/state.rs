@@ -312,6 +312,14 @@ impl ViewState {
         self.zoomed = Some(bar);
     }
 
+    /// Zooms so that ticks `[x0, x1)` fill the width (a merged run of tiny bars), animated.
+    pub fn zoom_to_ticks(&mut self, x0: u64, x1: u64, now_s: f64) {
+        self.save();
+        let to = self.clamp_camera(Camera::range(x0, x1.max(x0 + 1), self.graph_w));
+        self.animate_to(to, now_s);
+        self.zoomed = None;
+    }
+
     /// A click on `bar`: zoom to it, or, if it is the bar already zoomed to, back out to
     /// the whole (focused) profile.
     pub fn click(&mut self, layout: &Layout, bar: BarRef, now_s: f64) {
@@ -577,6 +585,17 @@ mod tests {
         v.tick(20.0);
         assert_eq!(v.camera, fit);
         assert!(!v.back(21.0));
+    }
+
+    #[test]
+    fn zooming_into_a_merged_run() {
+        let l = layout("a 600\nb 400\n");
+        let mut v = view(&l);
+        v.zoom_to_ticks(100, 300, 0.0);
+        v.tick(1.0);
+        assert_eq!(v.camera, Camera::range(100, 300, 1000.0));
+        assert_eq!(v.zoomed, None);
+        assert!(v.back(2.0));
     }
 
     #[test]
