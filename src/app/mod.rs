@@ -169,6 +169,7 @@ struct App {
     message: Option<(String, Instant)>,
     show_times: bool,
     cpu_ms: VecDeque<f32>,
+    encode_ms: VecDeque<f32>,
     gpu_ms: Option<f32>,
     clock: Instant,
     fatal: Option<String>,
@@ -202,6 +203,7 @@ impl App {
             message: None,
             show_times: false,
             cpu_ms: VecDeque::new(),
+            encode_ms: VecDeque::new(),
             gpu_ms: None,
             clock: Instant::now(),
             fatal: None,
@@ -546,8 +548,14 @@ impl App {
                 .renderer
                 .render_timed(&gfx.gpu, None, &spec, &view, tile, gfx.timer.as_mut()),
         };
-        if let Err(e) = result {
-            eprintln!("scorch: frame failed: {e}");
+        match result {
+            Ok(stats) => {
+                self.encode_ms.push_back(stats.encode_ms);
+                if self.encode_ms.len() > 120 {
+                    self.encode_ms.pop_front();
+                }
+            }
+            Err(e) => eprintln!("scorch: frame failed: {e}"),
         }
         if let Some(w) = &self.window {
             w.pre_present_notify();

@@ -394,10 +394,17 @@ impl App {
 
         // Frame times (F12).
         if self.show_times {
-            let mut sorted: Vec<f32> = self.cpu_ms.iter().copied().collect();
-            sorted.sort_by(f32::total_cmp);
-            let p50 = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
-            let max = sorted.last().copied().unwrap_or(0.0);
+            let stats = |v: &std::collections::VecDeque<f32>| {
+                let mut s: Vec<f32> = v.iter().copied().collect();
+                s.sort_by(f32::total_cmp);
+                (
+                    s.get(s.len() / 2).copied().unwrap_or(0.0),
+                    s.last().copied().unwrap_or(0.0),
+                    s.len(),
+                )
+            };
+            let (p50, max, frames) = stats(&self.cpu_ms);
+            let (enc50, enc_max, _) = stats(&self.encode_ms);
             let gpu = match (
                 self.gpu_ms,
                 self.gfx.as_ref().is_some_and(|g| g.timer.is_some()),
@@ -407,8 +414,7 @@ impl App {
                 (None, false) => "GPU n/a (no timestamp queries)".to_string(),
             };
             let text = format!(
-                "CPU {p50:.2} ms p50, {max:.2} ms max ({} frames) · {gpu}",
-                sorted.len()
+                "CPU {p50:.2} ms p50, {max:.2} max (encode {enc50:.2}, {enc_max:.2} max; rest: submit+present) · {gpu} · {frames} frames"
             );
             let tw = self.measure(&text, small) + 2.0 * pad;
             let x = (w - tw - pad).max(0.0).round();

@@ -128,12 +128,14 @@ pub struct Tile {
 }
 
 /// What a frame cost.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FrameStats {
     /// Bar instances drawn.
     pub bars_drawn: u64,
     /// Labels drawn.
     pub labels: usize,
+    /// CPU time spent building and encoding the frame, up to the submit (ms).
+    pub encode_ms: f32,
 }
 
 /// Why a frame could not be drawn.
@@ -289,6 +291,7 @@ impl Renderer {
         tile: Tile,
         mut timer: Option<&mut super::timer::GpuTimer>,
     ) -> Result<FrameStats, FrameError> {
+        let t_start = std::time::Instant::now();
         let empty_layout = Layout::default();
         let (scene, layout) = match content {
             Some((s, _, l)) => (Some(s), l),
@@ -622,11 +625,17 @@ impl Renderer {
         if let Some(t) = &timer {
             t.resolve(&mut enc);
         }
-        gpu.queue.submit([enc.finish()]);
+        let commands = enc.finish();
+        let encode_ms = t_start.elapsed().as_secs_f32() * 1000.0;
+        gpu.queue.submit([commands]);
         if let Some(t) = timer {
             t.after_submit();
         }
-        Ok(FrameStats { bars_drawn, labels })
+        Ok(FrameStats {
+            bars_drawn,
+            labels,
+            encode_ms,
+        })
     }
 
     fn legend_captions(long: bool) -> (&'static str, &'static str) {
