@@ -90,14 +90,14 @@ pub fn run(source: Source, opts: AppOptions) -> anyhow::Result<()> {
 }
 
 /// Messages from worker threads.
-#[derive(Debug)]
 pub enum UserEvent {
     /// A load finished.
     Loaded {
         /// Which load (a newer one supersedes older ones).
         id: u64,
-        /// The profile and its layout, or the error.
-        result: Result<Box<(Profile, Layout)>, String>,
+        /// The profile and its layout (and its GPU scene when the device was ready), or
+        /// the error.
+        result: Result<Box<(Profile, Layout, Option<Scene>)>, String>,
     },
 }
 
@@ -112,6 +112,18 @@ struct Doc {
     search_cursor: Option<usize>,
 }
 
+impl std::fmt::Debug for UserEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UserEvent::Loaded { id, result } => f
+                .debug_struct("Loaded")
+                .field("id", id)
+                .field("ok", &result.is_ok())
+                .finish(),
+        }
+    }
+}
+
 struct Loading {
     id: u64,
     name: String,
@@ -120,8 +132,11 @@ struct Loading {
     done: Arc<AtomicBool>,
 }
 
+/// What a loader thread needs to prepare a scene off the UI thread.
+type SceneMaker = Arc<std::sync::OnceLock<(Arc<Gpu>, wgpu::BindGroupLayout)>>;
+
 struct Gfx {
-    gpu: Gpu,
+    gpu: Arc<Gpu>,
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
     view_format: wgpu::TextureFormat,
@@ -172,6 +187,7 @@ struct App {
     encode_ms: VecDeque<f32>,
     gpu_ms: Option<f32>,
     clock: Instant,
+    scene_maker: SceneMaker,
     fatal: Option<String>,
     load_error: Option<String>,
 }
@@ -206,6 +222,7 @@ impl App {
             encode_ms: VecDeque::new(),
             gpu_ms: None,
             clock: Instant::now(),
+            scene_maker: Arc::new(std::sync::OnceLock::new()),
             fatal: None,
             load_error: None,
         }
@@ -234,6 +251,7 @@ impl App {
         let proxy = self.proxy.clone();
         let prog = progress.clone();
         let done2 = done.clone();
+        let maker = self.scene_maker.clone();
         std::thread::Builder::new()
             .name("scorch-load".into())
             .spawn(move || {
@@ -249,7 +267,21 @@ impl App {
                 let result = result
                     .map(|profile| {
                         let layout = flame_layout(&profile.tree);
-                        Box::new((profile, layout))
+                        // With the device up, tiers and uploads happen here, not on the
+                        // UI thread (seconds for millions of bars).
+                        let scene = maker.get().map(|(gpu, bind_layout)| {
+                            let t = Instant::now();
+                            let s = Scene::with_layout(gpu, bind_layout, &profile, &layout);
+                            eprintln!(
+                                "scorch: {} bars and {} merged tiers uploaded ({} MiB) in {:.0} ms",
+                                layout.bar_count(),
+                                s.lod.bar_count(),
+                                s.bars.instance_bytes >> 20,
+                                t.elapsed().as_secs_f64() * 1000.0
+                            );
+                            s
+                        });
+                        Box::new((profile, layout, scene))
                     })
                     .map_err(|e| e.to_string());
                 done2.store(true, Ordering::Relaxed);
@@ -314,7 +346,14 @@ impl App {
         g
     }
 
-    fn set_doc(&mut self, profile: Profile, layout: Layout, path: Option<PathBuf>, name: String) {
+    fn set_doc(
+        &mut self,
+        profile: Profile,
+        layout: Layout,
+        scene: Option<Scene>,
+        path: Option<PathBuf>,
+        name: String,
+    ) {
         let g = {
             let (w, h) = self.size();
             FrameGeometry::with_physical_size(
@@ -340,7 +379,9 @@ impl App {
             eprintln!("scorch: warning: {}: {w}", profile.meta.source);
         }
         if let Some(gfx) = &mut self.gfx {
-            gfx.scene = Some(Scene::new(&gfx.gpu, &gfx.renderer, &profile, &layout));
+            gfx.scene = Some(
+                scene.unwrap_or_else(|| Scene::new(&gfx.gpu, &gfx.renderer, &profile, &layout)),
+            );
         }
         self.hover = None;
         self.menu = None;
@@ -836,6 +877,8 @@ impl ApplicationHandler<UserEvent> for App {
         eprintln!("scorch: drawing with {}", gpu.describe());
         let renderer = Renderer::new(&gpu, view_format);
         let timer = ui::GpuTimer::new(&gpu);
+        let gpu = Arc::new(gpu);
+        let _ = self.scene_maker.set((gpu.clone(), renderer.scene_layout()));
         self.gfx = Some(Gfx {
             gpu,
             surface,
@@ -849,7 +892,7 @@ impl ApplicationHandler<UserEvent> for App {
         self.window = Some(window);
         // A document that finished loading before the window existed.
         if let Some(d) = self.doc.take() {
-            self.set_doc(d.profile, d.layout, d.path, d.name);
+            self.set_doc(d.profile, d.layout, None, d.path, d.name);
         }
         self.redraw();
     }
@@ -863,7 +906,7 @@ impl ApplicationHandler<UserEvent> for App {
                 loading.done.store(true, Ordering::Relaxed);
                 match result {
                     Ok(b) => {
-                        let (profile, layout) = *b;
+                        let (profile, layout, scene) = *b;
                         let path = (profile.meta.source != "demo.folded")
                             .then(|| PathBuf::from(&profile.meta.source));
                         eprintln!(
@@ -873,7 +916,7 @@ impl ApplicationHandler<UserEvent> for App {
                             layout.bar_count(),
                             layout.rows.len()
                         );
-                        self.set_doc(profile, layout, path, loading.name);
+                        self.set_doc(profile, layout, scene, path, loading.name);
                     }
                     Err(e) => {
                         eprintln!("scorch: {e}");

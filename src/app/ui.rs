@@ -120,6 +120,11 @@ impl App {
             // Nothing loaded yet: progress or the error, centered.
             let msg = if let Some(l) = &self.loading {
                 match l.progress.fraction() {
+                    Some(f) if f >= 1.0 => format!(
+                        "Laying out {} and uploading it to the GPU… ({:.1} s)",
+                        l.name,
+                        l.started.elapsed().as_secs_f64()
+                    ),
                     Some(f) => format!(
                         "Loading {}… {:.0}% ({:.1} s)",
                         l.name,

@@ -164,6 +164,11 @@ impl BarPipeline {
         Self::with_layout(device, format, self.bind_layout.clone())
     }
 
+    /// The bind group layout scenes are made for.
+    pub fn bind_group_layout(&self) -> wgpu::BindGroupLayout {
+        self.bind_layout.clone()
+    }
+
     fn bind_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
         device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("BarPipeline::bind_layout"),
@@ -344,6 +349,18 @@ impl BarScene {
         layout: &Layout,
         lod: &Lod,
     ) -> BarScene {
+        Self::with_layout(gpu, &pipeline.bind_layout, profile, layout, lod)
+    }
+
+    /// [`new`](Self::new) given only the pipeline's bind group layout (from
+    /// [`BarPipeline::bind_group_layout`]), so a worker thread can build the scene.
+    pub fn with_layout(
+        gpu: &Gpu,
+        bind_layout: &wgpu::BindGroupLayout,
+        profile: &Profile,
+        layout: &Layout,
+        lod: &Lod,
+    ) -> BarScene {
         let device = &gpu.device;
         let name_hashes = NameHashes::compute(gpu, profile);
         let tree = &profile.tree;
@@ -423,7 +440,7 @@ impl BarScene {
         });
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("BarScene::bind_group"),
-            layout: &pipeline.bind_layout,
+            layout: bind_layout,
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,

@@ -161,8 +161,19 @@ pub struct Scene {
 impl Scene {
     /// Builds the LOD tiers of `layout` and uploads everything (values from `profile`).
     pub fn new(gpu: &Gpu, renderer: &Renderer, profile: &Profile, layout: &Layout) -> Scene {
+        Self::with_layout(gpu, &renderer.scene_layout(), profile, layout)
+    }
+
+    /// [`new`](Self::new) given [`Renderer::scene_layout`]: usable on another thread
+    /// (wgpu's device and queue are shared), so a big profile is prepared off the UI thread.
+    pub fn with_layout(
+        gpu: &Gpu,
+        bind_layout: &wgpu::BindGroupLayout,
+        profile: &Profile,
+        layout: &Layout,
+    ) -> Scene {
         let lod = Lod::build(layout);
-        let bars = BarScene::new(gpu, &renderer.bars, profile, layout, &lod);
+        let bars = BarScene::with_layout(gpu, bind_layout, profile, layout, &lod);
         Scene { lod, bars }
     }
 }
@@ -251,6 +262,11 @@ impl Renderer {
             rects: RectPipeline::new(&gpu.device, format),
             text: TextLayer::new(&gpu.device, &gpu.queue, format),
         }
+    }
+
+    /// The bind group layout scenes drawn by this renderer are built for.
+    pub fn scene_layout(&self) -> wgpu::BindGroupLayout {
+        self.bars.bind_group_layout()
     }
 
     /// Access to the text layer (measurements for the window's overlays).
