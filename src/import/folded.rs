@@ -153,21 +153,190 @@ pub fn parse(file: &str, text: &[u8]) -> Result<Profile, ImportError> {
     parse_with(file, text, None)
 }
 
-/// [`parse`], storing the bytes consumed into `progress` every megabyte.
+/// Inputs at least this large are parsed on all cores.
+pub const PARALLEL_MIN_BYTES: usize = 8 << 20;
+
+/// [`parse`], storing the bytes consumed into `progress` every megabyte. Large inputs are
+/// split at line boundaries and parsed on all cores.
 pub fn parse_with(
     file: &str,
     text: &[u8],
     progress: Option<&super::Progress>,
 ) -> Result<Profile, ImportError> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    parse_with_threads(file, text, progress, threads, PARALLEL_MIN_BYTES)
+}
+
+/// What parsing one chunk of lines produced.
+struct Chunk {
+    names: Names,
+    builder: Option<CallTreeBuilder>,
+    warnings: Warnings,
+    scale_digits: u8,
+    any_rounded: bool,
+}
+
+/// The mode a chunk must parse in: differential or not, and the line that decided it.
+#[derive(Clone, Copy)]
+struct Mode {
+    diff: bool,
+    decided_at: u64,
+}
+
+/// [`parse_with`] with an explicit thread count and parallel threshold (tests force
+/// parallel parsing of small inputs with these).
+pub fn parse_with_threads(
+    file: &str,
+    text: &[u8],
+    progress: Option<&super::Progress>,
+    threads: usize,
+    min_parallel_bytes: usize,
+) -> Result<Profile, ImportError> {
+    if threads <= 1 || text.len() < min_parallel_bytes.max(2) {
+        let chunk = parse_chunk(file, text, 1, 0, None, progress)?;
+        return finish(file, chunk);
+    }
+    // The first valid line decides the mode for every chunk, as it does sequentially.
+    let mode = text
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .find_map(|(i, raw)| {
+            split_counts(trim_ascii(raw)).map(|c| Mode {
+                diff: c.diff.is_some(),
+                decided_at: i as u64 + 1,
+            })
+        });
+    let Some(mode) = mode else {
+        let chunk = parse_chunk(file, text, 1, 0, None, progress)?;
+        return finish(file, chunk);
+    };
+    // Chunk boundaries right after a newline, and the first line number of each.
+    let mut bounds = vec![0usize];
+    for k in 1..threads {
+        let target = text.len() * k / threads;
+        let start = *bounds.last().expect("non-empty");
+        if target <= start {
+            continue;
+        }
+        match memchr::memchr(b'\n', &text[target..]) {
+            Some(i) => bounds.push(target + i + 1),
+            None => break,
+        }
+    }
+    bounds.push(text.len());
+    bounds.dedup();
+    let mut first_lines = vec![1u64];
+    for w in bounds.windows(2).take(bounds.len().saturating_sub(2)) {
+        let n = memchr::memchr_iter(b'\n', &text[w[0]..w[1]]).count() as u64;
+        first_lines.push(first_lines.last().expect("non-empty") + n);
+    }
+    let results: Vec<Result<Chunk, ImportError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .zip(&first_lines)
+            .map(|(w, &line)| {
+                let part = &text[w[0]..w[1]];
+                let base = w[0];
+                scope.spawn(move || parse_chunk(file, part, line, base, Some(mode), progress))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a parser thread panicked"))
+            .collect()
+    });
+    let mut chunks = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let mut merged = chunks.remove(0);
+    for c in chunks {
+        merge(file, &mut merged, c)?;
+    }
+    finish(file, merged)
+}
+
+/// Adds `other`'s samples into `into`, re-interning names; O(nodes of `other`).
+fn merge(file: &str, into: &mut Chunk, other: Chunk) -> Result<(), ImportError> {
+    let overflow = |e: crate::model::tree::TotalOverflow| ImportError::Invalid {
+        file: file.to_string(),
+        location: "whole file".to_string(),
+        message: e.to_string(),
+    };
+    let Some(mut ob) = other.builder else {
+        into.warnings.invalid_lines += other.warnings.invalid_lines;
+        into.warnings.comment_lines += other.warnings.comment_lines;
+        if into.warnings.first_invalid.is_none() {
+            into.warnings.first_invalid = other.warnings.first_invalid;
+        }
+        return Ok(());
+    };
+    // Both sides at the finer fixed-point precision.
+    let digits = into.scale_digits.max(other.scale_digits);
+    if other.scale_digits < digits {
+        ob.rescale(10u64.pow(u32::from(digits - other.scale_digits)))
+            .map_err(overflow)?;
+    }
+    let ib = match &mut into.builder {
+        Some(b) => b,
+        None => into
+            .builder
+            .insert(CallTreeBuilder::new(&mut into.names, ob.is_diff())),
+    };
+    if into.scale_digits < digits {
+        ib.rescale(10u64.pow(u32::from(digits - into.scale_digits)))
+            .map_err(overflow)?;
+    }
+    into.scale_digits = digits;
+    into.any_rounded |= other.any_rounded;
+    let mut name_map: Vec<Option<u32>> = vec![None; other.names.len()];
+    let mut node_map: Vec<NodeId> = Vec::with_capacity(ob.len());
+    node_map.push(0);
+    for n in 1..ob.len() as NodeId {
+        let parent = node_map[ob.parent_of(n) as usize];
+        let on = ob.name_of(n) as usize;
+        let name =
+            *name_map[on].get_or_insert_with(|| into.names.intern(other.names.get(on as u32)));
+        let m = ib.child(parent, name);
+        node_map.push(m);
+        let s = ob.self_of(n);
+        if s > 0 {
+            if ib.is_diff() {
+                let l = ob.left_self_of(n);
+                ib.add_self_diff(m, l, s - l).map_err(overflow)?;
+            } else {
+                ib.add_self(m, s).map_err(overflow)?;
+            }
+        }
+    }
+    let w = &mut into.warnings;
+    w.invalid_lines += other.warnings.invalid_lines;
+    w.comment_lines += other.warnings.comment_lines;
+    if w.first_invalid.is_none() {
+        w.first_invalid = other.warnings.first_invalid;
+    }
+    Ok(())
+}
+
+/// Parses the lines of `text`, numbered from `first_line`; `base` is `text`'s offset in the
+/// whole input (for progress). `mode` fixes the differential mode (parallel chunks);
+/// `None` lets the first valid line decide.
+fn parse_chunk(
+    file: &str,
+    text: &[u8],
+    first_line: u64,
+    base: usize,
+    mode: Option<Mode>,
+    progress: Option<&super::Progress>,
+) -> Result<Chunk, ImportError> {
     let mut next_report = 1usize << 20;
+    let mut reported = 0usize;
     let mut names = Names::new();
-    let mut builder: Option<CallTreeBuilder> = None;
+    let mut builder: Option<CallTreeBuilder> =
+        mode.map(|m| CallTreeBuilder::new(&mut names, m.diff));
     let mut warnings = Warnings::default();
     let mut scale_digits: u8 = 0;
     let mut any_rounded = false;
     let mut prev_stack: Vec<u8> = Vec::new();
     let mut prev_nodes: Vec<NodeId> = Vec::new();
-    let mut first_valid_line = 0u64;
+    let mut first_valid_line = mode.map_or(0, |m| m.decided_at);
 
     let invalid = |w: &mut Warnings, line_no: u64, why: String| {
         w.invalid_lines += 1;
@@ -176,14 +345,21 @@ pub fn parse_with(
         }
     };
 
-    let mut line_no: u64 = 0;
+    let mut line_no: u64 = first_line - 1;
     let mut start = 0usize;
     while start < text.len() {
         let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
         let raw = &text[start..end];
         start = end + 1;
         if start >= next_report {
-            super::Progress::set_done(progress, start as u64);
+            if let Some(p) = progress {
+                // Chunks run in parallel: add this chunk's share.
+                p.done.fetch_add(
+                    (start - reported) as u64,
+                    std::sync::atomic::Ordering::Relaxed,
+                );
+            }
+            reported = start;
             next_report = start + (1 << 20);
         }
         line_no += 1;
@@ -305,6 +481,25 @@ pub fn parse_with(
         })?;
     }
 
+    let _ = base;
+    Ok(Chunk {
+        names,
+        builder,
+        warnings,
+        scale_digits,
+        any_rounded,
+    })
+}
+
+/// Turns a parsed (and merged) chunk into the profile, or the no-samples error.
+fn finish(file: &str, chunk: Chunk) -> Result<Profile, ImportError> {
+    let Chunk {
+        names,
+        builder,
+        mut warnings,
+        scale_digits,
+        any_rounded,
+    } = chunk;
     let Some(builder) = builder else {
         let detail = match &warnings.first_invalid {
             Some(first) => format!(
@@ -506,6 +701,102 @@ mod tests {
         assert!(msg.contains("line 1"), "{msg}");
         let z = parse("z.txt", b"a;b 0\n").unwrap_err();
         assert!(z.to_string().contains("count of 0"));
+    }
+
+    /// A canonical dump: sorted (path, self, left self), totals, scale and warnings.
+    fn dump(p: &Profile) -> (Vec<(String, u64, u64)>, u64, u64, Warnings) {
+        let mut v = Vec::new();
+        for n in 1..p.tree.len() as NodeId {
+            if p.tree.self_ticks(n) > 0 {
+                let path: Vec<&str> = p
+                    .tree
+                    .path(n)
+                    .iter()
+                    .map(|&x| p.names.get(p.tree.name(x)))
+                    .collect();
+                v.push((path.join(";"), p.tree.self_ticks(n), p.tree.left_self(n)));
+            }
+        }
+        v.sort();
+        (
+            v,
+            p.tree.grand_total(),
+            p.values.ticks_per_unit,
+            p.meta.warnings.clone(),
+        )
+    }
+
+    fn random_folded(seed: u64, lines: usize, diff: bool) -> String {
+        let mut x = seed;
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let mut out = String::new();
+        for i in 0..lines {
+            match next() % 50 {
+                0 => out.push_str("this line is broken\n"),
+                1 => out.push_str("# a comment\n"),
+                2 => out.push('\n'),
+                _ => {
+                    let depth = 1 + next() % 8;
+                    let frames: Vec<String> =
+                        (0..depth).map(|_| format!("f{}", next() % 6)).collect();
+                    let count = |n: u64| {
+                        if n.is_multiple_of(9) {
+                            format!("{}.{}", n % 13, n % 97)
+                        } else {
+                            format!("{}", n % 40)
+                        }
+                    };
+                    if diff {
+                        out.push_str(&format!(
+                            "{} {} {}\n",
+                            frames.join(";"),
+                            count(next()),
+                            count(next())
+                        ));
+                    } else {
+                        out.push_str(&format!("{} {}\n", frames.join(";"), count(next())));
+                    }
+                }
+            }
+            let _ = i;
+        }
+        out
+    }
+
+    #[test]
+    fn parallel_parse_equals_sequential() {
+        for (seed, diff) in [(1, false), (2, false), (3, true), (4, true), (5, false)] {
+            let text = random_folded(seed, 3000, diff);
+            let seq = parse_with_threads("r", text.as_bytes(), None, 1, usize::MAX).unwrap();
+            for threads in [2, 3, 7] {
+                let par = parse_with_threads("r", text.as_bytes(), None, threads, 1).unwrap();
+                assert_eq!(dump(&seq), dump(&par), "seed {seed}, {threads} threads");
+                assert_eq!(par.meta.format, seq.meta.format);
+            }
+        }
+        // Precision raised only in a later chunk, and invalid lines only in an early one.
+        let mut text = String::from("bad\n");
+        for i in 0..500 {
+            text.push_str(&format!("a;b{} {}\n", i % 3, i));
+        }
+        text.push_str("a;c 1.25\n");
+        let seq = parse_with_threads("r", text.as_bytes(), None, 1, usize::MAX).unwrap();
+        let par = parse_with_threads("r", text.as_bytes(), None, 4, 1).unwrap();
+        assert_eq!(dump(&seq), dump(&par));
+        assert_eq!(par.values.ticks_per_unit, 100);
+        assert!(
+            par.meta
+                .warnings
+                .first_invalid
+                .as_deref()
+                .unwrap()
+                .starts_with("line 1:")
+        );
     }
 
     #[test]

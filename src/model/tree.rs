@@ -215,6 +215,26 @@ impl CallTreeBuilder {
         self.name.is_empty()
     }
 
+    /// Parent of node `n` (the root's is [`NO_PARENT`]).
+    pub fn parent_of(&self, n: NodeId) -> NodeId {
+        self.parent[n as usize]
+    }
+
+    /// Name of node `n`.
+    pub fn name_of(&self, n: NodeId) -> NameId {
+        self.name[n as usize]
+    }
+
+    /// Self ticks added to node `n` so far (both sides for diffs).
+    pub fn self_of(&self, n: NodeId) -> u64 {
+        self.self_ticks[n as usize]
+    }
+
+    /// Left self ticks of node `n` (0 for non-diff builders).
+    pub fn left_self_of(&self, n: NodeId) -> u64 {
+        self.left_self.as_ref().map_or(0, |l| l[n as usize])
+    }
+
     fn key_hash(&self, parent: NodeId, name: NameId) -> u64 {
         self.hasher
             .hash_one((u64::from(parent) << 32) | u64::from(name))
