@@ -15,9 +15,20 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// A child process stopped when dropped: with SIGTERM first (Xvfb then removes its
+/// lock and socket files; a SIGKILLed Xvfb leaves them behind), SIGKILL as a fallback.
 struct Killed(Child);
 impl Drop for Killed {
     fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status();
+        for _ in 0..50 {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
@@ -84,20 +95,36 @@ fn window_zoom_click_search_and_screenshots() {
         return;
     }
 
-    // A display of our own.
-    let n = 40 + std::process::id() % 50;
-    let display = format!(":{n}");
-    let _xvfb = Killed(
-        Command::new("Xvfb")
-            .args([&display, "-screen", "0", "1400x900x24", "-nolisten", "tcp"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    wait_for("Xvfb", Duration::from_secs(10), || {
-        Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+    // A display of our own: Xvfb picks a free number and writes it to stdout once it
+    // accepts connections (-displayfd), so neither a guessed number nor a stale lock from
+    // another run can get in the way.
+    let mut xvfb = Command::new("Xvfb")
+        .args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            "1400x900x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = xvfb.stdout.take().unwrap();
+    let _xvfb = Killed(xvfb);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line);
+        let _ = tx.send(line);
     });
+    let n = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("Xvfb reported its display");
+    let display = format!(":{}", n.trim());
+    assert!(display.len() > 1, "Xvfb did not start");
 
     // A corpus file when the corpus is there, the demo otherwise, copied so that
     // screenshots land in a directory of our own.
