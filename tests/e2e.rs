@@ -95,6 +95,9 @@ fn window_zoom_click_search_and_screenshots() {
         return;
     }
 
+    let dir: PathBuf = std::env::temp_dir().join(format!("scorch-e2e-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
     // A display of our own: Xvfb picks a free number and writes it to stdout once it
     // accepts connections (-displayfd), so neither a guessed number nor a stale lock from
     // another run can get in the way.
@@ -120,11 +123,23 @@ fn window_zoom_click_search_and_screenshots() {
         let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line);
         let _ = tx.send(line);
     });
+    let xvfb_log = || std::fs::read_to_string(dir.join("xvfb.log")).unwrap_or_default();
     let n = rx
         .recv_timeout(Duration::from_secs(30))
-        .expect("Xvfb reported its display");
+        .unwrap_or_else(|_| panic!("Xvfb reported no display:\n{}", xvfb_log()));
     let display = format!(":{}", n.trim());
-    assert!(display.len() > 1, "Xvfb did not start");
+    assert!(display.len() > 1, "Xvfb did not start:\n{}", xvfb_log());
+    // The number is written once the socket exists, which can be before the server
+    // answers: wait until a real client connection succeeds.
+    wait_for("the X server to answer", Duration::from_secs(30), || {
+        Command::new("xdotool")
+            .arg("getdisplaygeometry")
+            .env("DISPLAY", &display)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    });
 
     // A corpus file when the corpus is there, the demo otherwise, copied so that
     // screenshots land in a directory of our own.
@@ -135,29 +150,62 @@ fn window_zoom_click_search_and_screenshots() {
     } else {
         common::root().join("data/demo.folded")
     };
-    let dir: PathBuf = std::env::temp_dir().join(format!("scorch-e2e-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
     let name = "profile.folded";
     let file = dir.join(name);
     std::fs::copy(&src, &file).unwrap();
 
     let log = dir.join("scorch.log");
-    let _app = Killed(
-        Command::new(env!("CARGO_BIN_EXE_scorch"))
-            .arg(&file)
-            .args(["--size", "1200x800"])
-            .env("DISPLAY", &display)
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap(),
-    );
-    // The title is "scorch — NAME"; xdotool matches the ASCII part (its regex is locale-bound).
+    // The ASCII part of the title "scorch — NAME" (xdotool's regex is locale-bound).
     let title = name.replace('.', "\\.");
-    wait_for("the window", Duration::from_secs(60), || {
-        !xdo(&display, &["search", "--name", &title]).is_empty()
-    });
+    // Start scorch; if it cannot reach the server and exits, try again (twice), keeping
+    // every attempt's log for the failure message.
+    let mut attempts = Vec::new();
+    let _app = loop {
+        let mut app = Killed(
+            Command::new(env!("CARGO_BIN_EXE_scorch"))
+                .arg(&file)
+                .args(["--size", "1200x800"])
+                .env("DISPLAY", &display)
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(&log).unwrap())
+                .spawn()
+                .unwrap(),
+        );
+        let t = Instant::now();
+        let mut exited = None;
+        while t.elapsed() < Duration::from_secs(60) {
+            if let Ok(Some(status)) = app.0.try_wait() {
+                exited = Some(status);
+                break;
+            }
+            if !xdo(&display, &["search", "--name", &title]).is_empty() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        match exited {
+            None => {
+                assert!(
+                    !xdo(&display, &["search", "--name", &title]).is_empty(),
+                    "timed out waiting for the window"
+                );
+                break app;
+            }
+            Some(status) => {
+                attempts.push(format!(
+                    "{status}: {}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                ));
+                assert!(
+                    attempts.len() < 3,
+                    "scorch exited before its window appeared, 3 times:\n{}\nXvfb on {display}:\n{}",
+                    attempts.join("\n"),
+                    xvfb_log()
+                );
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        }
+    };
     wait_for("the profile to load", Duration::from_secs(60), || {
         std::fs::read_to_string(&log).is_ok_and(|l| l.contains("loaded"))
     });
