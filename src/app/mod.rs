@@ -420,9 +420,9 @@ impl App {
                     crate::lod::TierRef::Tier(k) => {
                         let t = &sc.lod.rows[bar.row][k];
                         let tick = d.view.camera.tick_at(f64::from(x - g.graph.x));
-                        let j = t.x1.partition_point(|&x1| x1 <= tick);
-                        (j < t.len() && t.x0[j] <= tick && t.count[j] > 1)
-                            .then_some((bar.row, k, j))
+                        t.bar_at(tick)
+                            .filter(|&j| t.count[j] > 1)
+                            .map(|j| (bar.row, k, j))
                     }
                     crate::lod::TierRef::Row => None,
                 }
@@ -434,6 +434,13 @@ impl App {
             self.hover_run = run;
             self.redraw();
         }
+    }
+
+    /// The merged LOD run under the pointer, as its tier and index.
+    fn hovered_run(&self) -> Option<(&crate::lod::Tier, usize)> {
+        let (r, k, j) = self.hover_run?;
+        let t = self.gfx.as_ref()?.scene.as_ref()?.lod.tier(r, k)?;
+        (j < t.len()).then_some((t, j))
     }
 
     fn graph_x(&self, x: f32) -> f64 {
@@ -1019,11 +1026,7 @@ impl ApplicationHandler<UserEvent> for App {
                         if drag.is_some_and(|d| !d.moved) {
                             let now = self.now_s();
                             let g = self.geometry();
-                            let run = self.hover_run.and_then(|(r, k, j)| {
-                                let sc = self.gfx.as_ref()?.scene.as_ref()?;
-                                let t = sc.lod.rows.get(r)?.get(k)?;
-                                Some((t.x0[j], t.x1[j]))
-                            });
+                            let run = self.hovered_run().map(|(t, j)| (t.x0[j], t.x1[j]));
                             if let Some(d) = &mut self.doc {
                                 if g.is_header(y) {
                                     d.view.reset();

@@ -7,7 +7,7 @@ use crate::color::ColorMode;
 use crate::export;
 use crate::import::Progress;
 use crate::model::units::format_percent;
-use crate::render::frame::{FrameSpec, MUTED_COLOR, Overlay, TITLE_COLOR, diff_change};
+use crate::render::frame::{FrameSpec, MUTED_COLOR, Overlay, TITLE_COLOR, diff_change, outline};
 use crate::render::text::TextLayer;
 use crate::view::{Camera, FrameGeometry, Orientation};
 use std::io::Write;
@@ -191,10 +191,7 @@ impl App {
         }
         if !for_screenshot {
             spec.hover = self.hover;
-            spec.hover_ticks = self.hover_run.and_then(|(r, k, j)| {
-                let t = self.gfx.as_ref()?.scene.as_ref()?.lod.rows.get(r)?.get(k)?;
-                Some((t.x0[j], t.x1[j]))
-            });
+            spec.hover_ticks = self.hovered_run().map(|(t, j)| (t.x0[j], t.x1[j]));
         }
 
         // Status line: the zoom path on the left, search or messages on the right.
@@ -322,12 +319,7 @@ impl App {
                 color: [255, 255, 255, 245],
             });
             let b = s.round().max(1.0);
-            for r in [
-                [x, y, tw, b],
-                [x, y + th - b, tw, b],
-                [x, y, b, th],
-                [x + tw - b, y, b, th],
-            ] {
+            for r in outline([x, y, tw, th], b) {
                 spec.overlays.push(Overlay::Rect {
                     rect: r,
                     color: [160, 160, 160, 255],
@@ -384,12 +376,7 @@ impl App {
             }
             let b = s.round().max(1.0);
             let mh3 = mh * MENU_ITEMS.len() as f32;
-            for r in [
-                [x, y, mw, b],
-                [x, y + mh3 - b, mw, b],
-                [x, y, b, mh3],
-                [x + mw - b, y, b, mh3],
-            ] {
+            for r in outline([x, y, mw, mh3], b) {
                 spec.overlays.push(Overlay::Rect {
                     rect: r,
                     color: [150, 150, 150, 255],
@@ -465,10 +452,7 @@ impl App {
             .max(1);
         let v = &p.values;
         let mut lines = Vec::new();
-        if let Some((r, k, j)) = self.hover_run
-            && let Some(sc) = self.gfx.as_ref().and_then(|g| g.scene.as_ref())
-            && let Some(tier) = sc.lod.rows.get(r).and_then(|t| t.get(k))
-        {
+        if let Some((tier, j)) = self.hovered_run() {
             let span: u64 = tier.x1[j] - tier.x0[j];
             lines.push(format!(
                 "{} bars merged at this zoom, mostly {} — click to zoom in",

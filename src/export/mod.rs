@@ -102,7 +102,7 @@ pub fn subtitle(profile: &Profile) -> String {
     if let Some(app) = &profile.meta.app_name {
         parts.push(app.clone());
     }
-    match profile.meta.diff_ticks.or_else(|| profile.diff_totals()) {
+    match profile.diff_ticks() {
         Some((l, r)) if profile.is_diff() => {
             parts.push(format!(
                 "before {} · after {}",

@@ -54,16 +54,26 @@ impl Row {
 
     /// Bars that intersect the tick range `[start, end)`: two binary searches.
     pub fn range_between(&self, start: u64, end: u64) -> Range<usize> {
-        let lo = self.x1.partition_point(|&x1| x1 <= start);
-        let hi = self.x0.partition_point(|&x0| x0 < end);
-        lo..hi.max(lo)
+        range_between(&self.x0, &self.x1, start, end)
     }
 
     /// The bar containing `tick`, if any.
     pub fn bar_at(&self, tick: u64) -> Option<usize> {
-        let i = self.x1.partition_point(|&x1| x1 <= tick);
-        (i < self.len() && self.x0[i] <= tick).then_some(i)
+        bar_at(&self.x0, &self.x1, tick)
     }
+}
+
+/// Bars of sorted, non-overlapping columns `x0`/`x1` that intersect `[start, end)`.
+pub fn range_between(x0: &[u64], x1: &[u64], start: u64, end: u64) -> Range<usize> {
+    let lo = x1.partition_point(|&x| x <= start);
+    let hi = x0.partition_point(|&x| x < end);
+    lo..hi.max(lo)
+}
+
+/// The bar of sorted, non-overlapping columns `x0`/`x1` containing `tick`, if any.
+pub fn bar_at(x0: &[u64], x1: &[u64], tick: u64) -> Option<usize> {
+    let i = x1.partition_point(|&x| x <= tick);
+    (i < x0.len() && x0[i] <= tick).then_some(i)
 }
 
 /// Rows of bars; row 0 is the root.

@@ -46,9 +46,12 @@ impl Tier {
 
     /// Bars intersecting `[start, end)`.
     pub fn range_between(&self, start: u64, end: u64) -> std::ops::Range<usize> {
-        let lo = self.x1.partition_point(|&x1| x1 <= start);
-        let hi = self.x0.partition_point(|&x0| x0 < end);
-        lo..hi.max(lo)
+        crate::layout::range_between(&self.x0, &self.x1, start, end)
+    }
+
+    /// The bar containing `tick`, if any.
+    pub fn bar_at(&self, tick: u64) -> Option<usize> {
+        crate::layout::bar_at(&self.x0, &self.x1, tick)
     }
 }
 
@@ -74,6 +77,11 @@ impl Lod {
         Lod {
             rows: layout.rows.iter().map(build_row).collect(),
         }
+    }
+
+    /// Tier `k` of row `row`, if it exists.
+    pub fn tier(&self, row: usize, k: usize) -> Option<&Tier> {
+        self.rows.get(row)?.get(k)
     }
 
     /// Bars held by all tiers (memory reports).

@@ -151,4 +151,10 @@ impl Profile {
             (left, self.tree.grand_total() - left)
         })
     }
+
+    /// `(leftTicks, rightTicks)` to compare shares with: as the file states them, else
+    /// the tree's totals; `None` for non-differential profiles.
+    pub fn diff_ticks(&self) -> Option<(u64, u64)> {
+        self.meta.diff_ticks.or_else(|| self.diff_totals())
+    }
 }

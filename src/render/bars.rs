@@ -185,26 +185,9 @@ impl BarPipeline {
                     },
                     count: None,
                 },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage { read_only: true },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage { read_only: true },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
+                // Name hashes, then per-name search flags.
+                storage_entry(1),
+                storage_entry(2),
             ],
         })
     }
@@ -255,6 +238,20 @@ impl BarPipeline {
             pipeline,
             bind_layout,
         }
+    }
+}
+
+/// A read-only storage buffer read by the vertex stage.
+fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
     }
 }
 
@@ -466,7 +463,7 @@ impl BarScene {
             names,
             instance_bytes,
             max_self: tree.max_self() as f32,
-            diff_ticks: profile.meta.diff_ticks.or_else(|| profile.diff_totals()),
+            diff_ticks: profile.diff_ticks(),
         }
     }
 
@@ -481,6 +478,11 @@ impl BarScene {
             .map(|i| u32::from(matches.get(i).copied().unwrap_or(false)))
             .collect();
         queue.write_buffer(&self.name_flags, 0, bytemuck::cast_slice(&flags));
+    }
+
+    /// The largest self value (the heat scale), computed once at upload.
+    pub fn max_self(&self) -> f32 {
+        self.max_self
     }
 
     /// Fills the profile-dependent fields of `g` (heat scale, diff totals).

@@ -198,12 +198,23 @@ fn to_u8(c: [f32; 3]) -> [u8; 3] {
     c.map(|v| (v * 255.0).round().clamp(0.0, 255.0) as u8)
 }
 
+/// The four edges of `rect` = (left, top, width, height) as rectangles `t` thick.
+pub fn outline(rect: [f32; 4], t: f32) -> [[f32; 4]; 4] {
+    let [x, y, w, h] = rect;
+    [
+        [x, y, w, t],
+        [x, y + h - t, w, t],
+        [x, y, t, h],
+        [x + w - t, y, t, h],
+    ]
+}
+
 /// The label of a bar: `name (share, amount)`, or for a diff `name (change)`.
 pub fn bar_label(profile: &Profile, node: crate::model::NodeId) -> String {
     let tree = &profile.tree;
     let name = profile.names.get(tree.name(node));
     let total = tree.total(node);
-    match profile.meta.diff_ticks.or_else(|| profile.diff_totals()) {
+    match profile.diff_ticks() {
         Some((lt, rt)) if profile.is_diff() => {
             let l = tree.left_total(node);
             format!("{name} ({})", diff_change(l, total - l, lt, rt))
@@ -389,9 +400,9 @@ impl Renderer {
         let pad = (g.style.label_pad * scale).round();
         let min_label = g.style.min_label_width * scale;
         let diff_pal = diff_palette(spec.colorblind);
-        let diff_ticks =
-            content.and_then(|(_, p, _)| p.meta.diff_ticks.or_else(|| p.diff_totals()));
-        let max_self = content.map_or(0.0, |(_, p, _)| p.tree.max_self() as f64);
+        let diff_ticks = content.and_then(|(_, p, _)| p.diff_ticks());
+        // From the scene: scanning every node for it would cost O(nodes) per frame.
+        let max_self = scene.map_or(0.0, |sc| f64::from(sc.bars.max_self()));
         let mut labels = 0usize;
         for r in g.visible_rows() {
             let Some(row) = layout.rows.get(r) else {
@@ -513,13 +524,7 @@ impl Renderer {
             let top = g.row_top(h.row);
             let t = scale.round().max(1.0);
             let c = [0.1, 0.1, 0.1, 0.85];
-            let (w, hgt) = (x1 - x0, g.bar_height_px);
-            for r in [
-                [x0, top, w, t],
-                [x0, top + hgt - t, w, t],
-                [x0, top, t, hgt],
-                [x1 - t, top, t, hgt],
-            ] {
+            for r in outline([x0, top, x1 - x0, g.bar_height_px], t) {
                 rects.push(RectInstance {
                     rect: [r[0] - tx, r[1] - ty, r[2], r[3]],
                     color: c,
