@@ -18,7 +18,7 @@
 //!
 //! Everything is iterative (explicit frames), so a million nested spans are fine.
 
-use super::Row;
+use super::{Layout, Row};
 use crate::model::NO_PARENT;
 use crate::model::spans::{SpanSet, SpanTree};
 
@@ -88,27 +88,98 @@ struct Frame<'a> {
     owner: u32,
 }
 
-/// Places `set`'s spans (linked by `tree`) in rows.
-pub fn timeline_layout(set: &SpanSet, tree: &SpanTree) -> TimelineLayout {
-    let n = set.len();
-    let mut depth = vec![0u32; n];
-    let mut max_child_depth = vec![0u32; n];
-    let begin = |i: u32| set.start_ns[i as usize];
+/// How spans are grouped into bands (tracks drawn one under another, each with a header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BandMode {
+    /// One band per track (Chrome thread, service, TiDB node type). A link from a span to
+    /// a parent on another track is cut for the layout: the span starts its own tree in
+    /// its track's band (Perfetto's view).
+    #[default]
+    PerTrack,
+    /// All spans in one band as one tree (the TiDB Dashboard's and Jaeger's view), colored
+    /// by track.
+    OneTree,
+}
 
-    let mut stack: Vec<Frame<'_>> = vec![Frame {
-        kids: &tree.roots,
+/// A band: a track's rows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Band {
+    /// Header text.
+    pub name: String,
+    /// The track shown (`None` for [`BandMode::OneTree`]).
+    pub track: Option<u32>,
+    /// First row of the band in [`TrackLayout::layout`].
+    pub first_row: u32,
+    /// Number of rows.
+    pub rows: u32,
+    /// Number of spans.
+    pub spans: u64,
+}
+
+/// Spans placed in rows, band after band.
+#[derive(Clone, Debug, Default)]
+pub struct TrackLayout {
+    /// All rows; `node` is the span index, `total_ticks` the end of the trace (ns after
+    /// its start). Zero-duration spans are one nanosecond wide.
+    pub layout: Layout,
+    /// Row of each span in `layout`.
+    pub row_of: Vec<u32>,
+    /// The bands, in display order.
+    pub bands: Vec<Band>,
+    /// Connector lines (rows of `layout`).
+    pub connectors: Vec<Connector>,
+    /// Parent of each span as laid out (links across bands cut).
+    pub parent: Vec<u32>,
+}
+
+impl TrackLayout {
+    /// The band holding `row`.
+    pub fn band_of_row(&self, row: usize) -> Option<usize> {
+        let i = self
+            .bands
+            .partition_point(|b| (b.first_row as usize) <= row)
+            .checked_sub(1)?;
+        let b = &self.bands[i];
+        (row < (b.first_row + b.rows) as usize).then_some(i)
+    }
+}
+
+/// Places `set`'s spans (linked by `tree`) in rows (one band, as one tree).
+pub fn timeline_layout(set: &SpanSet, tree: &SpanTree) -> TimelineLayout {
+    let t = track_layout(set, tree, BandMode::OneTree);
+    TimelineLayout {
+        depth: t.row_of,
+        rows: t.layout.rows,
+        connectors: t.connectors,
+    }
+}
+
+/// Places `root`'s subtree with the seed's rule, `root` at relative row 0; returns the
+/// number of rows it uses.
+fn place_subtree<'a>(
+    set: &SpanSet,
+    tree: &'a SpanTree,
+    root: &'a u32,
+    depth: &mut [u32],
+    max_child_depth: &mut [u32],
+    stack: &mut Vec<Frame<'a>>,
+) -> u32 {
+    let begin = |i: u32| set.start_ns[i as usize];
+    stack.push(Frame {
+        kids: std::slice::from_ref(root),
         base: 0,
-        next: tree.roots.len(),
-        need: PrefixMax::new(tree.roots.len()),
+        next: 1,
+        need: PrefixMax::new(1),
         deepest: 0,
         owner: NO_PARENT,
-    }];
-
+    });
+    let mut height = 1;
     while let Some(top) = stack.last_mut() {
         if top.next == 0 {
             // All children placed: finish the owner's subtree depth.
             let done = stack.pop().expect("non-empty");
             if done.owner == NO_PARENT {
+                height = done.deepest + 1;
                 continue;
             }
             let o = done.owner as usize;
@@ -152,45 +223,225 @@ pub fn timeline_layout(set: &SpanSet, tree: &SpanTree) -> TimelineLayout {
             owner: cur,
         });
     }
+    height
+}
+
+/// Lanes for the trees of one band: each root's subtree (`height` rows, busy until its
+/// latest end) goes to the lowest rows free at its start, like Perfetto packs async
+/// slices. Roots come sorted by start, so with single-row trees (async spans, instants)
+/// this is interval partitioning with two heaps: O(n log n), and the number of rows is
+/// the largest number of spans open at once. Taller trees look for the lowest free
+/// window by a scan over the band's rows.
+struct Lanes {
+    free_at: Vec<u64>,
+    /// Rows whose `free_at` may have passed: (free_at, row), earliest first.
+    busy: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u32)>>,
+    /// Rows known free, lowest first (entries may be stale; checked against `free_at`).
+    free: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
+}
+
+impl Lanes {
+    fn new() -> Lanes {
+        Lanes {
+            free_at: Vec::new(),
+            busy: Default::default(),
+            free: Default::default(),
+        }
+    }
+
+    /// The first row of a window of `height` rows free at `start`, now busy until `end`.
+    fn place(&mut self, start: u64, end: u64, height: u32) -> u32 {
+        use std::cmp::Reverse;
+        let base = if height == 1 {
+            while let Some(&Reverse((t, r))) = self.busy.peek() {
+                if t > start {
+                    break;
+                }
+                self.busy.pop();
+                if self.free_at[r as usize] == t {
+                    self.free.push(Reverse(r));
+                }
+            }
+            let mut found = None;
+            while let Some(Reverse(r)) = self.free.pop() {
+                if self.free_at[r as usize] <= start {
+                    found = Some(r);
+                    break;
+                }
+            }
+            found.unwrap_or(self.free_at.len() as u32)
+        } else {
+            let h = height as usize;
+            let mut run = 0;
+            let mut base = self.free_at.len();
+            for (r, &t) in self.free_at.iter().enumerate() {
+                run = if t <= start { run + 1 } else { 0 };
+                if run == h {
+                    base = r + 1 - h;
+                    break;
+                }
+            }
+            if base == self.free_at.len() {
+                // Extend the trailing free run, if any, with new rows.
+                base -= run;
+            }
+            base as u32
+        };
+        let top = (base + height) as usize;
+        if self.free_at.len() < top {
+            self.free_at.resize(top, 0);
+        }
+        for r in base..base + height {
+            self.free_at[r as usize] = end;
+            self.busy.push(Reverse((end, r)));
+        }
+        base
+    }
+
+    fn rows(&self) -> u32 {
+        self.free_at.len() as u32
+    }
+}
+
+/// Places `set`'s spans in bands of rows (see [`BandMode`]): within a tree the seed's
+/// rule, the trees of a band packed into lanes, the bands one after another.
+pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayout {
+    let n = set.len();
+    let band_count = match mode {
+        BandMode::PerTrack => set.tracks.len().max(1),
+        BandMode::OneTree => 1,
+    };
+    let band_of = |i: usize| -> usize {
+        match mode {
+            BandMode::PerTrack => (set.track[i] as usize).min(band_count - 1),
+            BandMode::OneTree => 0,
+        }
+    };
+    // Per track: cut the links that cross bands.
+    let cut;
+    let t: &SpanTree = match mode {
+        BandMode::OneTree => tree,
+        BandMode::PerTrack => {
+            let parent = (0..n)
+                .map(|i| {
+                    let p = tree.parent[i];
+                    if p != NO_PARENT && band_of(p as usize) != band_of(i) {
+                        NO_PARENT
+                    } else {
+                        p
+                    }
+                })
+                .collect();
+            cut = SpanTree::build_with_parents(set, parent);
+            &cut
+        }
+    };
+
+    // Each tree on its own, then its lane in the band.
+    let mut depth = vec![0u32; n];
+    let mut max_child_depth = vec![0u32; n];
+    let mut stack = Vec::new();
+    let mut lanes: Vec<Lanes> = (0..band_count).map(|_| Lanes::new()).collect();
+    let mut offset = vec![0u32; n];
+    for root in &t.roots {
+        let h = place_subtree(set, t, root, &mut depth, &mut max_child_depth, &mut stack);
+        let r = *root as usize;
+        let end = t.max_end_ns[r].max(set.start_ns[r] + 1);
+        offset[r] = lanes[band_of(r)].place(set.start_ns[r], end, h);
+    }
+    // Push each tree's offset down to its spans (pre-order: parents first).
+    let mut walk: Vec<u32> = t.roots.clone();
+    while let Some(v) = walk.pop() {
+        let kids = t.children(v);
+        for &k in kids {
+            offset[k as usize] = offset[v as usize];
+        }
+        walk.extend_from_slice(kids);
+    }
+    drop(max_child_depth);
+
+    let mut bands = Vec::with_capacity(band_count);
+    let mut first = 0u32;
+    for (b, lane) in lanes.iter().enumerate() {
+        let (name, track) = match mode {
+            BandMode::OneTree => ("all spans".to_string(), None),
+            BandMode::PerTrack => (
+                set.tracks
+                    .get(b)
+                    .map_or_else(|| "spans".to_string(), |t| t.name.clone()),
+                Some(b as u32),
+            ),
+        };
+        bands.push(Band {
+            name,
+            track,
+            first_row: first,
+            rows: lane.rows(),
+            spans: 0,
+        });
+        first += lane.rows();
+    }
+    let mut row_of = depth;
+    for i in 0..n {
+        let b = band_of(i);
+        row_of[i] += offset[i] + bands[b].first_row;
+        bands[b].spans += 1;
+    }
 
     // Rows, each sorted by start.
-    let rows_n = depth.iter().copied().max().map_or(0, |d| d as usize + 1);
-    let mut per_row: Vec<Vec<u32>> = vec![Vec::new(); rows_n];
-    for i in 0..n {
-        per_row[depth[i] as usize].push(i as u32);
+    let rows_n = first as usize;
+    let mut count = vec![0u32; rows_n + 1];
+    for &r in &row_of {
+        count[r as usize + 1] += 1;
     }
-    let rows = per_row
-        .into_iter()
-        .map(|mut spans| {
-            spans.sort_by_key(|&s| (set.start_ns[s as usize], s));
-            let mut r = Row::default();
-            for s in spans {
-                let x0 = set.start_ns[s as usize];
-                r.x0.push(x0);
-                r.x1.push(set.end_ns(s as usize).max(x0 + 1));
-                r.name.push(set.name[s as usize]);
-                r.node.push(s);
-            }
-            r
-        })
-        .collect();
+    for r in 0..rows_n {
+        count[r + 1] += count[r];
+    }
+    let mut order = vec![0u32; n];
+    let mut fill = count.clone();
+    for (i, &r) in row_of.iter().enumerate() {
+        order[fill[r as usize] as usize] = i as u32;
+        fill[r as usize] += 1;
+    }
+    let mut rows = Vec::with_capacity(rows_n);
+    for r in 0..rows_n {
+        let spans = &mut order[count[r] as usize..count[r + 1] as usize];
+        spans.sort_unstable_by_key(|&s| (set.start_ns[s as usize], s));
+        let mut row = Row::default();
+        row.x0.reserve_exact(spans.len());
+        row.x1.reserve_exact(spans.len());
+        row.name.reserve_exact(spans.len());
+        row.node.reserve_exact(spans.len());
+        for &s in spans.iter() {
+            let x0 = set.start_ns[s as usize];
+            row.push(x0, set.end_ns(s as usize).max(x0 + 1), set.name[s as usize], s);
+        }
+        rows.push(row);
+    }
+    drop(order);
 
     let connectors = (0..n)
         .filter_map(|i| {
-            let p = tree.parent[i];
-            (p != NO_PARENT && depth[i] > depth[p as usize] + 1).then(|| Connector {
+            let p = t.parent[i];
+            (p != NO_PARENT && row_of[i] > row_of[p as usize] + 1).then(|| Connector {
                 span: i as u32,
-                from_row: depth[p as usize],
-                to_row: depth[i],
+                from_row: row_of[p as usize],
+                to_row: row_of[i],
                 at_ns: set.start_ns[i],
             })
         })
         .collect();
-
-    TimelineLayout {
-        depth,
-        rows,
+    let total_ticks = rows
+        .iter()
+        .filter_map(|r: &Row| r.x1.iter().copied().max())
+        .max()
+        .unwrap_or(0);
+    TrackLayout {
+        layout: Layout { rows, total_ticks },
+        row_of,
+        bands,
         connectors,
+        parent: t.parent.clone(),
     }
 }
 
@@ -387,5 +638,174 @@ mod tests {
         let l = timeline_layout(&s, &t);
         assert_eq!(l.rows.len(), 1_000_000);
         assert!(l.connectors.is_empty());
+    }
+
+    fn tracked(spans: &[(u64, u64, u64, u64, &str, u32)], tracks: &[&str]) -> SpanSet {
+        SpanSet::from_ids(
+            Names::new(),
+            spans
+                .iter()
+                .map(|&(id, parent, start, dur, name, track)| RawSpan {
+                    id,
+                    parent_id: (parent != 0).then_some(parent),
+                    start_ns: start,
+                    dur_ns: dur,
+                    name: name.into(),
+                    track,
+                })
+                .collect(),
+            tracks
+                .iter()
+                .map(|t| Track {
+                    name: (*t).to_string(),
+                })
+                .collect(),
+            Warnings::default(),
+        )
+    }
+
+    fn check_tracks(s: &SpanSet, l: &TrackLayout) {
+        for (d, row) in l.layout.rows.iter().enumerate() {
+            for i in 1..row.len() {
+                assert!(row.x0[i] >= row.x1[i - 1], "row {d} overlaps");
+            }
+            let b = l.band_of_row(d).expect("every row is in a band");
+            for &sp in &row.node {
+                assert_eq!(l.row_of[sp as usize], d as u32);
+                if let Some(t) = l.bands[b].track {
+                    assert_eq!(s.track[sp as usize], t, "span in its track's band");
+                }
+            }
+        }
+        for i in 0..s.len() {
+            let p = l.parent[i];
+            if p != NO_PARENT {
+                assert!(l.row_of[i] > l.row_of[p as usize]);
+            }
+        }
+        let total: u64 = l.bands.iter().map(|b| b.spans).sum();
+        assert_eq!(total, s.len() as u64);
+    }
+
+    /// A chain of async spans, each overlapping only the next: lanes, not a staircase.
+    #[test]
+    fn overlapping_roots_are_packed_into_lanes() {
+        let spans: Vec<(u64, u64, u64, u64, &str, u32)> = (0..1000u64)
+            .map(|i| (i + 1, 0, i * 10, 15, "async", 0))
+            .collect();
+        let s = tracked(&spans, &["t"]);
+        let t = SpanTree::build(&s);
+        let l = track_layout(&s, &t, BandMode::PerTrack);
+        assert_eq!(l.layout.rows.len(), 2, "at most two spans are open at once");
+        assert_eq!(l.layout.rows[0].len(), 500);
+        check_tracks(&s, &l);
+        // Lowest free lane first: after a gap everything returns to row 0.
+        let s = tracked(
+            &[
+                (1, 0, 0, 10, "a", 0),
+                (2, 0, 5, 10, "b", 0),
+                (3, 0, 7, 10, "c", 0),
+                (4, 0, 100, 10, "d", 0),
+            ],
+            &["t"],
+        );
+        let t = SpanTree::build(&s);
+        let l = track_layout(&s, &t, BandMode::PerTrack);
+        assert_eq!(l.row_of, vec![0, 1, 2, 0]);
+    }
+
+    /// Trees taller than one row get a window of free rows.
+    #[test]
+    fn overlapping_trees_get_whole_windows() {
+        let s = tracked(
+            &[
+                (1, 0, 0, 100, "r1", 0),
+                (2, 1, 0, 50, "r1c", 0),
+                (3, 0, 10, 100, "r2", 0),
+                (4, 3, 20, 10, "r2c", 0),
+                (5, 0, 150, 10, "r3", 0),
+            ],
+            &["t"],
+        );
+        let t = SpanTree::build(&s);
+        let l = track_layout(&s, &t, BandMode::PerTrack);
+        assert_eq!(l.row_of, vec![0, 1, 2, 3, 0]);
+        check_tracks(&s, &l);
+    }
+
+    /// Per track, a span whose parent is on another track starts a tree in its own band;
+    /// as one tree it stays under its parent.
+    #[test]
+    fn bands_per_track_and_as_one_tree() {
+        let s = tracked(
+            &[
+                (1, 0, 0, 100, "tidb root", 0),
+                (2, 1, 10, 50, "tidb child", 0),
+                (3, 2, 20, 20, "tikv work", 1),
+                (4, 3, 25, 5, "tikv inner", 1),
+            ],
+            &["TiDB", "TiKV"],
+        );
+        let t = SpanTree::build(&s);
+        let l = track_layout(&s, &t, BandMode::PerTrack);
+        assert_eq!(l.bands.len(), 2);
+        assert_eq!(l.bands[0].name, "TiDB");
+        assert_eq!((l.bands[0].first_row, l.bands[0].rows), (0, 2));
+        assert_eq!((l.bands[1].first_row, l.bands[1].rows), (2, 2));
+        assert_eq!(l.row_of, vec![0, 1, 2, 3]);
+        assert_eq!(l.parent[2], NO_PARENT, "the cross-track link is cut");
+        assert_eq!(l.band_of_row(3), Some(1));
+        assert_eq!(l.band_of_row(4), None);
+        check_tracks(&s, &l);
+        let one = track_layout(&s, &t, BandMode::OneTree);
+        assert_eq!(one.bands.len(), 1);
+        assert_eq!(one.row_of, vec![0, 1, 2, 3]);
+        assert_eq!(one.parent[2], 1);
+        check_tracks(&s, &one);
+    }
+
+    #[test]
+    fn random_forests_in_bands_keep_the_invariants() {
+        let mut seed = 0xba4d_u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        for _ in 0..40 {
+            let n = 2 + next() % 400;
+            let mut spans: Vec<(u64, u64, u64, u64, String, u32)> = Vec::new();
+            for id in 1..=n {
+                let track = (next() % 3) as u32;
+                if id == 1 || next() % 5 == 0 {
+                    spans.push((id, 0, next() % 5000, next() % 800, format!("r{id}"), track));
+                } else {
+                    let parent = 1 + next() % (id - 1);
+                    let (_, _, ps, pd, _, pt) = spans[(parent - 1) as usize].clone();
+                    let start = ps + next() % pd.max(1);
+                    let dur = next() % (pd / 2 + 5);
+                    let track = if next() % 4 == 0 { track } else { pt };
+                    spans.push((id, parent, start, dur, format!("s{id}"), track));
+                }
+            }
+            let refs: Vec<(u64, u64, u64, u64, &str, u32)> = spans
+                .iter()
+                .map(|(a, b, c, d, e, f)| (*a, *b, *c, *d, e.as_str(), *f))
+                .collect();
+            let s = tracked(&refs, &["a", "b", "c"]);
+            let t = SpanTree::build(&s);
+            for mode in [BandMode::PerTrack, BandMode::OneTree] {
+                let l = track_layout(&s, &t, mode);
+                check_tracks(&s, &l);
+                let expected = (0..s.len())
+                    .filter(|&i| {
+                        let p = l.parent[i];
+                        p != NO_PARENT && l.row_of[i] > l.row_of[p as usize] + 1
+                    })
+                    .count();
+                assert_eq!(l.connectors.len(), expected);
+            }
+        }
     }
 }

@@ -205,7 +205,18 @@ impl SpanTree {
             }
             path.clear();
         }
+        Self::link(set, parent, cycles_broken)
+    }
 
+    /// Links `set` with the given parents instead of its own, which must already be
+    /// acyclic (e.g. a built tree's parents with some links cut: the timeline cuts links
+    /// that cross tracks so each track is a forest of its own).
+    pub fn build_with_parents(set: &SpanSet, parent: Vec<u32>) -> SpanTree {
+        Self::link(set, parent, 0)
+    }
+
+    fn link(set: &SpanSet, parent: Vec<u32>, cycles_broken: u64) -> SpanTree {
+        let n = set.len();
         // Children in CSR form, sorted by start (ties: longer first).
         let key = |i: u32| {
             (
