@@ -28,7 +28,8 @@ struct Globals {
     // Bar height and separator width, in pixels.
     bar_height: f32,
     gap: f32,
-    // 0 package hash, 1 name hash, 2 heat by self value, 3 diff.
+    // 0 package hash, 1 name hash, 2 heat by self value, 3 diff, 4 track (palette index
+    // in values.y).
     color_mode: u32,
     // Largest self value (heat scale).
     max_self: f32,
@@ -61,7 +62,8 @@ struct Instance {
     @location(1) x1: vec2<u32>,
     // Interned name id: index into `hashes`.
     @location(2) name: u32,
-    // (self ticks, left total, right total) as floats, for heat and diff colors. A bar
+    // (self ticks, left total, right total) as floats, for heat and diff colors; for
+    // timeline spans (duration, track palette index, duration). A bar
     // that stands for a merged run of sub-pixel bars (level of detail) stores
     // -(self + 1) in x and is drawn lighter.
     @location(3) values: vec3<f32>,
@@ -166,8 +168,11 @@ fn vs_main(@builtin(vertex_index) vi: u32, inst: Instance) -> VsOut {
         case 2u: {
             rgb = heat_color(abs(inst.values.x) - select(0.0, 1.0, inst.values.x < 0.0));
         }
-        default: {
+        case 3u: {
             rgb = diff_color(inst.values.y, inst.values.z);
+        }
+        default: {
+            rgb = g.palette[u32(inst.values.y) % PALETTE_LEN].rgb;
         }
     }
 

@@ -32,6 +32,8 @@ pub enum ColorMode {
     Value,
     /// Differential: relative change from left to right, green→grey→red.
     Diff,
+    /// Timelines: one color per track (process/thread, service, TiDB node type).
+    Track,
 }
 
 impl ColorMode {
@@ -42,6 +44,7 @@ impl ColorMode {
             ColorMode::Name => 1,
             ColorMode::Value => 2,
             ColorMode::Diff => 3,
+            ColorMode::Track => 4,
         }
     }
 
@@ -52,6 +55,7 @@ impl ColorMode {
             ColorMode::Name => "name",
             ColorMode::Value => "value",
             ColorMode::Diff => "diff",
+            ColorMode::Track => "track",
         }
     }
 }
@@ -91,6 +95,20 @@ pub const PALETTE: [[u8; 3]; 29] = [
     [249, 186, 143],
     [242, 145, 145],
 ];
+
+/// Palette entries for tracks, in order: well apart in hue, so neighbouring tracks (TiDB
+/// and TiKV, two threads) never share a color.
+pub const TRACK_COLORS: [usize; 10] = [4, 0, 3, 5, 20, 17, 2, 22, 16, 23];
+
+/// The palette index of track `i` (what `bars.wgsl` reads from an instance in track mode).
+pub fn track_palette_index(i: u32) -> u32 {
+    TRACK_COLORS[i as usize % TRACK_COLORS.len()] as u32
+}
+
+/// The color of track `i`.
+pub fn track_color(i: u32) -> [u8; 3] {
+    PALETTE[track_palette_index(i) as usize]
+}
 
 /// The three stops of a diff gradient.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

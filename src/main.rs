@@ -99,15 +99,28 @@ struct RenderArgs {
     /// Device pixels per logical pixel (2 for a HiDPI image).
     #[arg(long, default_value_t = 1.0)]
     scale: f32,
-    /// Flame graph (root at the bottom) or icicle (root at the top).
-    #[arg(long, value_enum, default_value_t = ViewArg::Flamegraph)]
-    view: ViewArg,
-    /// Bar colors [default: diff for differential profiles, package otherwise].
+    /// Flame graph (root at the bottom) or icicle (root at the top) for profiles; timeline
+    /// for traces [default: flamegraph for profiles, timeline for traces].
+    #[arg(long, value_enum)]
+    view: Option<ViewArg>,
+    /// Bar colors [default: diff for differential profiles, package otherwise; track for
+    /// traces shown as one tree, name for traces in bands per thread].
     #[arg(long, value_enum)]
     color: Option<ColorArg>,
     /// Blue-grey-red diff colors instead of green-grey-red.
     #[arg(long)]
     colorblind: bool,
+    /// Timeline: start of the shown window, after the trace's start (`1.5ms`, `200us`,
+    /// `2s`, `350ns`).
+    #[arg(long, value_parser = parse_time)]
+    start: Option<u64>,
+    /// Timeline: end of the shown window, after the trace's start.
+    #[arg(long, value_parser = parse_time)]
+    end: Option<u64>,
+    /// Timeline: one band per track (thread, service, node type) or the whole trace as
+    /// one tree [default: bands for Chrome traces, one tree for distributed traces].
+    #[arg(long, value_enum)]
+    bands: Option<BandsArg>,
     /// Title line [default: the input's file name].
     #[arg(long)]
     title: Option<String>,
@@ -119,10 +132,48 @@ struct RenderArgs {
     verbose: bool,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum ViewArg {
     Flamegraph,
     Icicle,
+    /// Spans on a time axis (traces only).
+    Timeline,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum BandsArg {
+    /// One band per track.
+    Tracks,
+    /// The whole trace as one tree, colored by track.
+    Tree,
+}
+
+/// A time like `1.5ms`, `200us`, `200µs`, `2s`, `350ns` or `350` (nanoseconds).
+fn parse_time(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("expected a time like 1.5ms, 200us or 2s, got {s:?}"))?;
+    let mul = match unit.trim() {
+        "" | "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        other => {
+            return Err(format!(
+                "unknown time unit {other:?} in {s:?} (ns, us, ms, s)"
+            ));
+        }
+    };
+    let ns = v * mul;
+    if !ns.is_finite() || ns < 0.0 || ns > u64::MAX as f64 / 2.0 {
+        return Err(format!("time out of range: {s:?}"));
+    }
+    Ok(ns.round() as u64)
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -135,6 +186,8 @@ enum ColorArg {
     Value,
     /// Relative change between the two sides of a diff.
     Diff,
+    /// One color per track (traces).
+    Track,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -178,6 +231,7 @@ fn color_arg(c: ColorArg) -> ColorMode {
         ColorArg::Name => ColorMode::Name,
         ColorArg::Value => ColorMode::Value,
         ColorArg::Diff => ColorMode::Diff,
+        ColorArg::Track => ColorMode::Track,
     }
 }
 
@@ -190,8 +244,8 @@ fn backend_arg(b: BackendArg) -> Backend {
 
 fn view_arg(v: ViewArg) -> Orientation {
     match v {
-        ViewArg::Flamegraph => Orientation::Flame,
         ViewArg::Icicle => Orientation::Icicle,
+        ViewArg::Flamegraph | ViewArg::Timeline => Orientation::Flame,
     }
 }
 
@@ -220,27 +274,44 @@ fn open(a: OpenArgs) -> Result<()> {
     )
 }
 
-fn load(input: &Path) -> Result<Profile> {
-    if input == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("reading standard input")?;
-        Ok(import::load_bytes("<stdin>", &bytes, Limits::default())?)
-    } else {
-        Ok(import::load_path(input)?)
-    }
-}
-
 fn warn(profile: &Profile) {
     for w in profile.meta.warnings.lines() {
         eprintln!("scorch: warning: {}: {w}", profile.meta.source);
     }
 }
 
+fn load_any(input: &Path) -> Result<import::Imported> {
+    if input == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("reading standard input")?;
+        Ok(import::load_any_bytes(
+            "<stdin>",
+            &bytes,
+            Limits::default(),
+        )?)
+    } else {
+        Ok(import::load_any_path(input)?)
+    }
+}
+
 fn render(a: RenderArgs) -> Result<()> {
     let t0 = Instant::now();
-    let profile = load(&a.input)?;
+    let profile = match load_any(&a.input)? {
+        import::Imported::Trace(t) => return render_timeline(a, *t, t0),
+        import::Imported::Profile(p) => *p,
+    };
+    if a.view == Some(ViewArg::Timeline) {
+        bail!(
+            "--view timeline needs a trace with timed spans (Chrome trace, Jaeger, OTLP, TiDB); {} is {}, an aggregated profile: use --view flamegraph or icicle",
+            profile.meta.source,
+            profile.meta.format.describe()
+        );
+    }
+    if a.start.is_some() || a.end.is_some() || a.bands.is_some() {
+        bail!("--start, --end and --bands apply to traces (--view timeline)");
+    }
     warn(&profile);
     let t_load = t0.elapsed();
     let layout = flame_layout(&profile.tree);
@@ -249,7 +320,7 @@ fn render(a: RenderArgs) -> Result<()> {
         width: a.width,
         height: a.height,
         scale: a.scale,
-        orientation: view_arg(a.view),
+        orientation: view_arg(a.view.unwrap_or(ViewArg::Flamegraph)),
         color: a.color.map(color_arg),
         colorblind: a.colorblind,
         title: a.title,
@@ -290,6 +361,83 @@ fn render(a: RenderArgs) -> Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
+        "wrote {} ({}×{} px, {} KiB)",
+        a.output.display(),
+        report.width_px,
+        report.height_px,
+        report.png_bytes.div_ceil(1024)
+    )?;
+    Ok(())
+}
+
+fn render_timeline(a: RenderArgs, trace: import::Trace, t0: Instant) -> Result<()> {
+    use scorch::layout::timeline::BandMode;
+    if let Some(v @ (ViewArg::Flamegraph | ViewArg::Icicle)) = a.view {
+        bail!(
+            "{} is a trace ({}); it is drawn as a timeline, not a {}: use --view timeline",
+            trace.source,
+            trace.format.describe(),
+            if v == ViewArg::Icicle {
+                "icicle"
+            } else {
+                "flame graph"
+            }
+        );
+    }
+    for w in trace.spans.warnings.lines() {
+        eprintln!("scorch: warning: {}: {w}", trace.source);
+    }
+    let t_load = t0.elapsed();
+    let mode = a.bands.map(|b| match b {
+        BandsArg::Tracks => BandMode::PerTrack,
+        BandsArg::Tree => BandMode::OneTree,
+    });
+    let view = export::TraceView::new(trace, mode);
+    let t_layout = t0.elapsed();
+    let opts = export::TimelineExport {
+        width: a.width,
+        height: a.height,
+        scale: a.scale,
+        color: a.color.map(color_arg),
+        title: a.title,
+        start_ns: a.start,
+        end_ns: a.end,
+    };
+    export::timeline_spec(&view, &opts)?;
+    let gpu = Gpu::new(&GpuOptions {
+        backend: a.backend.map(backend_arg),
+    })?;
+    let t_gpu = t0.elapsed();
+    let report = export::render_timeline_png(&gpu, &view, &opts, &a.output)?;
+    let t_done = t0.elapsed();
+    if report.rows_cut > 0 {
+        eprintln!(
+            "scorch: warning: {} of {} rows did not fit in the image; pass a larger --height",
+            report.rows_cut,
+            view.tracks.layout.rows.len()
+        );
+    }
+    if a.verbose {
+        eprintln!("scorch: adapter {}", gpu.describe());
+        eprintln!(
+            "scorch: {} spans in {} rows and {} bands; drew {} bars and {} labels in {} tile(s)",
+            view.spans.len(),
+            view.tracks.layout.rows.len(),
+            view.tracks.bands.len(),
+            report.bars_drawn,
+            report.labels,
+            report.tiles
+        );
+        eprintln!(
+            "scorch: load {:.1} ms, layout {:.1} ms, device {:.1} ms, render+png {:.1} ms",
+            ms(t_load),
+            ms(t_layout - t_load),
+            ms(t_gpu - t_layout),
+            ms(t_done - t_gpu)
+        );
+    }
+    writeln!(
+        std::io::stdout().lock(),
         "wrote {} ({}×{} px, {} KiB)",
         a.output.display(),
         report.width_px,

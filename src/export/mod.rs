@@ -130,6 +130,10 @@ pub fn color_mode(
             profile.meta.source,
             profile.meta.format.describe()
         ))),
+        Some(ColorMode::Track) => Err(ExportError::Options(format!(
+            "--color track colors a trace's spans by track, and {} is a profile",
+            profile.meta.source
+        ))),
         Some(m) => Ok(m),
         None if profile.is_diff() => Ok(ColorMode::Diff),
         None => Ok(ColorMode::Package),
@@ -271,4 +275,249 @@ pub fn decode_png(bytes: &[u8]) -> Result<RgbaImage, String> {
         height: h,
         pixels,
     })
+}
+
+/// A trace made ready to draw: linked, laid out in bands.
+#[derive(Debug)]
+pub struct TraceView {
+    /// The spans.
+    pub spans: crate::model::spans::SpanSet,
+    /// Their tree.
+    pub tree: crate::model::spans::SpanTree,
+    /// Their rows and bands.
+    pub tracks: crate::layout::timeline::TrackLayout,
+    /// How the bands were made.
+    pub mode: crate::layout::timeline::BandMode,
+    /// Where the trace came from.
+    pub source: String,
+    /// Its format.
+    pub format: crate::model::SourceFormat,
+}
+
+impl TraceView {
+    /// Links and lays out `trace`; `mode` `None` picks the format's usual view (see
+    /// [`default_band_mode`]).
+    pub fn new(
+        trace: crate::import::Trace,
+        mode: Option<crate::layout::timeline::BandMode>,
+    ) -> TraceView {
+        let mode = mode.unwrap_or_else(|| default_band_mode(trace.format));
+        let tree = crate::model::spans::SpanTree::build(&trace.spans);
+        let tracks = crate::layout::timeline::track_layout(&trace.spans, &tree, mode);
+        TraceView {
+            spans: trace.spans,
+            tree,
+            tracks,
+            mode,
+            source: trace.source,
+            format: trace.format,
+        }
+    }
+
+    /// Lays the bands out again in another mode.
+    pub fn set_mode(&mut self, mode: crate::layout::timeline::BandMode) {
+        self.mode = mode;
+        self.tracks = crate::layout::timeline::track_layout(&self.spans, &self.tree, mode);
+    }
+
+    /// The color a trace starts with: one color per track when the whole trace is one
+    /// tree (TiDB Dashboard, Jaeger), by name when tracks are bands (Perfetto).
+    pub fn default_color(&self) -> ColorMode {
+        match self.mode {
+            crate::layout::timeline::BandMode::OneTree => ColorMode::Track,
+            crate::layout::timeline::BandMode::PerTrack => ColorMode::Name,
+        }
+    }
+
+    /// File name for titles.
+    pub fn title(&self) -> String {
+        Path::new(&self.source)
+            .file_name()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| self.source.clone())
+    }
+
+    /// Span count, tracks and duration, for the title band.
+    pub fn subtitle(&self) -> String {
+        let n = self.spans.len();
+        let tracks = self.spans.tracks.len();
+        format!(
+            "{} · {n} span{} · {tracks} track{} · {}",
+            self.format.describe(),
+            if n == 1 { "" } else { "s" },
+            if tracks == 1 { "" } else { "s" },
+            crate::model::units::format_duration_ns(self.tracks.layout.total_ticks as f64)
+        )
+    }
+}
+
+/// The band mode a trace format is usually viewed in: Chrome traces per thread (Perfetto),
+/// distributed traces as one tree (TiDB Dashboard, Jaeger UI).
+pub fn default_band_mode(format: crate::model::SourceFormat) -> crate::layout::timeline::BandMode {
+    use crate::layout::timeline::BandMode;
+    use crate::model::SourceFormat;
+    match format {
+        SourceFormat::ChromeTrace => BandMode::PerTrack,
+        _ => BandMode::OneTree,
+    }
+}
+
+/// What to export of a trace.
+#[derive(Clone, Debug)]
+pub struct TimelineExport {
+    /// Width in logical pixels.
+    pub width: u32,
+    /// Height in logical pixels; `None` fits every band (up to the default cap).
+    pub height: Option<u32>,
+    /// Device pixels per logical pixel.
+    pub scale: f32,
+    /// Colors; `None`: the trace's default.
+    pub color: Option<ColorMode>,
+    /// Title; `None`: the file name.
+    pub title: Option<String>,
+    /// Window start, ns after the trace's start; `None`: its start.
+    pub start_ns: Option<u64>,
+    /// Window end; `None`: its end.
+    pub end_ns: Option<u64>,
+}
+
+impl Default for TimelineExport {
+    fn default() -> Self {
+        TimelineExport {
+            width: DEFAULT_WIDTH,
+            height: None,
+            scale: 1.0,
+            color: None,
+            title: None,
+            start_ns: None,
+            end_ns: None,
+        }
+    }
+}
+
+/// What to draw for a timeline export: geometry, the camera on `[start, end)`, colors.
+pub fn timeline_spec(
+    trace: &TraceView,
+    opts: &TimelineExport,
+) -> Result<crate::render::timeline::TimelineSpec, ExportError> {
+    use crate::view::timeline::{TimelineGeometry, TimelineStyle};
+    if opts.width == 0 || opts.height == Some(0) {
+        return Err(ExportError::Options(
+            "--width and --height must be at least 1".into(),
+        ));
+    }
+    if !(opts.scale.is_finite() && opts.scale > 0.0 && opts.scale <= 16.0) {
+        return Err(ExportError::Options(format!(
+            "--scale must be between 0 and 16, not {}",
+            opts.scale
+        )));
+    }
+    let color = match opts.color {
+        Some(ColorMode::Diff) => {
+            return Err(ExportError::Options(
+                "--color diff needs a differential profile; a trace has none".into(),
+            ));
+        }
+        Some(c) => c,
+        None => trace.default_color(),
+    };
+    let total = trace.tracks.layout.total_ticks.max(1);
+    let start = opts.start_ns.unwrap_or(0);
+    let end = opts.end_ns.unwrap_or(total);
+    if start >= end {
+        return Err(ExportError::Options(format!(
+            "--start ({}) must be before --end ({})",
+            crate::model::units::format_duration_ns(start as f64),
+            crate::model::units::format_duration_ns(end as f64)
+        )));
+    }
+    if start >= total {
+        return Err(ExportError::Options(format!(
+            "--start {} is past the trace's end ({})",
+            crate::model::units::format_duration_ns(start as f64),
+            crate::model::units::format_duration_ns(total as f64)
+        )));
+    }
+    let style = TimelineStyle::default();
+    let bands = &trace.tracks.bands;
+    let needed = TimelineGeometry::needed_height(bands, &style).ceil() as u32;
+    let height = opts.height.unwrap_or_else(|| {
+        let cap = (MAX_DEFAULT_HEIGHT_PX as f32 / opts.scale).floor() as u32;
+        needed.min(cap.max(1))
+    });
+    let width_px = ((opts.width as f32) * opts.scale).round().max(1.0) as u32;
+    let height_px = ((height as f32) * opts.scale).round().max(1.0) as u32;
+    let geometry = TimelineGeometry::new(width_px, height_px, opts.scale, bands, &[], style);
+    let camera = crate::view::Camera::range(start, end, f64::from(geometry.graph.w));
+    let mut spec = crate::render::timeline::TimelineSpec::new(
+        geometry,
+        camera,
+        color,
+        opts.title.clone().unwrap_or_else(|| trace.title()),
+    );
+    spec.subtitle = trace.subtitle();
+    Ok(spec)
+}
+
+/// Renders a trace's timeline to an image.
+pub fn render_timeline_rgba(
+    gpu: &Gpu,
+    trace: &TraceView,
+    opts: &TimelineExport,
+) -> Result<(RgbaImage, ExportReport), ExportError> {
+    use crate::render::timeline::{TimelineContent, TimelineScene};
+    let spec = timeline_spec(trace, opts)?;
+    let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
+    let scene = TimelineScene::new(gpu, &renderer, &trace.spans, &trace.tracks);
+    let content = TimelineContent {
+        scene: &scene,
+        spans: &trace.spans,
+        tracks: &trace.tracks,
+        matches: None,
+    };
+    let g = &spec.geometry;
+    let rows_cut = {
+        let shown: usize = g.visible_rows().len();
+        let all: usize = g.bands.iter().map(|b| b.rows_shown as usize).sum();
+        all - shown.min(all)
+    };
+    let (image, stats) = render::render_tiles(
+        gpu,
+        g.width_px,
+        g.height_px,
+        gpu.max_texture_side(),
+        |view, tile| renderer.render_timeline(gpu, Some(content), &spec, view, tile, None),
+    )?;
+    Ok((
+        image,
+        ExportReport {
+            width_px: spec.geometry.width_px,
+            height_px: spec.geometry.height_px,
+            tiles: stats.tiles,
+            bars_drawn: stats.bars_drawn,
+            labels: stats.labels,
+            rows_cut,
+            png_bytes: 0,
+        },
+    ))
+}
+
+/// Renders a trace's timeline and writes it to `path` as PNG.
+pub fn render_timeline_png(
+    gpu: &Gpu,
+    trace: &TraceView,
+    opts: &TimelineExport,
+    path: &Path,
+) -> Result<ExportReport, ExportError> {
+    let (image, mut report) = render_timeline_rgba(gpu, trace, opts)?;
+    let png = encode_png(&image).map_err(|detail| ExportError::Write {
+        path: path.display().to_string(),
+        detail,
+    })?;
+    std::fs::write(path, &png).map_err(|e| ExportError::Write {
+        path: path.display().to_string(),
+        detail: e.to_string(),
+    })?;
+    report.png_bytes = png.len() as u64;
+    Ok(report)
 }

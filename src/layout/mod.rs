@@ -45,7 +45,7 @@ impl Row {
         self.x0.is_empty()
     }
 
-    fn push(&mut self, x0: u64, x1: u64, name: NameId, node: NodeId) {
+    pub(crate) fn push(&mut self, x0: u64, x1: u64, name: NameId, node: NodeId) {
         self.x0.push(x0);
         self.x1.push(x1);
         self.name.push(name);

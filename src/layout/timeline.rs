@@ -414,7 +414,12 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
         row.node.reserve_exact(spans.len());
         for &s in spans.iter() {
             let x0 = set.start_ns[s as usize];
-            row.push(x0, set.end_ns(s as usize).max(x0 + 1), set.name[s as usize], s);
+            row.push(
+                x0,
+                set.end_ns(s as usize).max(x0 + 1),
+                set.name[s as usize],
+                s,
+            );
         }
         rows.push(row);
     }

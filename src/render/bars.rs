@@ -320,6 +320,18 @@ impl Uploader<'_> {
     }
 }
 
+/// What a scene's instances carry besides position and name.
+pub struct SceneValues<'a> {
+    /// The three values of a bar's node (`Instance.values` in `bars.wgsl`).
+    pub of: &'a dyn Fn(u32) -> [f32; 3],
+    /// Combines the values of a merged run's bars (level of detail).
+    pub merge: &'a dyn Fn([f32; 3], [f32; 3]) -> [f32; 3],
+    /// The heat scale (largest first value).
+    pub max_self: f32,
+    /// Left and right grand totals of a diff.
+    pub diff_ticks: Option<(u64, u64)>,
+}
+
 /// A profile's bars and name hashes, resident on the GPU.
 pub struct BarScene {
     chunks: Vec<wgpu::Buffer>,
@@ -358,10 +370,47 @@ impl BarScene {
         layout: &Layout,
         lod: &Lod,
     ) -> BarScene {
-        let device = &gpu.device;
-        let name_hashes = NameHashes::compute(gpu, profile);
         let tree = &profile.tree;
         let diff = profile.is_diff();
+        // (self, left total, right total) of one node.
+        let values = |n: u32| -> [f32; 3] {
+            let total = tree.total(n);
+            if diff {
+                let l = tree.left_total(n);
+                [tree.self_ticks(n) as f32, l as f32, (total - l) as f32]
+            } else {
+                [tree.self_ticks(n) as f32, total as f32, total as f32]
+            }
+        };
+        Self::from_values(
+            gpu,
+            bind_layout,
+            &NameHashes::compute(gpu, profile),
+            profile.names.len(),
+            layout,
+            lod,
+            SceneValues {
+                of: &values,
+                merge: &|acc, v| [acc[0] + v[0], acc[1] + v[1], acc[2] + v[2]],
+                max_self: tree.max_self() as f32,
+                diff_ticks: profile.diff_ticks(),
+            },
+        )
+    }
+
+    /// Uploads `layout`'s bars and `lod`'s tiers with the values `values` gives each
+    /// bar's node (flame graphs: self/left/right; timelines: duration/track color), for
+    /// names hashed into `name_hashes`.
+    pub fn from_values(
+        gpu: &Gpu,
+        bind_layout: &wgpu::BindGroupLayout,
+        name_hashes: &NameHashes,
+        names: usize,
+        layout: &Layout,
+        lod: &Lod,
+        values: SceneValues<'_>,
+    ) -> BarScene {
+        let device = &gpu.device;
         let stride = std::mem::size_of::<BarInstance>() as u64;
         let max_chunk_bytes = device.limits().max_buffer_size.min(256 << 20);
         let mut up = Uploader {
@@ -371,45 +420,32 @@ impl BarScene {
             chunks: Vec::new(),
             bytes: 0,
         };
-        // (self, left total, right total) of one node.
-        let values = |n: u32| -> (f32, f32, f32) {
-            let total = tree.total(n);
-            if diff {
-                let l = tree.left_total(n);
-                (tree.self_ticks(n) as f32, l as f32, (total - l) as f32)
-            } else {
-                (tree.self_ticks(n) as f32, total as f32, total as f32)
-            }
-        };
         let mut rows = Vec::with_capacity(layout.rows.len());
         for (r, row) in layout.rows.iter().enumerate() {
             let mut lists = Vec::new();
-            lists.push(up.push_list(row.len(), |k| {
-                let (s, l, rt) = values(row.node[k]);
-                BarInstance {
-                    x0: BarInstance::split(row.x0[k]),
-                    x1: BarInstance::split(row.x1[k]),
-                    name: row.name[k],
-                    values: [s, l, rt],
-                }
+            lists.push(up.push_list(row.len(), |k| BarInstance {
+                x0: BarInstance::split(row.x0[k]),
+                x1: BarInstance::split(row.x1[k]),
+                name: row.name[k],
+                values: (values.of)(row.node[k]),
             }));
             for tier in lod.rows.get(r).map_or(&[][..], |t| &t[..]) {
                 lists.push(up.push_list(tier.len(), |j| {
                     let first = tier.first[j] as usize;
                     let count = tier.count[j] as usize;
-                    let (mut s, mut l, mut rt) = (0.0f32, 0.0f32, 0.0f32);
-                    for k in first..first + count {
-                        let v = values(row.node[k]);
-                        s += v.0;
-                        l += v.1;
-                        rt += v.2;
+                    let mut v = (values.of)(row.node[first]);
+                    for k in first + 1..first + count {
+                        v = (values.merge)(v, (values.of)(row.node[k]));
+                    }
+                    // A merged run is marked by a negative first value (see bars.wgsl).
+                    if count > 1 {
+                        v[0] = -(v[0] + 1.0);
                     }
                     BarInstance {
                         x0: BarInstance::split(tier.x0[j]),
                         x1: BarInstance::split(tier.x1[j]),
                         name: tier.name[j],
-                        // A merged run is marked by a negative self (see bars.wgsl).
-                        values: [if count > 1 { -(s + 1.0) } else { s }, l, rt],
+                        values: v,
                     }
                 }));
             }
@@ -428,7 +464,6 @@ impl BarScene {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let names = profile.names.len();
         let name_flags = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("BarScene::name_flags"),
             size: (names.max(1) * 4) as u64,
@@ -458,12 +493,12 @@ impl BarScene {
             rows,
             globals,
             bind_group,
-            name_hashes,
+            name_hashes: name_hashes.clone(),
             name_flags,
             names,
             instance_bytes,
-            max_self: tree.max_self() as f32,
-            diff_ticks: profile.diff_ticks(),
+            max_self: values.max_self,
+            diff_ticks: values.diff_ticks,
         }
     }
 

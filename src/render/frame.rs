@@ -180,12 +180,16 @@ impl Scene {
 
 /// Pipelines and text state; create once per device.
 pub struct Renderer {
-    bars: BarPipeline,
-    rects: RectPipeline,
-    text: TextLayer,
+    pub(super) bars: BarPipeline,
+    pub(super) rects: RectPipeline,
+    pub(super) text: TextLayer,
+    pub(super) blit: super::blit::BlitPipeline,
+    pub(super) format: wgpu::TextureFormat,
+    /// The timeline overview drawn last, reused while its key holds.
+    pub(super) overview: Option<super::timeline::OverviewCache>,
 }
 
-fn srgb(c: [u8; 3]) -> [f32; 4] {
+pub(super) fn srgb(c: [u8; 3]) -> [f32; 4] {
     [
         f32::from(c[0]) / 255.0,
         f32::from(c[1]) / 255.0,
@@ -262,6 +266,9 @@ impl Renderer {
             bars: BarPipeline::new(&gpu.device, format),
             rects: RectPipeline::new(&gpu.device, format),
             text: TextLayer::new(&gpu.device, &gpu.queue, format),
+            blit: super::blit::BlitPipeline::new(&gpu.device, format),
+            format,
+            overview: None,
         }
     }
 
@@ -272,6 +279,9 @@ impl Renderer {
             bars: self.bars.for_format(&gpu.device, format),
             rects: RectPipeline::new(&gpu.device, format),
             text: TextLayer::new(&gpu.device, &gpu.queue, format),
+            blit: super::blit::BlitPipeline::new(&gpu.device, format),
+            format,
+            overview: None,
         }
     }
 
@@ -453,7 +463,9 @@ impl Renderer {
                     continue;
                 };
                 let bg = match spec.color {
-                    ColorMode::Package | ColorMode::Name => color::palette_color(7),
+                    ColorMode::Package | ColorMode::Name | ColorMode::Track => {
+                        color::palette_color(7)
+                    }
                     ColorMode::Value => {
                         color::heat_color(profile.tree.self_ticks(n) as f64, max_self)
                     }

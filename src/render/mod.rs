@@ -12,11 +12,13 @@
 //! device's maximum texture size, and reads it back.
 
 pub mod bars;
+pub mod blit;
 pub mod frame;
 pub mod gpu;
 pub mod names;
 pub mod rects;
 pub mod text;
+pub mod timeline;
 pub mod timer;
 
 pub use frame::{FrameSpec, FrameStats, Renderer, Scene, TARGET_FORMAT, Tile};
@@ -122,6 +124,20 @@ pub fn render_image_tiled(
     max_tile: u32,
 ) -> Result<(RgbaImage, ImageStats), RenderError> {
     let (w, h) = (spec.geometry.width_px, spec.geometry.height_px);
+    render_tiles(gpu, w, h, max_tile, |view, tile| {
+        renderer.render(gpu, scene, profile, layout, spec, view, tile)
+    })
+}
+
+/// Renders an image of `w` × `h` pixels tile by tile (tiles of at most `max_tile` a
+/// side) with `draw`, which draws the part of the image a [`Tile`] covers into a view.
+pub fn render_tiles(
+    gpu: &Gpu,
+    w: u32,
+    h: u32,
+    max_tile: u32,
+    mut draw: impl FnMut(&wgpu::TextureView, Tile) -> Result<frame::FrameStats, frame::FrameError>,
+) -> Result<(RgbaImage, ImageStats), RenderError> {
     let bytes = u64::from(w) * u64::from(h) * 4;
     if bytes > MAX_IMAGE_BYTES {
         return Err(RenderError::TooLarge {
@@ -168,7 +184,7 @@ pub fn render_image_tiled(
                 w: tile_w,
                 h: tile_h,
             };
-            let fs = renderer.render(gpu, scene, profile, layout, spec, &view, tile)?;
+            let fs = draw(&view, tile)?;
             stats.tiles += 1;
             stats.bars_drawn += fs.bars_drawn;
             stats.labels += fs.labels;

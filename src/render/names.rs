@@ -85,6 +85,7 @@ impl PackedKeys {
 }
 
 /// Per-name hashes, resident on the GPU.
+#[derive(Clone, Debug)]
 pub struct NameHashes {
     buffer: wgpu::Buffer,
     count: u32,

@@ -16,6 +16,7 @@ use crate::layout::Layout;
 
 pub mod search;
 pub mod state;
+pub mod timeline;
 
 /// Which way the rows grow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -287,6 +287,13 @@ impl ViewState {
         self.camera = self.clamp_camera(cam);
     }
 
+    /// Shows `[x0, x1)` at once (no animation), clamped to the bounds: the timeline's
+    /// overview brush drives the camera with this.
+    pub fn show_ticks(&mut self, x0: u64, x1: u64) {
+        self.anim = None;
+        self.camera = self.clamp_camera(Camera::range(x0, x1.max(x0 + 1), self.graph_w));
+    }
+
     /// Pans by `dx` pixels: content moves right for positive `dx` (a drag to the right).
     pub fn pan_px(&mut self, dx: f64) {
         self.anim = None;
@@ -430,7 +437,7 @@ impl ViewState {
             ColorMode::Package => ColorMode::Name,
             ColorMode::Name => ColorMode::Value,
             ColorMode::Value if diff_available => ColorMode::Diff,
-            ColorMode::Value | ColorMode::Diff => ColorMode::Package,
+            ColorMode::Value | ColorMode::Diff | ColorMode::Track => ColorMode::Package,
         };
     }
 }
