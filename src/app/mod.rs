@@ -12,6 +12,7 @@
 //! while an animation, a drag or a load runs. Loading happens on a worker thread; the
 //! window appears at once and shows progress (and a progress bar on the terminal).
 
+mod timeline;
 mod ui;
 
 use crate::color::ColorMode;
@@ -95,10 +96,23 @@ pub enum UserEvent {
     Loaded {
         /// Which load (a newer one supersedes older ones).
         id: u64,
-        /// The profile and its layout (and its GPU scene when the device was ready), or
-        /// the error.
-        result: Result<Box<(Profile, Layout, Option<Scene>)>, String>,
+        /// The profile or trace, laid out (with its GPU scene when the device was
+        /// ready), or the error.
+        result: Result<Loaded, String>,
     },
+}
+
+/// What a loader thread produced.
+pub enum Loaded {
+    /// A profile, its flame layout and maybe its scene.
+    Profile(Box<(Profile, Layout, Option<Scene>)>),
+    /// A trace, laid out in bands, and maybe its scene.
+    Trace(
+        Box<(
+            crate::export::TraceView,
+            Option<crate::render::timeline::TimelineScene>,
+        )>,
+    ),
 }
 
 /// A loaded profile and everything the view keeps about it.
@@ -143,6 +157,7 @@ struct Gfx {
     renderer: Renderer,
     shot_renderer: Option<Renderer>,
     scene: Option<Scene>,
+    tscene: Option<crate::render::timeline::TimelineScene>,
     timer: Option<ui::GpuTimer>,
 }
 
@@ -170,6 +185,8 @@ struct App {
     window: Option<Arc<Window>>,
     gfx: Option<Gfx>,
     doc: Option<Doc>,
+    tdoc: Option<timeline::TraceDoc>,
+    tl_drag: Option<timeline::TimelineDrag>,
     loading: Option<Loading>,
     next_load: u64,
     cursor: Option<(f32, f32)>,
@@ -206,6 +223,8 @@ impl App {
             window: None,
             gfx: None,
             doc: None,
+            tdoc: None,
+            tl_drag: None,
             loading: None,
             next_load: 0,
             cursor: None,
@@ -264,6 +283,34 @@ impl App {
                         Some(&prog),
                     ),
                 };
+                // A trace is recognised after decoding and detection, before parsing:
+                // read it again as a trace.
+                if let (Err(import::ImportError::IsTrace { .. }), Source::Path(p)) =
+                    (&result, &source)
+                {
+                    let loaded = import::load_any_path(p)
+                        .map_err(|e| e.to_string())
+                        .and_then(|imported| match imported {
+                            import::Imported::Trace(t) => {
+                                let view = crate::export::TraceView::new(*t, None);
+                                let scene = maker.get().map(|(gpu, bind_layout)| {
+                                    crate::render::timeline::TimelineScene::with_layout(
+                                        gpu,
+                                        bind_layout,
+                                        &view.spans,
+                                        &view.tracks,
+                                    )
+                                });
+                                Ok(Loaded::Trace(Box::new((view, scene))))
+                            }
+                            import::Imported::Profile(_) => {
+                                Err("the file changed while it was being read".to_string())
+                            }
+                        });
+                    done2.store(true, Ordering::Relaxed);
+                    let _ = proxy.send_event(UserEvent::Loaded { id, result: loaded });
+                    return;
+                }
                 let result = result
                     .map(|profile| {
                         let layout = flame_layout(&profile.tree);
@@ -281,7 +328,7 @@ impl App {
                             );
                             s
                         });
-                        Box::new((profile, layout, scene))
+                        Loaded::Profile(Box::new((profile, layout, scene)))
                     })
                     .map_err(|e| e.to_string());
                 done2.store(true, Ordering::Relaxed);
@@ -382,7 +429,10 @@ impl App {
             gfx.scene = Some(
                 scene.unwrap_or_else(|| Scene::new(&gfx.gpu, &gfx.renderer, &profile, &layout)),
             );
+            gfx.tscene = None;
         }
+        self.tdoc = None;
+        self.tl_drag = None;
         self.hover = None;
         self.menu = None;
         self.search_open = false;
@@ -405,6 +455,10 @@ impl App {
     }
 
     fn update_hover(&mut self) {
+        if self.tdoc.is_some() {
+            self.tl_update_hover();
+            return;
+        }
         let g = self.geometry();
         let new = match (&self.doc, self.cursor) {
             (Some(d), Some((x, y))) if self.drag.is_none_or(|d| !d.moved) => {
@@ -448,6 +502,10 @@ impl App {
     }
 
     fn run_search(&mut self) {
+        if self.tdoc.is_some() {
+            self.tl_run_search();
+            return;
+        }
         let Some(d) = &mut self.doc else { return };
         if self.search_text.is_empty() {
             d.search = None;
@@ -471,6 +529,10 @@ impl App {
     }
 
     fn jump_to_match(&mut self, backwards: bool) {
+        if self.tdoc.is_some() {
+            self.tl_jump_to_match(backwards);
+            return;
+        }
         let now = self.now_s();
         let Some(d) = &mut self.doc else { return };
         let Some(s) = &d.search else { return };
@@ -484,7 +546,11 @@ impl App {
     }
 
     fn screenshot(&mut self) {
-        let result = self.take_screenshot();
+        let result = if self.tdoc.is_some() {
+            self.tl_screenshot()
+        } else {
+            self.take_screenshot()
+        };
         match result {
             Ok(path) => self.say(format!("screenshot saved to {}", path.display())),
             Err(e) => self.say(format!("screenshot failed: {e:#}")),
@@ -549,9 +615,26 @@ impl App {
         let animating = self.doc.as_mut().is_some_and(|d| d.view.tick(now));
         // The view may have moved under a still pointer (animation, keys): re-pick.
         self.update_hover();
-        let g = self.geometry();
-        let cam = self.doc.as_ref().map(|d| d.view.camera);
-        let spec = self.build_spec(g, cam.unwrap_or(crate::view::Camera::fit(1, 1.0)), false);
+        let animating = animating || self.tdoc.as_mut().is_some_and(|d| d.view.tick(now));
+        let spec = match self.tl_geometry() {
+            Some(tg) => {
+                let cam = self.tdoc.as_ref().map(|d| d.view.camera);
+                AnySpec::Timeline(Box::new(self.tl_build_spec(
+                    tg,
+                    cam.unwrap_or(crate::view::Camera::fit(1, 1.0)),
+                    false,
+                )))
+            }
+            None => {
+                let g = self.geometry();
+                let cam = self.doc.as_ref().map(|d| d.view.camera);
+                AnySpec::Flame(Box::new(self.build_spec(
+                    g,
+                    cam.unwrap_or(crate::view::Camera::fit(1, 1.0)),
+                    false,
+                )))
+            }
+        };
         let Some(gfx) = &mut self.gfx else { return };
         // Waiting for a swapchain image is not CPU work: keep it out of the frame time.
         let acquire_start = Instant::now();
@@ -583,18 +666,22 @@ impl App {
             w: gfx.config.width,
             h: gfx.config.height,
         };
-        let result = match (&self.doc, &gfx.scene) {
-            (Some(d), Some(scene)) => gfx.renderer.render_timed(
+        let result = match (&spec, &self.doc, &gfx.scene) {
+            (AnySpec::Timeline(spec), _, _) => {
+                Self::tl_render(gfx, self.tdoc.as_ref(), spec, &view, tile)
+            }
+            (AnySpec::Flame(spec), Some(d), Some(scene)) => gfx.renderer.render_timed(
                 &gfx.gpu,
                 Some((scene, &d.profile, &d.layout)),
-                &spec,
+                spec,
                 &view,
                 tile,
                 gfx.timer.as_mut(),
             ),
-            _ => gfx
-                .renderer
-                .render_timed(&gfx.gpu, None, &spec, &view, tile, gfx.timer.as_mut()),
+            (AnySpec::Flame(spec), _, _) => {
+                gfx.renderer
+                    .render_timed(&gfx.gpu, None, spec, &view, tile, gfx.timer.as_mut())
+            }
         };
         match result {
             Ok(stats) => {
@@ -653,6 +740,22 @@ impl App {
                     }
                 }
             }
+            self.redraw();
+            return;
+        }
+        if self.tdoc.is_some() {
+            match key {
+                Key::Named(NamedKey::F12) => self.show_times = !self.show_times,
+                Key::Character(c) if matches!(c.as_str(), "f" | "F") && ctrl => self.open_search(),
+                Key::Character(c) if matches!(c.as_str(), "s" | "S") && ctrl => self.screenshot(),
+                Key::Character(c) if matches!(c.as_str(), "q" | "Q") && ctrl => event_loop.exit(),
+                Key::Character(c) if c.as_str() == "/" => self.open_search(),
+                Key::Character(c) if matches!(c.as_str(), "p" | "P") => self.screenshot(),
+                _ => {
+                    self.tl_key(key, ctrl);
+                }
+            }
+            self.update_hover();
             self.redraw();
             return;
         }
@@ -772,6 +875,12 @@ impl App {
         }
         self.redraw();
     }
+}
+
+/// A frame to draw: a flame graph's or a timeline's.
+enum AnySpec {
+    Flame(Box<crate::render::FrameSpec>),
+    Timeline(Box<crate::render::timeline::TimelineSpec>),
 }
 
 /// The window's logical sizes: the export style plus a status line.
@@ -894,12 +1003,16 @@ impl ApplicationHandler<UserEvent> for App {
             renderer,
             shot_renderer: None,
             scene: None,
+            tscene: None,
             timer,
         });
         self.window = Some(window);
         // A document that finished loading before the window existed.
         if let Some(d) = self.doc.take() {
             self.set_doc(d.profile, d.layout, None, d.path, d.name);
+        }
+        if let Some(d) = self.tdoc.take() {
+            self.set_trace(d.trace, None, d.path, d.name);
         }
         self.redraw();
     }
@@ -912,7 +1025,20 @@ impl ApplicationHandler<UserEvent> for App {
                 };
                 loading.done.store(true, Ordering::Relaxed);
                 match result {
-                    Ok(b) => {
+                    Ok(Loaded::Trace(b)) => {
+                        let (trace, scene) = *b;
+                        let path = PathBuf::from(&trace.source);
+                        eprintln!(
+                            "scorch: loaded {} in {:.0} ms: {} spans in {} rows, {} bands",
+                            loading.name,
+                            loading.started.elapsed().as_secs_f64() * 1000.0,
+                            trace.spans.len(),
+                            trace.tracks.layout.rows.len(),
+                            trace.tracks.bands.len()
+                        );
+                        self.set_trace(trace, scene, Some(path), loading.name);
+                    }
+                    Ok(Loaded::Profile(b)) => {
                         let (profile, layout, scene) = *b;
                         let path = (profile.meta.source != "demo.folded")
                             .then(|| PathBuf::from(&profile.meta.source));
@@ -948,6 +1074,7 @@ impl ApplicationHandler<UserEvent> for App {
                     gfx.surface.configure(&gfx.gpu.device, &gfx.config);
                 }
                 if size.width > 0 && size.height > 0 {
+                    self.tl_resize();
                     let g = self.geometry();
                     if let Some(d) = &mut self.doc {
                         d.view
@@ -957,6 +1084,7 @@ impl ApplicationHandler<UserEvent> for App {
                 self.redraw();
             }
             WindowEvent::ScaleFactorChanged { .. } => {
+                self.tl_resize();
                 let g = self.geometry();
                 if let Some(d) = &mut self.doc {
                     d.view
@@ -991,7 +1119,9 @@ impl ApplicationHandler<UserEvent> for App {
                     {
                         drag.moved = true;
                     }
-                    if drag.moved
+                    if self.tdoc.is_some() {
+                        self.tl_drag_to(x, dx, dy, drag.moved);
+                    } else if drag.moved
                         && let Some(d) = &mut self.doc
                     {
                         d.view.pan_px(f64::from(dx));
@@ -1020,6 +1150,14 @@ impl ApplicationHandler<UserEvent> for App {
                             last: (x, y),
                             moved: false,
                         });
+                        if self.tdoc.is_some() {
+                            self.tl_press(x, y);
+                        }
+                    }
+                    (MouseButton::Left, ElementState::Released) if self.tdoc.is_some() => {
+                        let moved = self.drag.take().is_some_and(|d| d.moved);
+                        self.tl_release(x, y, moved);
+                        self.update_hover();
                     }
                     (MouseButton::Left, ElementState::Released) => {
                         let drag = self.drag.take();
@@ -1043,7 +1181,7 @@ impl ApplicationHandler<UserEvent> for App {
                         self.update_hover();
                         self.redraw();
                     }
-                    (MouseButton::Right, ElementState::Pressed) => {
+                    (MouseButton::Right, ElementState::Pressed) if self.tdoc.is_none() => {
                         self.menu = self.hover.map(|bar| Menu {
                             bar,
                             x,
@@ -1069,7 +1207,9 @@ impl ApplicationHandler<UserEvent> for App {
                     ZoomSpeed::Normal
                 };
                 let alt = self.modifiers.alt_key();
-                if let Some(d) = &mut self.doc {
+                if self.tdoc.is_some() {
+                    self.tl_wheel(dx, dy, speed, alt);
+                } else if let Some(d) = &mut self.doc {
                     if alt {
                         d.view.scroll_by(
                             up_sign(d.view.orientation) * dy as f32 * d.view.row_pitch * 3.0,
@@ -1089,7 +1229,9 @@ impl ApplicationHandler<UserEvent> for App {
             }
             WindowEvent::PinchGesture { delta, .. } => {
                 let cx = self.cursor.map_or(0.0, |c| self.graph_x(c.0));
-                if let Some(d) = &mut self.doc {
+                if let Some(d) = &mut self.tdoc {
+                    d.view.zoom_around(cx, 1.0 + delta);
+                } else if let Some(d) = &mut self.doc {
                     d.view.zoom_around(cx, 1.0 + delta);
                 }
                 self.update_hover();

@@ -195,16 +195,6 @@ impl App {
         }
 
         // Status line: the zoom path on the left, search or messages on the right.
-        let st = g.status;
-        let status_top = (st.y + (st.h - line) / 2.0).round();
-        spec.overlays.push(Overlay::Rect {
-            rect: [st.x, st.y, st.w, st.h],
-            color: [244, 244, 244, 255],
-        });
-        spec.overlays.push(Overlay::Rect {
-            rect: [st.x, st.y, st.w, s.round().max(1.0)],
-            color: [218, 218, 218, 255],
-        });
         let path_bar = v.zoomed.or(v.focus.map(|f| f.bar));
         let left = match path_bar {
             Some(b) => {
@@ -239,104 +229,16 @@ impl App {
                     .unwrap_or_default()
             );
         }
-        let right_w = if right.is_empty() {
-            0.0
-        } else {
-            self.measure(&right, small)
-        };
-        let right_x = (w - pad - right_w).max(pad);
-        Self::push_text(
-            &mut spec,
-            &right,
-            small,
-            right_x,
-            status_top,
-            TITLE_COLOR,
-            [pad, st.y, w - pad, st.y + st.h],
-        );
-        let left_clip = [pad, st.y, (right_x - 2.0 * pad).max(pad), st.y + st.h];
-        if self.search_open {
-            let field = format!("Search (regex or text): {}▏", self.search_text);
-            let fw = self.measure(&field, small) + pad;
-            spec.overlays.push(Overlay::Rect {
-                rect: [
-                    pad / 2.0,
-                    st.y + s.round(),
-                    fw.min(left_clip[2]),
-                    st.h - s.round(),
-                ],
-                color: [255, 250, 205, 255],
-            });
-            Self::push_text(
-                &mut spec,
-                &field,
-                small,
-                pad,
-                status_top,
-                TITLE_COLOR,
-                left_clip,
-            );
-        } else {
-            Self::push_text(
-                &mut spec,
-                &left,
-                small,
-                pad,
-                status_top,
-                MUTED_COLOR,
-                left_clip,
-            );
-        }
+        self.push_status(&mut spec.overlays, g.status, s, &left, &right);
 
         if for_screenshot {
             return spec;
         }
 
         // Tooltip for the hovered bar.
-        if let (Some(hb), Some((cx, cy)), None) = (self.hover, self.cursor, &self.menu) {
+        if let (Some(hb), Some(c), None) = (self.hover, self.cursor, &self.menu) {
             let lines = self.tooltip_lines(hb);
-            let widths: Vec<f32> = lines.iter().map(|l| self.measure(l, small)).collect();
-            let tw = widths
-                .iter()
-                .copied()
-                .fold(0.0, f32::max)
-                .min(w - 2.0 * pad)
-                + 2.0 * pad;
-            let th = lines.len() as f32 * line + pad;
-            let mut x = cx + (14.0 * s).round();
-            let mut y = cy + (18.0 * s).round();
-            if x + tw > w {
-                x = (cx - tw - (8.0 * s).round()).max(0.0);
-            }
-            // Keep it above the status line, whose text would otherwise draw over it.
-            let bottom = g.status.y;
-            if y + th > bottom {
-                y = (cy - th - (8.0 * s).round()).max(0.0);
-            }
-            let (x, y) = (x.round(), y.round());
-            spec.overlays.push(Overlay::Rect {
-                rect: [x, y, tw, th],
-                color: [255, 255, 255, 245],
-            });
-            let b = s.round().max(1.0);
-            for r in outline([x, y, tw, th], b) {
-                spec.overlays.push(Overlay::Rect {
-                    rect: r,
-                    color: [160, 160, 160, 255],
-                });
-            }
-            for (i, l) in lines.iter().enumerate() {
-                let color = if i == 0 { TITLE_COLOR } else { [60, 60, 60] };
-                Self::push_text(
-                    &mut spec,
-                    l,
-                    small,
-                    x + pad,
-                    y + pad / 2.0 + i as f32 * line,
-                    color,
-                    [x, y, x + tw - pad / 2.0, y + th],
-                );
-            }
+            self.push_tooltip(&mut spec.overlays, &lines, c, w, g.status.y, s);
         }
 
         // Context menu.
@@ -386,46 +288,175 @@ impl App {
 
         // Frame times (F12).
         if self.show_times {
-            let stats = |v: &std::collections::VecDeque<f32>| {
-                let mut s: Vec<f32> = v.iter().copied().collect();
-                s.sort_by(f32::total_cmp);
-                (
-                    s.get(s.len() / 2).copied().unwrap_or(0.0),
-                    s.last().copied().unwrap_or(0.0),
-                    s.len(),
-                )
-            };
-            let (p50, max, frames) = stats(&self.cpu_ms);
-            let (enc50, enc_max, _) = stats(&self.encode_ms);
-            let gpu = match (
-                self.gpu_ms,
-                self.gfx.as_ref().is_some_and(|g| g.timer.is_some()),
-            ) {
-                (Some(ms), _) => format!("GPU {ms:.2} ms"),
-                (None, true) => "GPU …".to_string(),
-                (None, false) => "GPU n/a (no timestamp queries)".to_string(),
-            };
-            let text = format!(
-                "CPU {p50:.2} ms p50, {max:.2} max (encode {enc50:.2}, {enc_max:.2} max; rest: submit+present) · {gpu} · {frames} frames"
-            );
-            let tw = self.measure(&text, small) + 2.0 * pad;
-            let x = (w - tw - pad).max(0.0).round();
-            let y = (g.graph.y + pad).round();
-            spec.overlays.push(Overlay::Rect {
-                rect: [x, y, tw, line + pad],
-                color: [20, 20, 20, 220],
-            });
-            Self::push_text(
-                &mut spec,
-                &text,
-                small,
-                x + pad,
-                y + pad / 2.0,
-                [255, 255, 255],
-                [x, y, x + tw, y + line + pad],
-            );
+            self.push_frame_times(&mut spec.overlays, w, g.graph.y, s);
         }
         spec
+    }
+
+    /// The status line: `left` (or the search field while it is open) and `right`.
+    pub(super) fn push_status(
+        &mut self,
+        out: &mut Vec<Overlay>,
+        st: crate::view::RectPx,
+        s: f32,
+        left: &str,
+        right: &str,
+    ) {
+        let small = (crate::view::Style::default().label_font * s).round();
+        let line = TextLayer::line_height(small);
+        let pad = (8.0 * s).round();
+        let w = st.w;
+        let status_top = (st.y + (st.h - line) / 2.0).round();
+        out.push(Overlay::Rect {
+            rect: [st.x, st.y, st.w, st.h],
+            color: [244, 244, 244, 255],
+        });
+        out.push(Overlay::Rect {
+            rect: [st.x, st.y, st.w, s.round().max(1.0)],
+            color: [218, 218, 218, 255],
+        });
+        let right_w = if right.is_empty() {
+            0.0
+        } else {
+            self.measure(right, small)
+        };
+        let right_x = (w - pad - right_w).max(pad);
+        out.push(Overlay::Text {
+            text: right.to_string(),
+            size: small,
+            x: right_x,
+            y: status_top,
+            color: TITLE_COLOR,
+            clip: [pad, st.y, w - pad, st.y + st.h],
+        });
+        let left_clip = [pad, st.y, (right_x - 2.0 * pad).max(pad), st.y + st.h];
+        let (text, color) = if self.search_open {
+            let field = format!("Search (regex or text): {}▏", self.search_text);
+            let fw = self.measure(&field, small) + pad;
+            out.push(Overlay::Rect {
+                rect: [
+                    pad / 2.0,
+                    st.y + s.round(),
+                    fw.min(left_clip[2]),
+                    st.h - s.round(),
+                ],
+                color: [255, 250, 205, 255],
+            });
+            (field, TITLE_COLOR)
+        } else {
+            (left.to_string(), MUTED_COLOR)
+        };
+        out.push(Overlay::Text {
+            text,
+            size: small,
+            x: pad,
+            y: status_top,
+            color,
+            clip: left_clip,
+        });
+    }
+
+    /// A tooltip with `lines` next to the pointer at `cursor`, kept inside the image
+    /// (`w` wide) and above `bottom`.
+    pub(super) fn push_tooltip(
+        &mut self,
+        out: &mut Vec<Overlay>,
+        lines: &[String],
+        cursor: (f32, f32),
+        w: f32,
+        bottom: f32,
+        s: f32,
+    ) {
+        if lines.is_empty() {
+            return;
+        }
+        let small = (crate::view::Style::default().label_font * s).round();
+        let line = TextLayer::line_height(small);
+        let pad = (8.0 * s).round();
+        let (cx, cy) = cursor;
+        let widths: Vec<f32> = lines.iter().map(|l| self.measure(l, small)).collect();
+        let tw = widths
+            .iter()
+            .copied()
+            .fold(0.0, f32::max)
+            .min(w - 2.0 * pad)
+            + 2.0 * pad;
+        let th = lines.len() as f32 * line + pad;
+        let mut x = cx + (14.0 * s).round();
+        let mut y = cy + (18.0 * s).round();
+        if x + tw > w {
+            x = (cx - tw - (8.0 * s).round()).max(0.0);
+        }
+        // Keep it above the status line, whose text would otherwise draw over it.
+        if y + th > bottom {
+            y = (cy - th - (8.0 * s).round()).max(0.0);
+        }
+        let (x, y) = (x.round(), y.round());
+        out.push(Overlay::Rect {
+            rect: [x, y, tw, th],
+            color: [255, 255, 255, 245],
+        });
+        let b = s.round().max(1.0);
+        for r in outline([x, y, tw, th], b) {
+            out.push(Overlay::Rect {
+                rect: r,
+                color: [160, 160, 160, 255],
+            });
+        }
+        for (i, l) in lines.iter().enumerate() {
+            out.push(Overlay::Text {
+                text: l.clone(),
+                size: small,
+                x: x + pad,
+                y: y + pad / 2.0 + i as f32 * line,
+                color: if i == 0 { TITLE_COLOR } else { [60, 60, 60] },
+                clip: [x, y, x + tw - pad / 2.0, y + th],
+            });
+        }
+    }
+
+    /// The F12 frame-time box at the top right, `top` being the graph's top edge.
+    pub(super) fn push_frame_times(&mut self, out: &mut Vec<Overlay>, w: f32, top: f32, s: f32) {
+        let small = (crate::view::Style::default().label_font * s).round();
+        let line = TextLayer::line_height(small);
+        let pad = (8.0 * s).round();
+        let stats = |v: &std::collections::VecDeque<f32>| {
+            let mut s: Vec<f32> = v.iter().copied().collect();
+            s.sort_by(f32::total_cmp);
+            (
+                s.get(s.len() / 2).copied().unwrap_or(0.0),
+                s.last().copied().unwrap_or(0.0),
+                s.len(),
+            )
+        };
+        let (p50, max, frames) = stats(&self.cpu_ms);
+        let (enc50, enc_max, _) = stats(&self.encode_ms);
+        let gpu = match (
+            self.gpu_ms,
+            self.gfx.as_ref().is_some_and(|g| g.timer.is_some()),
+        ) {
+            (Some(ms), _) => format!("GPU {ms:.2} ms"),
+            (None, true) => "GPU …".to_string(),
+            (None, false) => "GPU n/a (no timestamp queries)".to_string(),
+        };
+        let text = format!(
+            "CPU {p50:.2} ms p50, {max:.2} max (encode {enc50:.2}, {enc_max:.2} max; rest: submit+present) · {gpu} · {frames} frames"
+        );
+        let tw = self.measure(&text, small) + 2.0 * pad;
+        let x = (w - tw - pad).max(0.0).round();
+        let y = (top + pad).round();
+        out.push(Overlay::Rect {
+            rect: [x, y, tw, line + pad],
+            color: [20, 20, 20, 220],
+        });
+        out.push(Overlay::Text {
+            text,
+            size: small,
+            x: x + pad,
+            y: y + pad / 2.0,
+            color: [255, 255, 255],
+            clip: [x, y, x + tw, y + line + pad],
+        });
     }
 
     /// Tooltip text for `bar`: name, total and self with units and shares, or for a diff

@@ -633,22 +633,23 @@ impl Renderer {
             }
         }
 
-        // The cursor line and its time on the axis.
+        // The cursor line and its time on the axis, over everything but the overlays.
+        let mut top_rects: Vec<RectInstance> = Vec::new();
         if let Some(cx) = spec.cursor_x
             && cx >= gx
             && cx < graph_right
         {
             let x = cx.round();
             let col = rgba([200, 40, 40], 0.85);
-            over.push(rect([x, ax.y, line, g.graph.y + g.graph.h - ax.y], col));
+            top_rects.push(rect([x, ax.y, line, g.graph.y + g.graph.h - ax.y], col));
             let t = cam.tick_at(f64::from(cx - gx));
             let label = format_axis_time(t, (ticks.step_ns / 100).max(1));
             let w = self.text.measure(&label, small).width + 2.0 * pad;
             let lx = (x + px(2.0)).min(ax.x + ax.w - w);
             let box_ = [lx, ax.y + line, w, ax.h - 2.0 * line];
-            over.push(rect(box_, rgba([255, 255, 255], 1.0)));
+            top_rects.push(rect(box_, rgba([255, 255, 255], 1.0)));
             for r in super::frame::outline(box_, line) {
-                over.push(rect(r, col));
+                top_rects.push(rect(r, col));
             }
             self.text.push_on(
                 Layer::Overlay,
@@ -666,6 +667,7 @@ impl Renderer {
         let mut rects = under;
         rects.extend(over);
         let n_base = rects.len() as u32;
+        rects.extend(top_rects);
         for o in &spec.overlays {
             match o {
                 Overlay::Rect { rect: r, color: c } => rects.push(rect(

@@ -69,6 +69,87 @@ impl SearchResult {
     }
 }
 
+/// The query as a case-insensitive regex, or as literal text when it is not one.
+fn matcher(query: &str) -> (regex::Regex, bool) {
+    match RegexBuilder::new(query).case_insensitive(true).build() {
+        Ok(r) => (r, true),
+        Err(_) => (
+            RegexBuilder::new(&regex::escape(query))
+                .case_insensitive(true)
+                .build()
+                .expect("an escaped literal is a valid regex"),
+            false,
+        ),
+    }
+}
+
+/// Runs `query` over a trace's span names: per-name flags, the matching spans in `layout`
+/// by start time, and the time they cover (a matching span inside a matching span counts
+/// once) as a share of the trace's duration per track (`share` can pass 1 when tracks run
+/// in parallel).
+pub fn search_spans(
+    spans: &crate::model::spans::SpanSet,
+    parent: &[u32],
+    layout: &Layout,
+    query: &str,
+) -> SearchResult {
+    let names = &spans.names;
+    let mut out = SearchResult {
+        query: query.to_string(),
+        ..Default::default()
+    };
+    if query.is_empty() {
+        out.name_matches = vec![false; names.len()];
+        return out;
+    }
+    let (re, is_regex) = matcher(query);
+    out.is_regex = is_regex;
+    out.name_matches = names.iter().map(|(_, n)| re.is_match(n)).collect();
+    let hit = |i: usize| out.name_matches[spans.name[i] as usize];
+    // Covered by a matching ancestor: resolved along parent chains with memo, iteratively.
+    const UNKNOWN: u8 = 2;
+    let n = spans.len();
+    let mut covered = vec![UNKNOWN; n];
+    let mut chain = Vec::new();
+    let mut ticks = 0u64;
+    for i in 0..n {
+        let mut v = i;
+        while covered[v] == UNKNOWN {
+            chain.push(v);
+            let p = parent.get(v).copied().unwrap_or(NO_PARENT);
+            if p == NO_PARENT {
+                break;
+            }
+            v = p as usize;
+        }
+        // `v` is resolved, or a root still unknown (the last on the chain).
+        let mut above = if covered[v] == UNKNOWN {
+            0
+        } else {
+            covered[v] | u8::from(hit(v))
+        };
+        while let Some(u) = chain.pop() {
+            covered[u] = above;
+            above = above | u8::from(hit(u));
+        }
+        if covered[i] == 0 && hit(i) {
+            ticks += spans.dur_ns[i];
+        }
+    }
+    out.matched_ticks = ticks;
+    out.share = ticks as f64 / layout.total_ticks.max(1) as f64;
+    for (row, r) in layout.rows.iter().enumerate() {
+        for i in 0..r.len() {
+            if out.name_matches[r.name[i] as usize] {
+                out.bars.push(BarRef { row, index: i });
+            }
+        }
+    }
+    out.bars
+        .sort_by_key(|b| (layout.rows[b.row].x0[b.index], b.row));
+    out
+}
+
 /// Runs `query` over `profile`'s names and `layout`'s bars. An empty query matches
 /// nothing.
 pub fn search(profile: &Profile, layout: &Layout, query: &str) -> SearchResult {
@@ -81,16 +162,7 @@ pub fn search(profile: &Profile, layout: &Layout, query: &str) -> SearchResult {
         out.name_matches = vec![false; names.len()];
         return out;
     }
-    let (re, is_regex) = match RegexBuilder::new(query).case_insensitive(true).build() {
-        Ok(r) => (r, true),
-        Err(_) => (
-            RegexBuilder::new(&regex::escape(query))
-                .case_insensitive(true)
-                .build()
-                .expect("an escaped literal is a valid regex"),
-            false,
-        ),
-    };
+    let (re, is_regex) = matcher(query);
     out.is_regex = is_regex;
     out.name_matches = names.iter().map(|(_, n)| re.is_match(n)).collect();
 
@@ -132,6 +204,46 @@ mod tests {
         let p = load_bytes("t", s.as_bytes(), Limits::default()).unwrap();
         let l = flame_layout(&p.tree);
         (p, l)
+    }
+
+    #[test]
+    fn span_search_counts_nested_matches_once() {
+        use crate::layout::timeline::{BandMode, track_layout};
+        use crate::model::spans::{RawSpan, SpanSet, SpanTree, Track};
+        let raw = |id, parent_id, start_ns, dur_ns, name: &str| RawSpan {
+            id,
+            parent_id,
+            start_ns,
+            dur_ns,
+            name: name.into(),
+            track: 0,
+        };
+        let s = SpanSet::from_ids(
+            crate::model::Names::new(),
+            vec![
+                raw(1, None, 0, 100, "request"),
+                raw(2, Some(1), 10, 50, "db.query"),
+                raw(3, Some(2), 20, 10, "db.query"),
+                raw(4, Some(1), 70, 20, "render"),
+            ],
+            vec![Track { name: "t".into() }],
+            crate::model::Warnings::default(),
+        );
+        let t = SpanTree::build(&s);
+        let l = track_layout(&s, &t, BandMode::OneTree);
+        let r = search_spans(&s, &l.parent, &l.layout, "DB\\.");
+        assert!(r.is_regex);
+        assert_eq!(r.bars.len(), 2);
+        assert_eq!(
+            r.matched_ticks, 50,
+            "the nested query is inside the outer one"
+        );
+        assert!((r.share - 0.5).abs() < 1e-9);
+        let r = search_spans(&s, &l.parent, &l.layout, "render(");
+        assert!(!r.is_regex);
+        assert_eq!(r.bars.len(), 0);
+        let r = search_spans(&s, &l.parent, &l.layout, "render");
+        assert_eq!(r.matched_ticks, 20);
     }
 
     #[test]
