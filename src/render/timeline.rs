@@ -609,6 +609,9 @@ impl Renderer {
                         return;
                     }
                     let (a, b) = ticks.unwrap_or((row.x0[bar.index], row.x1[bar.index]));
+                    if b <= t0 || a >= t1 {
+                        return;
+                    }
                     let x0 = (gx + cam.x_of(a) as f32).round().max(gx - t);
                     let x1 = ((gx + cam.x_of(b) as f32).round() - g.gap_px)
                         .min(graph_right + t)
