@@ -248,3 +248,87 @@ fn info_reads_a_tidb_trace_and_render_explains_why_not() {
     assert_eq!(o.status.code(), Some(1));
     assert!(err.contains("needs the timeline view"), "{err}");
 }
+
+#[test]
+fn render_draws_traces_as_timelines() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let out = temp("tidb.png");
+    let o = scorch(&[
+        "render",
+        "data/demo-tidb-trace.json",
+        "-o",
+        out.to_str().unwrap(),
+        "--width",
+        "900",
+        "--start",
+        "100us",
+        "--end",
+        "0.5ms",
+    ]);
+    let (stdout, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(stdout.contains("900×"), "{stdout}");
+    let img = scorch::export::decode_png(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(img.width, 900);
+    // Bands per track, explicitly.
+    let o = scorch(&[
+        "render",
+        "data/demo-tidb-trace.json",
+        "-o",
+        out.to_str().unwrap(),
+        "--view",
+        "timeline",
+        "--bands",
+        "tracks",
+        "--color",
+        "name",
+    ]);
+    assert!(o.status.success(), "{}", text(&o).1);
+}
+
+#[test]
+fn timeline_options_are_checked() {
+    let out = temp("bad.png");
+    let o = out.to_str().unwrap();
+    let err = |args: &[&str]| {
+        let r = scorch(args);
+        assert!(!r.status.success(), "{args:?} should fail");
+        text(&r).1
+    };
+    let e = err(&[
+        "render",
+        "data/demo-tidb-trace.json",
+        "-o",
+        o,
+        "--view",
+        "icicle",
+    ]);
+    assert!(
+        e.contains("is a trace") && e.contains("--view timeline"),
+        "{e}"
+    );
+    let e = err(&["render", "data/demo.folded", "-o", o, "--view", "timeline"]);
+    assert!(e.contains("needs a trace"), "{e}");
+    let e = err(&["render", "data/demo.folded", "-o", o, "--start", "1ms"]);
+    assert!(e.contains("apply to traces"), "{e}");
+    let e = err(&[
+        "render",
+        "data/demo-tidb-trace.json",
+        "-o",
+        o,
+        "--start",
+        "2 fortnights",
+    ]);
+    assert!(e.contains("unknown time unit"), "{e}");
+    let e = err(&[
+        "render",
+        "data/demo-tidb-trace.json",
+        "-o",
+        o,
+        "--start",
+        "5s",
+    ]);
+    assert!(e.contains("past the trace's end"), "{e}");
+}

@@ -80,69 +80,172 @@ fn differs(a: &scorch::render::RgbaImage, b: &scorch::render::RgbaImage) -> usiz
         .count()
 }
 
+/// Xvfb with `scorch FILE` in it, its window found and focused.
+struct Session {
+    display: String,
+    dir: PathBuf,
+    win: String,
+    log: PathBuf,
+    // Dropped in reverse order: scorch first, then the X server.
+    _app: Killed,
+    _xvfb: Killed,
+}
+
+impl Session {
+    /// Starts Xvfb and `scorch` on a copy of `src` named `name` in a directory of its own;
+    /// `None` when the test is to be skipped (no Xvfb/xdotool, or no adapter).
+    fn start(tag: &str, src: &Path, name: &str) -> Option<Session> {
+        let required = std::env::var_os("SCORCH_REQUIRE_E2E").is_some_and(|v| v == "1");
+        if !have("Xvfb") || !have("xdotool") {
+            assert!(
+                !required,
+                "SCORCH_REQUIRE_E2E=1 but Xvfb or xdotool is missing"
+            );
+            eprintln!("e2e skipped: Xvfb and xdotool are needed");
+            return None;
+        }
+        common::gpu()?;
+        let dir: PathBuf =
+            std::env::temp_dir().join(format!("scorch-e2e-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // A display of our own: Xvfb picks a free number and writes it to stdout once it
+        // accepts connections (-displayfd), so neither a guessed number nor a stale lock
+        // from another run can get in the way.
+        let mut xvfb = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1400x900x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = xvfb.stdout.take().unwrap();
+        let xvfb = Killed(xvfb);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line);
+            let _ = tx.send(line);
+        });
+        let xvfb_log = || std::fs::read_to_string(dir.join("xvfb.log")).unwrap_or_default();
+        let n = rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("Xvfb reported no display:\n{}", xvfb_log()));
+        let display = format!(":{}", n.trim());
+        assert!(display.len() > 1, "Xvfb did not start:\n{}", xvfb_log());
+        // The number is written once the socket exists, which can be before the server
+        // answers: wait until a real client connection succeeds.
+        wait_for("the X server to answer", Duration::from_secs(30), || {
+            Command::new("xdotool")
+                .arg("getdisplaygeometry")
+                .env("DISPLAY", &display)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        });
+
+        let file = dir.join(name);
+        std::fs::copy(src, &file).unwrap();
+        let log = dir.join("scorch.log");
+        // The ASCII part of the title "scorch — NAME" (xdotool's regex is locale-bound).
+        let title = name.replace('.', "\\.");
+        // Start scorch; if it cannot reach the server and exits, try again (twice),
+        // keeping every attempt's log for the failure message.
+        let mut attempts = Vec::new();
+        let app = loop {
+            let mut app = Killed(
+                Command::new(env!("CARGO_BIN_EXE_scorch"))
+                    .arg(&file)
+                    .args(["--size", "1200x800"])
+                    .env("DISPLAY", &display)
+                    .stdout(Stdio::null())
+                    .stderr(std::fs::File::create(&log).unwrap())
+                    .spawn()
+                    .unwrap(),
+            );
+            let t = Instant::now();
+            let mut exited = None;
+            while t.elapsed() < Duration::from_secs(60) {
+                if let Ok(Some(status)) = app.0.try_wait() {
+                    exited = Some(status);
+                    break;
+                }
+                if !xdo(&display, &["search", "--name", &title]).is_empty() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            match exited {
+                None => {
+                    assert!(
+                        !xdo(&display, &["search", "--name", &title]).is_empty(),
+                        "timed out waiting for the window"
+                    );
+                    break app;
+                }
+                Some(status) => {
+                    attempts.push(format!(
+                        "{status}: {}",
+                        std::fs::read_to_string(&log).unwrap_or_default()
+                    ));
+                    assert!(
+                        attempts.len() < 3,
+                        "scorch exited before its window appeared, 3 times:\n{}\nXvfb on {display}:\n{}",
+                        attempts.join("\n"),
+                        xvfb_log()
+                    );
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+            }
+        };
+        wait_for("the file to load", Duration::from_secs(60), || {
+            std::fs::read_to_string(&log).is_ok_and(|l| l.contains("loaded"))
+        });
+        let win = xdo(&display, &["search", "--name", &title]);
+        let win = win.lines().next().unwrap().to_string();
+        xdo(&display, &["windowfocus", "--sync", &win]);
+        std::thread::sleep(Duration::from_millis(500));
+        Some(Session {
+            display,
+            dir,
+            win,
+            log,
+            _app: app,
+            _xvfb: xvfb,
+        })
+    }
+
+    fn xdo(&self, args: &[&str]) -> String {
+        xdo(&self.display, args)
+    }
+
+    /// Moves the pointer to window pixel `(x, y)`.
+    fn point(&self, x: f64, y: f64) {
+        self.xdo(&[
+            "mousemove",
+            "--window",
+            &self.win,
+            &format!("{x:.0}"),
+            &format!("{y:.0}"),
+        ]);
+    }
+
+    fn screenshot(&self, name: &str, n: usize) -> scorch::render::RgbaImage {
+        screenshot(&self.display, &self.dir, name, n)
+    }
+}
+
 #[test]
 fn window_zoom_click_search_and_screenshots() {
-    let required = std::env::var_os("SCORCH_REQUIRE_E2E").is_some_and(|v| v == "1");
-    if !have("Xvfb") || !have("xdotool") {
-        assert!(
-            !required,
-            "SCORCH_REQUIRE_E2E=1 but Xvfb or xdotool is missing"
-        );
-        eprintln!("e2e skipped: Xvfb and xdotool are needed");
-        return;
-    }
-    if common::gpu().is_none() {
-        return;
-    }
-
-    let dir: PathBuf = std::env::temp_dir().join(format!("scorch-e2e-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    // A display of our own: Xvfb picks a free number and writes it to stdout once it
-    // accepts connections (-displayfd), so neither a guessed number nor a stale lock from
-    // another run can get in the way.
-    let mut xvfb = Command::new("Xvfb")
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            "1400x900x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = xvfb.stdout.take().unwrap();
-    let _xvfb = Killed(xvfb);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line);
-        let _ = tx.send(line);
-    });
-    let xvfb_log = || std::fs::read_to_string(dir.join("xvfb.log")).unwrap_or_default();
-    let n = rx
-        .recv_timeout(Duration::from_secs(30))
-        .unwrap_or_else(|_| panic!("Xvfb reported no display:\n{}", xvfb_log()));
-    let display = format!(":{}", n.trim());
-    assert!(display.len() > 1, "Xvfb did not start:\n{}", xvfb_log());
-    // The number is written once the socket exists, which can be before the server
-    // answers: wait until a real client connection succeeds.
-    wait_for("the X server to answer", Duration::from_secs(30), || {
-        Command::new("xdotool")
-            .arg("getdisplaygeometry")
-            .env("DISPLAY", &display)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    });
-
-    // A corpus file when the corpus is there, the demo otherwise, copied so that
-    // screenshots land in a directory of our own.
+    // A corpus file when the corpus is there, the demo otherwise.
     let corpus = common::root()
         .join("../shared/corpus/jonhoo_inferno/tests/data/flamegraph/unsorted-input/perf-vertx-stacks-01-collapsed-all-unsorted.txt");
     let src = if corpus.exists() {
@@ -151,68 +254,11 @@ fn window_zoom_click_search_and_screenshots() {
         common::root().join("data/demo.folded")
     };
     let name = "profile.folded";
-    let file = dir.join(name);
-    std::fs::copy(&src, &file).unwrap();
-
-    let log = dir.join("scorch.log");
-    // The ASCII part of the title "scorch — NAME" (xdotool's regex is locale-bound).
-    let title = name.replace('.', "\\.");
-    // Start scorch; if it cannot reach the server and exits, try again (twice), keeping
-    // every attempt's log for the failure message.
-    let mut attempts = Vec::new();
-    let _app = loop {
-        let mut app = Killed(
-            Command::new(env!("CARGO_BIN_EXE_scorch"))
-                .arg(&file)
-                .args(["--size", "1200x800"])
-                .env("DISPLAY", &display)
-                .stdout(Stdio::null())
-                .stderr(std::fs::File::create(&log).unwrap())
-                .spawn()
-                .unwrap(),
-        );
-        let t = Instant::now();
-        let mut exited = None;
-        while t.elapsed() < Duration::from_secs(60) {
-            if let Ok(Some(status)) = app.0.try_wait() {
-                exited = Some(status);
-                break;
-            }
-            if !xdo(&display, &["search", "--name", &title]).is_empty() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        match exited {
-            None => {
-                assert!(
-                    !xdo(&display, &["search", "--name", &title]).is_empty(),
-                    "timed out waiting for the window"
-                );
-                break app;
-            }
-            Some(status) => {
-                attempts.push(format!(
-                    "{status}: {}",
-                    std::fs::read_to_string(&log).unwrap_or_default()
-                ));
-                assert!(
-                    attempts.len() < 3,
-                    "scorch exited before its window appeared, 3 times:\n{}\nXvfb on {display}:\n{}",
-                    attempts.join("\n"),
-                    xvfb_log()
-                );
-                std::thread::sleep(Duration::from_secs(1));
-            }
-        }
+    let Some(session) = Session::start("flame", &src, name) else {
+        return;
     };
-    wait_for("the profile to load", Duration::from_secs(60), || {
-        std::fs::read_to_string(&log).is_ok_and(|l| l.contains("loaded"))
-    });
-    let win = xdo(&display, &["search", "--name", &title]);
-    let win = win.lines().next().unwrap().to_string();
-    xdo(&display, &["windowfocus", "--sync", &win]);
-    std::thread::sleep(Duration::from_millis(500));
+    let (display, dir, win) = (&session.display, &session.dir, &session.win);
+    let file = dir.join(name);
 
     // The same geometry the window uses, to aim at a bar.
     let p = scorch::import::load_path(&file).unwrap();
@@ -243,7 +289,7 @@ fn window_zoom_click_search_and_screenshots() {
     let tname = p.names.get(row.name[target.index]);
     let tcolor = PALETTE[palette_index(&pyroscope_key(package_name(None, tname)))];
 
-    let full = screenshot(&display, &dir, name, 1);
+    let full = screenshot(display, dir, name, 1);
     assert_eq!(
         (full.width, full.height),
         (1200, 800),
@@ -252,39 +298,39 @@ fn window_zoom_click_search_and_screenshots() {
 
     // Wheel: zooms around the pointer.
     xdo(
-        &display,
+        display,
         &[
             "mousemove",
             "--window",
-            &win,
+            win,
             &format!("{cx:.0}"),
             &format!("{cy:.0}"),
         ],
     );
-    xdo(&display, &["click", "4", "click", "4", "click", "4"]);
+    xdo(display, &["click", "4", "click", "4", "click", "4"]);
     std::thread::sleep(Duration::from_millis(400));
-    let wheeled = screenshot(&display, &dir, name, 2);
+    let wheeled = screenshot(display, dir, name, 2);
     assert!(
         differs(&full, &wheeled) > 10_000,
         "the wheel changed the view"
     );
 
     // Reset, then click the bar: after the animation it spans the graph's width.
-    xdo(&display, &["key", "0"]);
+    xdo(display, &["key", "0"]);
     std::thread::sleep(Duration::from_millis(300));
     xdo(
-        &display,
+        display,
         &[
             "mousemove",
             "--window",
-            &win,
+            win,
             &format!("{cx:.0}"),
             &format!("{cy:.0}"),
         ],
     );
-    xdo(&display, &["click", "1"]);
+    xdo(display, &["click", "1"]);
     std::thread::sleep(Duration::from_millis(800));
-    let zoomed = screenshot(&display, &dir, name, 3);
+    let zoomed = screenshot(display, dir, name, 3);
     let y = cy as u32;
     let (gx, gw) = (g.graph.x as u32, g.graph.w as u32);
     let mut off = 0;
@@ -306,11 +352,11 @@ fn window_zoom_click_search_and_screenshots() {
     );
 
     // Search: non-matching bars turn grey.
-    xdo(&display, &["key", "slash"]);
-    xdo(&display, &["type", "--delay", "30", "zzz-no-such-function"]);
-    xdo(&display, &["key", "Return"]);
+    xdo(display, &["key", "slash"]);
+    xdo(display, &["type", "--delay", "30", "zzz-no-such-function"]);
+    xdo(display, &["key", "Return"]);
     std::thread::sleep(Duration::from_millis(400));
-    let searched = screenshot(&display, &dir, name, 4);
+    let searched = screenshot(display, dir, name, 4);
     let grey = searched.pixel(gx + gw - 10, y);
     assert!(
         (0..3).all(|c| grey[c].abs_diff(222) <= 3),
@@ -322,7 +368,192 @@ fn window_zoom_click_search_and_screenshots() {
     for i in 1..=4 {
         assert!(dir.join(format!("{name}.scorch-{i}.png")).exists());
     }
-    let log = std::fs::read_to_string(&log).unwrap();
+    let log = std::fs::read_to_string(&session.log).unwrap();
     assert!(log.contains("screenshot saved to"), "{log}");
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A TiDB trace of `n` statements: a root, `n` executor spans in turn (TiDB), each with a
+/// TiKV child: three rows, so the overview's lower half is empty and shows its shading.
+fn tidb_trace(n: u64) -> String {
+    let t0 = 1_607_658_272_000_000_000u64;
+    let mut tidb = vec![format!(
+        r#"{{"span_id": 1, "parent_id": 0, "begin_unix_time_ns": {t0}, "duration_ns": {}, "event": "session.ExecuteStmt"}}"#,
+        n * 250_000
+    )];
+    let mut tikv = Vec::new();
+    for i in 0..n {
+        let s = t0 + i * 250_000;
+        tidb.push(format!(
+            r#"{{"span_id": {}, "parent_id": 1, "begin_unix_time_ns": {s}, "duration_ns": 200000, "event": "executor.Next"}}"#,
+            10 + i
+        ));
+        tikv.push(format!(
+            r#"{{"span_id": {}, "parent_id": {}, "begin_unix_time_ns": {}, "duration_ns": 120000, "event": "kv.Get"}}"#,
+            100_000 + i,
+            10 + i,
+            s + 40_000
+        ));
+    }
+    format!(
+        r#"{{"trace_id": 7, "span_sets": [{{"node_type": "TiDB", "spans": [{}]}}, {{"node_type": "TiKV", "spans": [{}]}}]}}"#,
+        tidb.join(","),
+        tikv.join(",")
+    )
+}
+
+/// The timeline: the overview's window follows the wheel, an edge drag and a drag that
+/// selects a new window (checked by the shading in screenshots, against the same pure
+/// functions the window uses); a click selects a span and opens its details.
+#[test]
+fn timeline_overview_brush_and_details() {
+    use scorch::export::TraceView;
+    use scorch::import::Imported;
+    use scorch::view::state::ViewState;
+    use scorch::view::timeline::{BrushGrab, TimelineGeometry, brush_drag};
+
+    let src = std::env::temp_dir().join(format!("scorch-e2e-src-{}.json", std::process::id()));
+    std::fs::write(&src, tidb_trace(40)).unwrap();
+    let name = "trace.json";
+    let Some(session) = Session::start("timeline", &src, name) else {
+        let _ = std::fs::remove_file(&src);
+        return;
+    };
+    let _ = std::fs::remove_file(&src);
+    let file = session.dir.join(name);
+    let trace = match scorch::import::load_any_path(&file).unwrap() {
+        Imported::Trace(t) => TraceView::new(*t, None),
+        Imported::Profile(_) => panic!("a trace"),
+    };
+    let layout = &trace.tracks.layout;
+    assert_eq!(layout.rows.len(), 3);
+    let total = layout.total_ticks;
+    let g = TimelineGeometry::new(
+        1200,
+        800,
+        1.0,
+        &trace.tracks.bands,
+        &[],
+        scorch::app::timeline_style(false),
+    );
+    let mut view = ViewState::new(
+        layout,
+        f64::from(g.graph.w),
+        g.graph.h,
+        g.row_pitch_px,
+        Orientation::Icicle,
+        scorch::color::ColorMode::Track,
+    );
+    // A row of the overview below the three rows of spans: background, shaded or not.
+    let oy = (g.overview.y + g.overview.h - 4.0) as u32;
+    let shaded = |img: &scorch::render::RgbaImage, ns: u64| {
+        let x = g.overview_x(ns, total) as u32;
+        img.pixel(x, oy)[0] < 230
+    };
+    let full = session.screenshot(name, 1);
+    assert!(
+        !shaded(&full, total / 2),
+        "the whole trace is in the window"
+    );
+
+    // Wheel over the overview at 30 %: the window shrinks around that time.
+    let ox = g.overview.x + g.overview.w * 0.3;
+    session.point(f64::from(ox), f64::from(g.overview.y + 10.0));
+    session.xdo(&["click", "--repeat", "5", "--delay", "50", "4"]);
+    std::thread::sleep(Duration::from_millis(400));
+    let at = g.overview_ns(ox, total);
+    let wheeled = session.screenshot(name, 2);
+    // How many wheel events a synthetic click makes depends on the X input stack, so the
+    // window is read back from the shading: the bright columns of the overview.
+    let bright: Vec<u32> = (g.overview.x as u32 + 2..(g.overview.x + g.overview.w) as u32 - 2)
+        .filter(|&x| wheeled.pixel(x, oy)[0] >= 230)
+        .collect();
+    let (l_px, r_px) = (bright[0] as f32, *bright.last().unwrap() as f32 + 1.0);
+    let w1 = (g.overview_ns(l_px, total), g.overview_ns(r_px, total));
+    assert!(
+        w1.1 - w1.0 < total / 2,
+        "the wheel zoomed the window: {w1:?}"
+    );
+    assert!(
+        w1.0 < at && at < w1.1,
+        "around the pointer's time: {w1:?} {at}"
+    );
+    assert_eq!(
+        bright.len() as u32,
+        (r_px - l_px) as u32,
+        "one window, bright inside"
+    );
+    assert!(shaded(&wheeled, w1.1 + total / 10), "right of the window");
+    assert!(
+        shaded(&wheeled, w1.0.saturating_sub(total / 10)),
+        "left of it"
+    );
+
+    // Drag the right edge 150 px to the right.
+    let rx = r_px + 1.0;
+    let to = rx + 150.0;
+    session.point(f64::from(rx), f64::from(g.overview.y + 20.0));
+    session.xdo(&["mousedown", "1"]);
+    session.point(f64::from(rx + 60.0), f64::from(g.overview.y + 20.0));
+    session.point(f64::from(to), f64::from(g.overview.y + 20.0));
+    session.xdo(&["mouseup", "1"]);
+    std::thread::sleep(Duration::from_millis(400));
+    let w2 = brush_drag(&g, BrushGrab::Right, w1, total, rx, to, 1);
+    let resized = session.screenshot(name, 3);
+    assert!(
+        !shaded(&resized, w2.1 - total / 50),
+        "just inside the new right edge"
+    );
+    assert!(shaded(&resized, w2.1 + total / 50), "just outside it");
+    assert!(!shaded(&resized, w1.0 + total / 50), "the left edge stayed");
+
+    // Drag outside the window: a new window from 85 % back to 70 %.
+    let (a, b) = (
+        g.overview.x + g.overview.w * 0.85,
+        g.overview.x + g.overview.w * 0.70,
+    );
+    session.point(f64::from(a), f64::from(g.overview.y + 20.0));
+    session.xdo(&["mousedown", "1"]);
+    session.point(f64::from((a + b) / 2.0), f64::from(g.overview.y + 20.0));
+    session.point(f64::from(b), f64::from(g.overview.y + 20.0));
+    session.xdo(&["mouseup", "1"]);
+    std::thread::sleep(Duration::from_millis(400));
+    let w3 = brush_drag(&g, BrushGrab::Outside, w2, total, a, b, 1);
+    let selected = session.screenshot(name, 4);
+    assert!(!shaded(&selected, (w3.0 + w3.1) / 2));
+    assert!(
+        shaded(&selected, w2.0 + total / 50),
+        "the old window is outside now"
+    );
+
+    // Click the second executor span in view: the details panel opens below the bands.
+    view.show_ticks(w3.0, w3.1);
+    let row = &layout.rows[1];
+    let i = row.range_between(w3.0, w3.1).start + 1;
+    let x = g.graph.x as f64 + view.camera.x_of((row.x0[i] + row.x1[i]) / 2);
+    let y = g.row_top(1).unwrap() + g.bar_height_px / 2.0;
+    session.point(x, f64::from(y));
+    session.xdo(&["click", "1"]);
+    std::thread::sleep(Duration::from_millis(400));
+    let details = session.screenshot(name, 5);
+    let panel_y = (g.status.y - 60.0) as u32;
+    assert!(
+        differs_in_rows(&selected, &details, panel_y - 60, panel_y + 30) > 200,
+        "a details panel appeared"
+    );
+    let log = std::fs::read_to_string(&session.log).unwrap();
+    assert!(log.contains("screenshot saved to"), "{log}");
+    let _ = std::fs::remove_dir_all(&session.dir);
+}
+
+fn differs_in_rows(
+    a: &scorch::render::RgbaImage,
+    b: &scorch::render::RgbaImage,
+    y0: u32,
+    y1: u32,
+) -> usize {
+    (y0..y1.min(a.height))
+        .flat_map(|y| (0..a.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| a.pixel(x, y) != b.pixel(x, y))
+        .count()
 }

@@ -13,6 +13,7 @@
 //! window appears at once and shows progress (and a progress bar on the terminal).
 
 mod timeline;
+pub use timeline::timeline_style;
 mod ui;
 
 use crate::color::ColorMode;

@@ -424,18 +424,18 @@ pub fn timeline_spec(
     let total = trace.tracks.layout.total_ticks.max(1);
     let start = opts.start_ns.unwrap_or(0);
     let end = opts.end_ns.unwrap_or(total);
-    if start >= end {
-        return Err(ExportError::Options(format!(
-            "--start ({}) must be before --end ({})",
-            crate::model::units::format_duration_ns(start as f64),
-            crate::model::units::format_duration_ns(end as f64)
-        )));
-    }
     if start >= total {
         return Err(ExportError::Options(format!(
             "--start {} is past the trace's end ({})",
             crate::model::units::format_duration_ns(start as f64),
             crate::model::units::format_duration_ns(total as f64)
+        )));
+    }
+    if start >= end {
+        return Err(ExportError::Options(format!(
+            "--start ({}) must be before --end ({})",
+            crate::model::units::format_duration_ns(start as f64),
+            crate::model::units::format_duration_ns(end as f64)
         )));
     }
     let style = TimelineStyle::default();

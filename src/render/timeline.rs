@@ -541,9 +541,8 @@ impl Renderer {
                     let s = row.node[i] as usize;
                     let name = c.spans.names.get(c.spans.name[s]);
                     let greyed = spec.search_active
-                        && !c
-                            .matches
-                            .is_some_and(|m| m.get(c.spans.name[s] as usize) == Some(&true));
+                        && c.matches
+                            .is_none_or(|m| m.get(c.spans.name[s] as usize) != Some(&true));
                     let bg = span_color(spec.color, c.spans, s, max_dur, greyed);
                     let fg = color::label_color(bg);
                     let avail = vx1 - vx0 - 2.0 * pad;

@@ -130,7 +130,7 @@ pub fn search_spans(
         };
         while let Some(u) = chain.pop() {
             covered[u] = above;
-            above = above | u8::from(hit(u));
+            above |= u8::from(hit(u));
         }
         if covered[i] == 0 && hit(i) {
             ticks += spans.dur_ns[i];
