@@ -1,0 +1,265 @@
+//! The frame benchmark: a scripted zoom of 64 wheel steps, from the whole trace down to
+//! one nanosecond across the graph and back out, drawn offscreen, on W5-like timelines
+//! (TARGETS.md: spans in 50 rows, every one narrower than a pixel at the full view).
+//!
+//! Per frame it records the CPU time to build and encode the frame up to the submit
+//! (`FrameStats::encode_ms`: visible rows, tier choice, binary searches, labels, axis,
+//! uniforms), the GPU time of the pass from timestamp queries where the adapter has them,
+//! and the wall time from the start of the frame until the GPU is done. It prints p50 and
+//! p99 of each per size and span count, and the CPU and GPU bytes per span.
+//!
+//! ```text
+//! cargo bench --bench frames                      # 1 M and 10 M spans, 1080p and 4K
+//! cargo bench --bench frames -- --spans 100M      # the 100 M case (about 12 GB)
+//! cargo bench --bench frames -- --spans 1M --sizes 1920x1080
+//! ```
+
+use scorch::color::ColorMode;
+use scorch::layout::timeline::{Band, TrackLayout};
+use scorch::layout::{Layout, Row};
+use scorch::model::NO_PARENT;
+use scorch::model::spans::{SpanSet, Track};
+use scorch::render::timeline::{TimelineContent, TimelineScene, TimelineSpec};
+use scorch::render::{Gpu, GpuOptions, GpuTimer, Renderer, TARGET_FORMAT, Tile};
+use scorch::view::state::ViewState;
+use scorch::view::timeline::{TimelineGeometry, TimelineStyle};
+use scorch::view::{Camera, Orientation};
+use std::time::Instant;
+
+const ROWS: usize = 50;
+const STEPS: usize = 64;
+
+fn parse_count(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let (num, mul) = match s.chars().last()? {
+        'M' | 'm' => (&s[..s.len() - 1], 1_000_000.0),
+        'K' | 'k' => (&s[..s.len() - 1], 1_000.0),
+        _ => (s, 1.0),
+    };
+    num.parse::<f64>().ok().map(|v| (v * mul) as usize)
+}
+
+/// A W5-like trace: `n` spans in 50 rows, back to back with small gaps, 1000 names.
+fn w5(n: usize) -> (SpanSet, TrackLayout) {
+    let mut set = SpanSet::default();
+    let names: Vec<_> = (0..1000)
+        .map(|i| set.names.intern(&format!("task::step_{i}")))
+        .collect();
+    set.tracks.push(Track { name: "W5".into() });
+    let per_row = n.div_ceil(ROWS);
+    let mut rows = Vec::with_capacity(ROWS);
+    let mut seed = 0x5eed_u64;
+    set.start_ns.reserve_exact(n);
+    set.dur_ns.reserve_exact(n);
+    set.parent.reserve_exact(n);
+    set.name.reserve_exact(n);
+    set.track.reserve_exact(n);
+    let mut row_of = Vec::with_capacity(n);
+    for r in 0..ROWS {
+        let mut row = Row::default();
+        let mut t = (r as u64) * 13;
+        for _ in 0..per_row.min(n - set.len()) {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let dur = 40 + (seed >> 58);
+            let name = names[(seed >> 40) as usize % names.len()];
+            let i = set.start_ns.len() as u32;
+            set.start_ns.push(t);
+            set.dur_ns.push(dur);
+            set.parent.push(NO_PARENT);
+            set.name.push(name);
+            set.track.push(0);
+            row.x0.push(t);
+            row.x1.push(t + dur);
+            row.name.push(name);
+            row.node.push(i);
+            row_of.push(r as u32);
+            t += dur + 10 + (seed >> 61);
+        }
+        rows.push(row);
+    }
+    let total = rows
+        .iter()
+        .filter_map(|r| r.x1.last().copied())
+        .max()
+        .unwrap_or(1);
+    let tl = TrackLayout {
+        layout: Layout {
+            rows,
+            total_ticks: total,
+        },
+        row_of,
+        bands: vec![Band {
+            name: "W5".into(),
+            track: Some(0),
+            first_row: 0,
+            rows: ROWS as u32,
+            spans: n as u64,
+        }],
+        connectors: Vec::new(),
+        parent: vec![NO_PARENT; n],
+    };
+    (set, tl)
+}
+
+fn pct(v: &mut [f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * p).round() as usize]
+}
+
+fn main() {
+    let mut spans = vec![1_000_000usize, 10_000_000];
+    let mut sizes = vec![(1920u32, 1080u32), (3840, 2160)];
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--spans" if i + 1 < args.len() => {
+                spans = args[i + 1].split(',').filter_map(parse_count).collect();
+                i += 1;
+            }
+            "--sizes" if i + 1 < args.len() => {
+                sizes = args[i + 1]
+                    .split(',')
+                    .filter_map(|s| {
+                        let (w, h) = s.split_once('x')?;
+                        Some((w.parse().ok()?, h.parse().ok()?))
+                    })
+                    .collect();
+                i += 1;
+            }
+            _ => {} // cargo bench passes --bench
+        }
+        i += 1;
+    }
+    let gpu = match Gpu::new(&GpuOptions::default()) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("frames: no GPU adapter: {e}");
+            return;
+        }
+    };
+    println!("adapter: {}", gpu.describe());
+    println!(
+        "| spans | size | CPU encode p50 | p99 | GPU pass p50 | p99 | wall p50 | p99 | bars drawn p50 | CPU B/span | GPU B/span |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for &n in &spans {
+        let t = Instant::now();
+        let (set, tl) = w5(n);
+        let mut renderer = Renderer::new(&gpu, TARGET_FORMAT);
+        let scene = TimelineScene::new(&gpu, &renderer, &set, &tl);
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("device poll");
+        let cpu_bytes = tl.layout.heap_bytes()
+            + scene.lod.heap_bytes()
+            + tl.row_of.capacity() * 4
+            + tl.parent.capacity() * 4
+            + set.len() * (8 + 8 + 4 + 4 + 4);
+        eprintln!(
+            "frames: {n} spans built and uploaded in {:.1} s ({} MiB of instances)",
+            t.elapsed().as_secs_f64(),
+            scene.bars.instance_bytes >> 20
+        );
+        let content = TimelineContent {
+            scene: &scene,
+            spans: &set,
+            tracks: &tl,
+            matches: None,
+        };
+        for &(w, h) in &sizes {
+            let g = TimelineGeometry::new(w, h, 1.0, &tl.bands, &[], TimelineStyle::default());
+            let mut view = ViewState::new(
+                &tl.layout,
+                f64::from(g.graph.w),
+                g.graph.h,
+                g.row_pitch_px,
+                Orientation::Icicle,
+                ColorMode::Name,
+            );
+            let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("frames::target"),
+                size: wgpu::Extent3d {
+                    width: w,
+                    height: h,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: TARGET_FORMAT,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                view_formats: &[],
+            });
+            let target = texture.create_view(&wgpu::TextureViewDescriptor::default());
+            let mut timer = GpuTimer::new(&gpu);
+            // From the whole trace to one nanosecond across the graph in 32 steps, back in
+            // 32, about a point a third of the way in.
+            let span = tl.layout.total_ticks as f64;
+            let factor = span.powf(1.0 / 32.0);
+            let x = f64::from(g.graph.w) * 0.37;
+            let (mut cpu, mut gpu_ms, mut wall, mut drawn) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let tile = Tile { x: 0, y: 0, w, h };
+            // One frame first: the overview texture is drawn once and then reused.
+            let warm = TimelineSpec::new(g.clone(), view.camera, ColorMode::Name, "W5".into());
+            renderer
+                .render_timeline(&gpu, Some(content), &warm, &target, tile, None)
+                .expect("frame");
+            gpu.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .expect("device poll");
+            for step in 0..STEPS {
+                if step < STEPS / 2 {
+                    view.zoom_around(x, factor);
+                } else {
+                    view.zoom_around(x, 1.0 / factor);
+                }
+                let t0 = Instant::now();
+                let cam: Camera = view.camera;
+                let spec = TimelineSpec::new(g.clone(), cam, ColorMode::Name, "W5".into());
+                let stats = renderer
+                    .render_timeline(&gpu, Some(content), &spec, &target, tile, timer.as_mut())
+                    .expect("frame");
+                gpu.device
+                    .poll(wgpu::PollType::wait_indefinitely())
+                    .expect("device poll");
+                wall.push(t0.elapsed().as_secs_f64() * 1000.0);
+                cpu.push(f64::from(stats.encode_ms));
+                drawn.push(stats.bars_drawn as f64);
+                if let Some(t) = timer.as_mut() {
+                    // The readback was started after the submit; one more poll finishes it.
+                    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+                    if let Some(ms) = t.read(&gpu) {
+                        gpu_ms.push(f64::from(ms));
+                    }
+                }
+            }
+            let gpu_col = if gpu_ms.is_empty() {
+                ("n/a".to_string(), "n/a".to_string())
+            } else {
+                (
+                    format!("{:.2} ms", pct(&mut gpu_ms, 0.5)),
+                    format!("{:.2} ms", pct(&mut gpu_ms, 0.99)),
+                )
+            };
+            println!(
+                "| {n} | {w}×{h} | {:.3} ms | {:.3} ms | {} | {} | {:.2} ms | {:.2} ms | {:.0} | {:.1} | {:.1} |",
+                pct(&mut cpu, 0.5),
+                pct(&mut cpu, 0.99),
+                gpu_col.0,
+                gpu_col.1,
+                pct(&mut wall, 0.5),
+                pct(&mut wall, 0.99),
+                pct(&mut drawn, 0.5),
+                cpu_bytes as f64 / n as f64,
+                scene.bars.instance_bytes as f64 / n as f64,
+            );
+        }
+    }
+}
