@@ -16,6 +16,7 @@ pub mod decode;
 pub mod detect;
 pub mod flamebearer;
 pub mod folded;
+pub mod perf;
 pub mod tidb;
 
 use crate::model::spans::SpanSet;
@@ -115,7 +116,7 @@ pub enum ImportError {
     /// A format scorch recognises but cannot import yet.
     #[error(
         "{file}: recognised as {}, which this version of scorch cannot import yet \
-         (supported: folded stacks, Pyroscope flamebearer JSON)",
+         (supported: folded stacks, perf script, Pyroscope flamebearer JSON)",
         format.describe()
     )]
     Unsupported {
@@ -255,6 +256,7 @@ pub fn load_bytes_with(
         SourceFormat::Folded | SourceFormat::FoldedDiff => {
             folded::parse_with(file, text, progress)?
         }
+        SourceFormat::PerfScript => perf::parse_with(file, text, progress)?,
         SourceFormat::FlamebearerSingle | SourceFormat::FlamebearerDiff => {
             flamebearer::parse(file, text)?
         }
