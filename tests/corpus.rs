@@ -458,7 +458,10 @@ fn every_other_corpus_file_is_recognised_and_refused_cleanly() {
 
 /// Perf files that load with known damage: (path, invalid lines).
 const PERF_DAMAGE: &[(&str, u64)] = &[
-    ("jonhoo_inferno/tests/data/collapse-perf/weird-stack-line.txt", 1),
+    (
+        "jonhoo_inferno/tests/data/collapse-perf/weird-stack-line.txt",
+        1,
+    ),
     // The stack of the second sample is cut off by a blank line.
     ("jonhoo_inferno/tests/data/collapse-perf/empty-line.txt", 1),
     // A line cut short: `7fa4c73bc184 start_thread (/lib/x86_64-linux-gnu`.
@@ -650,7 +653,10 @@ fn perf_script_files_match_inferno() {
                 .unwrap_or_default();
             // inferno reads no event line with tabs (simpleperf); scorch does.
             if collapsed(&p) != want && !(want.is_empty() && raw_has_tab_events(&decoded.text)) {
-                failures.push(format!("{}: differs from live inferno-collapse-perf", e.path));
+                failures.push(format!(
+                    "{}: differs from live inferno-collapse-perf",
+                    e.path
+                ));
                 continue;
             }
             live_checked += 1;
@@ -686,7 +692,10 @@ fn perf_script_files_match_inferno() {
         "corpus failures:\n{}",
         failures.join("\n")
     );
-    assert!(matched >= 10, "only {matched} perf files compared with inferno");
+    assert!(
+        matched >= 10,
+        "only {matched} perf files compared with inferno"
+    );
 }
 
 /// True when an event line separates its fields with tabs (simpleperf's output).

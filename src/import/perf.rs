@@ -885,9 +885,11 @@ mod tests {
         );
         assert_eq!(
             folded(&p),
-            ["java; ;<F as alloc::boxed::FnBox<A>>::call_box;std::fs::File::open;\
+            [
+                "java; ;<F as alloc::boxed::FnBox<A>>::call_box;std::fs::File::open;\
               std::function<void (int)>::operator;ns::(anonymous namespace)::f;\
-              net/http.(*Client).Do;a;b_[i];c_[i];org/mozilla/Foo:.call 1"]
+              net/http.(*Client).Do;a;b_[i];c_[i];org/mozilla/Foo:.call 1"
+            ]
         );
     }
 
@@ -899,7 +901,9 @@ mod tests {
              a 1 1.2: 5 instructions:\n\tf x (/x)\n\nb 2 1.3: 5 cycles:\n\tf y (/y)\n",
         );
         assert_eq!(folded(&p), ["a;[unknown] 5", "a;_dl_start 5", "b;y 5"]);
-        assert!(p.meta.warnings.notes[0].starts_with("1 sample of event types other than 'cycles'"));
+        assert!(
+            p.meta.warnings.notes[0].starts_with("1 sample of event types other than 'cycles'")
+        );
     }
 
     #[test]
@@ -915,13 +919,23 @@ mod tests {
         assert_eq!(folded(&p), ["inline-counter;main 250000"]);
         assert_eq!(p.meta.warnings.invalid_lines, 2);
         let first = p.meta.warnings.first_invalid.as_deref().unwrap();
-        assert!(first.starts_with("line 3: expected an event line"), "{first}");
-        assert_eq!(p.meta.warnings.notes.len(), 1, "{:?}", p.meta.warnings.notes);
+        assert!(
+            first.starts_with("line 3: expected an event line"),
+            "{first}"
+        );
+        assert_eq!(
+            p.meta.warnings.notes.len(),
+            1,
+            "{:?}",
+            p.meta.warnings.notes
+        );
     }
 
     #[test]
     fn no_samples_is_a_clear_error() {
-        let e = parse("n.perf", b"garbage here\nmore\n").unwrap_err().to_string();
+        let e = parse("n.perf", b"garbage here\nmore\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("n.perf: no stack samples found"), "{e}");
         assert!(e.contains("line 1"), "{e}");
     }
@@ -941,7 +955,11 @@ mod tests {
                 1 => out.push_str("# comment\n"),
                 2 => out.push_str("\n\n"),
                 _ => {
-                    let ev = if next() % 7 == 0 { "instructions" } else { "cycles" };
+                    let ev = if next() % 7 == 0 {
+                        "instructions"
+                    } else {
+                        "cycles"
+                    };
                     let comm = ["java", "my app", "x"][(next() % 3) as usize];
                     out.push_str(&format!("{comm} {} [000] 1.0: 1 {ev}:\n", next() % 100));
                     for _ in 0..next() % 9 {
