@@ -201,7 +201,7 @@ pub fn generate<W: Write>(opts: &GenOptions, out: W) -> io::Result<GenReport> {
         inner: out,
         bytes: 0,
     };
-    let mut rng = Rng(opts.seed ^ 0x5c0_4c4_0000);
+    let mut rng = Rng(opts.seed ^ 0x5c04_c400_0000);
     let items = match (opts.workload.is_stacks(), format) {
         (true, GenFormat::Folded | GenFormat::Perf) => stacks(
             opts.workload,
