@@ -348,6 +348,32 @@ fn param_cut(f: &[u8]) -> usize {
     f.len()
 }
 
+/// The last `+0x` in `f`. (A hand loop over `memrchr`: `memmem::rfind` builds a
+/// searcher per call, which costs more than the search on a 40-byte name.)
+fn rfind_offset(f: &[u8]) -> Option<usize> {
+    let mut end = f.len();
+    while let Some(i) = memchr::memrchr(b'+', &f[..end]) {
+        if f[i + 1..].starts_with(b"0x") {
+            return Some(i);
+        }
+        end = i;
+    }
+    None
+}
+
+/// The first `->` in `f` (Java inlining), found by its rarer `>`.
+fn find_arrow(f: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'>', &f[from..]) {
+        let at = from + i;
+        if at > 0 && f[at - 1] == b'-' {
+            return Some(at - 1);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 /// Length of a Rust legacy hash suffix (`h` and 16 hex digits).
 const RUST_HASH_LEN: usize = 17;
 
@@ -421,6 +447,18 @@ fn fix_rust_symbol(sym: &[u8], out: &mut Vec<u8>) -> bool {
     true
 }
 
+/// One stack line of a block: where it is, and (once parsed) what it gave.
+#[derive(Clone, Copy)]
+struct BlockLine {
+    start: usize,
+    end: usize,
+    line_no: u64,
+    /// Frames it added.
+    ids: u32,
+    /// It parsed without a warning (so re-using its frames skips no warning).
+    clean: bool,
+}
+
 /// The state machine of one sequential parse (of the whole input or of one chunk).
 struct Parser {
     names: Names,
@@ -454,6 +492,13 @@ struct Parser {
     /// Scratch for names a rule rewrites, and for demangled Rust symbols.
     scratch: Vec<u8>,
     rust: Vec<u8>,
+    /// The stack lines of the current block (reused buffer).
+    block: Vec<BlockLine>,
+    /// The previous block's stack lines, what each gave, and its command: a tail of
+    /// identical lines (the root side) is not parsed again.
+    prev_block: Vec<BlockLine>,
+    prev_ids: Vec<NameId>,
+    prev_comm: Option<NameId>,
     samples: u64,
     other_events: u64,
     empty_samples: u64,
@@ -482,6 +527,10 @@ impl Parser {
             prev_nodes: Vec::new(),
             scratch: Vec::new(),
             rust: Vec::new(),
+            block: Vec::new(),
+            prev_block: Vec::new(),
+            prev_ids: Vec::new(),
+            prev_comm: None,
             samples: 0,
             other_events: 0,
             empty_samples: 0,
@@ -537,6 +586,11 @@ impl Parser {
                 if !self.leaf_first.is_empty() {
                     // An event line carrying its one-frame stack.
                     self.end_sample(file, line_no)?;
+                } else if self.in_event && !self.skip {
+                    // The usual case: read the whole stack block at once.
+                    let (next, last_line) = self.stack_block(text, start, line_no);
+                    start = next;
+                    line_no = last_line;
                 }
             }
         }
@@ -599,6 +653,71 @@ impl Parser {
         }
     }
 
+    /// Reads the stack lines from `from` up to (not including) the next blank line, and
+    /// adds their frames. Lines that end the block exactly as the previous block ended
+    /// (same command, byte-identical lines: the shared root side of two samples) take
+    /// that block's frames without being parsed again. Returns where the blank line (or
+    /// the end) starts and the number of the last line read.
+    fn stack_block(&mut self, text: &[u8], from: usize, mut line_no: u64) -> (usize, u64) {
+        let mut block = std::mem::take(&mut self.block);
+        block.clear();
+        let mut start = from;
+        while start < text.len() {
+            let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
+            let raw = &text[start..end];
+            if raw.starts_with(b"#") {
+                self.warnings.comment_lines += 1;
+            } else {
+                let line = trim_end(raw);
+                if line.is_empty() {
+                    break;
+                }
+                block.push(BlockLine {
+                    start,
+                    end: start + line.len(),
+                    line_no: line_no + 1,
+                    ids: 0,
+                    clean: true,
+                });
+            }
+            line_no += 1;
+            start = end + 1;
+        }
+        let next = start.min(text.len());
+        // The shared tail, compared from the end.
+        let mut shared = 0usize;
+        if self.prev_comm == Some(self.comm) {
+            let (n, m) = (block.len(), self.prev_block.len());
+            while shared < n && shared < m {
+                let (a, b) = (&block[n - 1 - shared], &self.prev_block[m - 1 - shared]);
+                if !b.clean || text[a.start..a.end] != text[b.start..b.end] {
+                    break;
+                }
+                shared += 1;
+            }
+        }
+        let head = block.len() - shared;
+        for bl in &mut block[..head] {
+            let (ids_before, invalid_before) = (self.leaf_first.len(), self.warnings.invalid_lines);
+            self.stack_line(bl.line_no, &text[bl.start..bl.end]);
+            bl.ids = (self.leaf_first.len() - ids_before) as u32;
+            bl.clean = self.warnings.invalid_lines == invalid_before;
+        }
+        let m = self.prev_block.len();
+        let mut tail_ids = 0usize;
+        for (bl, prev) in block[head..].iter_mut().zip(&self.prev_block[m - shared..]) {
+            bl.ids = prev.ids;
+            tail_ids += prev.ids as usize;
+        }
+        self.leaf_first
+            .extend_from_slice(&self.prev_ids[self.prev_ids.len() - tail_ids..]);
+        self.prev_ids.clear();
+        self.prev_ids.extend_from_slice(&self.leaf_first);
+        self.prev_comm = Some(self.comm);
+        self.block = std::mem::replace(&mut self.prev_block, block);
+        (next, line_no)
+    }
+
     fn stack_line(&mut self, line_no: u64, line: &[u8]) {
         if self.skip {
             return;
@@ -611,7 +730,7 @@ impl Parser {
             );
             return;
         };
-        if let Some(plus) = memchr::memmem::rfind(rawfunc, b"+0x")
+        if let Some(plus) = rfind_offset(rawfunc)
             && rawfunc[plus + 3..].iter().all(u8::is_ascii_hexdigit)
         {
             rawfunc = &rawfunc[..plus];
@@ -626,14 +745,14 @@ impl Parser {
             rawfunc
         };
         self.group.clear();
-        if memchr::memmem::find(func, b"->").is_none() {
+        if find_arrow(func).is_none() {
             let id = self.frame_name(func, module, false);
             self.group.push(id);
         } else {
             let mut from = 0usize;
             let mut inlined = false;
             loop {
-                let end = memchr::memmem::find(&func[from..], b"->").map(|i| from + i);
+                let end = find_arrow(&func[from..]).map(|i| from + i);
                 let part = &func[from..end.unwrap_or(func.len())];
                 let id = self.frame_name(part, module, inlined);
                 self.group.push(id);
@@ -678,7 +797,7 @@ impl Parser {
         if self.java && buf.first() == Some(&b'L') && memchr::memchr(b'/', buf).is_some() {
             buf.remove(0);
         }
-        if inlined && memchr::memmem::find(buf, b"_[i]").is_none() {
+        if inlined && !buf.windows(4).any(|w| w == b"_[i]") {
             buf.extend_from_slice(b"_[i]");
         }
         self.names.intern_bytes(buf)
@@ -928,6 +1047,38 @@ mod tests {
             1,
             "{:?}",
             p.meta.warnings.notes
+        );
+    }
+
+    #[test]
+    fn shared_tails_are_reused_without_losing_warnings() {
+        let block = |comm: &str, leaf: &str| {
+            format!(
+                "{comm} 1 1.0: cycles:\n\t1 {leaf} (/x)\n\t2 mid(int) (/x)\n# note\n\t3 bad\n\t4 root (/x)\n\n"
+            )
+        };
+        let text = [
+            block("a", "leaf1"),
+            block("a", "leaf2"),
+            block("java", "Lleaf/2"),
+            block("java", "Lleaf/2"),
+        ]
+        .concat();
+        let p = load(&text);
+        assert_eq!(
+            folded(&p),
+            [
+                "a;root;mid;leaf1 1",
+                "a;root;mid;leaf2 1",
+                "java;root;mid;leaf/2 2"
+            ]
+        );
+        assert_eq!(p.meta.warnings.invalid_lines, 4);
+        assert_eq!(p.meta.warnings.comment_lines, 4);
+        let first = p.meta.warnings.first_invalid.as_deref().unwrap();
+        assert!(
+            first.starts_with("line 5: expected a stack frame"),
+            "{first}"
         );
     }
 
