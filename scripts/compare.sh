@@ -68,7 +68,7 @@ if [ -f "$CORPUS/MANIFEST.tsv" ]; then
         [ -n "$best" ] || continue
         dst="$WORK/corpus-$(basename "$best" .gz)"
         if [[ "$best" == *.gz ]]; then gzip -dc "$CORPUS/$best" >"$dst"; else cp "$CORPUS/$best" "$dst"; fi
-        INPUTS+=("$dst:$kind:corpus $best")
+        INPUTS+=("$dst:$kind:corpus $(basename "$best")")
     done
 else
     echo "compare.sh: no corpus at $CORPUS: corpus rows skipped" >&2
@@ -76,6 +76,7 @@ fi
 
 RESULTS="$WORK/results.tsv"
 : >"$RESULTS"
+: >"$WORK/parse.tsv"
 
 # run INPUT TOOL CMD...: RUNS timed runs; appends "input tool wall_s rss_kb" rows.
 run() {
@@ -99,12 +100,17 @@ for spec in "${INPUTS[@]}"; do
     png=$(printf %q "$WORK/out.png")
     if [ "$kind" = perf ]; then
         run "$file" "inferno-collapse-perf" "inferno-collapse-perf $q >/dev/null"
-        run "$file" "inferno collapse-perf | flamegraph" \
+        run "$file" "collapse-perf → flamegraph" \
             "inferno-collapse-perf $q | inferno-flamegraph >$WORK/out.svg"
     else
         run "$file" "inferno-flamegraph" "inferno-flamegraph $q >$WORK/out.svg"
     fi
     run "$file" "scorch info" "$SCORCH info $q"
+    # Parse time alone, as scorch info reports it (no process start, layout or LOD).
+    for _ in $(seq "$RUNS"); do
+        "$SCORCH" info "$file" 2>/dev/null | sed -n 's/^time: *read+parse \([0-9.]*\) ms.*/\1/p' \
+            | xargs -I{} printf '%s\tscorch parse only\t%s\t0\n' "$file" "{}" >>"$WORK/parse.tsv"
+    done
     run "$file" "scorch render" "$SCORCH render $q -o $png ${RENDER_ARGS[*]:-}"
     "$SCORCH" info "$file" >"$WORK/info-$(basename "$file").txt" 2>&1 || true
 done
@@ -126,6 +132,9 @@ rows = {}
 for line in open(results):
     f, tool, wall, rss = line.rstrip("\n").split("\t")
     rows.setdefault((f, tool), []).append((float(wall), int(rss)))
+for line in open(os.path.join(work, "parse.tsv")):
+    f, tool, ms, _ = line.rstrip("\n").split("\t")
+    rows.setdefault((f, tool), []).append((float(ms) / 1000, 0))
 def med(f, tool):
     v = rows.get((f, tool))
     if not v:
@@ -141,8 +150,8 @@ for spec in specs:
     nodes = int(m.group(1)) if m else None
     m = re.search(r"per node: ([\d.]+) B", info)
     cpu_per_node = m.group(1) if m else "?"
-    tools = (["inferno-collapse-perf", "inferno collapse-perf | flamegraph"] if kind == "perf"
-             else ["inferno-flamegraph"]) + ["scorch info", "scorch render"]
+    tools = (["inferno-collapse-perf", "collapse-perf → flamegraph"] if kind == "perf"
+             else ["inferno-flamegraph"]) + ["scorch parse only", "scorch info", "scorch render"]
     peer_parse = med(f, tools[0])
     peer_e2e = med(f, tools[1] if kind == "perf" else tools[0])
     for tool in tools:
@@ -151,14 +160,25 @@ for spec in specs:
             print(f"| {label} | {size/1e6:.0f} MB | {tool} | failed | | | | | | |")
             continue
         wall, rss = r
-        scorch = tool.startswith("scorch")
+        # /usr/bin/time has 10 ms resolution: tiny inputs would divide by zero.
+        if tool == "scorch parse only":
+            shown = f"{wall * 1000:.1f} ms"
+        else:
+            shown = f"{wall:.2f} s" if wall >= 0.01 else "< 0.01 s"
+        # (Parse-only times come from scorch's own clock, in ms: no clamp needed.)
+        wall = max(wall, 1e-4 if tool == "scorch parse only" else 0.005)
+        scorch = tool.startswith("scorch") and tool != "scorch parse only"
         ratio = ""
-        if tool == "scorch info" and peer_parse:
-            ratio = f"{peer_parse[0]/wall:.2f}x vs {tools[0]}"
+        def vs(peer, name):
+            if peer[0] < 0.01:
+                return f"n/a ({name} < 10 ms)"
+            return f"{peer[0]/wall:.2f}x vs {name}"
+        if tool in ("scorch info", "scorch parse only") and peer_parse:
+            ratio = vs(peer_parse, tools[0])
         if tool == "scorch render" and peer_e2e:
-            ratio = f"{peer_e2e[0]/wall:.2f}x vs {tools[1] if kind == 'perf' else tools[0]}"
-        print(f"| {label} | {size/1e6:.0f} MB | {tool} | {wall:.2f} s | {size/1e6/wall:.0f} | "
-              f"{rss/1024:.0f} MiB | {nodes if scorch and nodes else ''} | "
+            ratio = vs(peer_e2e, tools[1] if kind == "perf" else tools[0])
+        print(f"| {label} | {size/1e6:.1f} MB | {tool} | {shown} | {size/1e6/wall:.0f} | "
+              f"{f'{rss/1024:.0f} MiB' if rss else '(in scorch info)'} | {nodes if scorch and nodes else ''} | "
               f"{(rss*1024/nodes) if scorch and nodes else 0:.0f} | "
               f"{cpu_per_node if scorch else ''} | {ratio} |".replace("| 0 |", "|  |"))
 print()

@@ -381,6 +381,7 @@ fn ms(d: std::time::Duration) -> f64 {
 }
 
 fn info(input: &Path) -> Result<()> {
+    let t0 = Instant::now();
     let imported = if input == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -391,7 +392,7 @@ fn info(input: &Path) -> Result<()> {
         import::load_any_path(input)?
     };
     match imported {
-        import::Imported::Profile(p) => profile_info(*p),
+        import::Imported::Profile(p) => profile_info(*p, t0),
         import::Imported::Trace(t) => trace_info(&t),
     }
 }
@@ -445,8 +446,12 @@ fn trace_info(t: &import::Trace) -> Result<()> {
     Ok(())
 }
 
-fn profile_info(profile: Profile) -> Result<()> {
+fn profile_info(profile: Profile, t0: Instant) -> Result<()> {
+    let t_load = t0.elapsed();
     let layout = flame_layout(&profile.tree);
+    let t_layout = t0.elapsed();
+    let lod = scorch::lod::Lod::build(&layout);
+    let t_lod = t0.elapsed();
     let t = &profile.tree;
     let v = &profile.values;
     let m = &profile.meta;
@@ -506,7 +511,6 @@ fn profile_info(profile: Profile) -> Result<()> {
     if let Some(a) = &m.app_name {
         writeln!(out, "app:      {a}")?;
     }
-    let lod = scorch::lod::Lod::build(&layout);
     let mem = t.heap_bytes() + layout.heap_bytes() + lod.heap_bytes() + profile.names.heap_bytes();
     writeln!(
         out,
@@ -526,6 +530,13 @@ fn profile_info(profile: Profile) -> Result<()> {
         t.heap_bytes() as f64 / t.len() as f64,
         layout.heap_bytes() as f64 / t.len() as f64,
         lod.heap_bytes() as f64 / t.len() as f64
+    )?;
+    writeln!(
+        out,
+        "time:     read+parse {:.1} ms, layout {:.1} ms, LOD {:.1} ms",
+        ms(t_load),
+        ms(t_layout - t_load),
+        ms(t_lod - t_layout)
     )?;
     let warnings = m.warnings.lines();
     if warnings.is_empty() {

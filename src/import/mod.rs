@@ -242,7 +242,9 @@ pub fn read_input(path: &Path) -> Result<InputBytes, ImportError> {
         // SAFETY: the mapping is read-only and private, and nothing in scorch writes the
         // file. Another process truncating or rewriting it while it is mapped is the
         // accepted risk documented on `InputBytes`.
-        if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+        // `populate` (MAP_POPULATE) maps every cached page in one call instead of taking a
+        // page fault per 4 KiB as the parsers advance: ~50 k faults for 200 MB.
+        if let Ok(map) = unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
             return Ok(InputBytes::Mapped(map));
         }
     }
