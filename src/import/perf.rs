@@ -36,8 +36,12 @@
 //! Speed: lines are found with `memchr`, fields are byte slices of the input, and a
 //! frame's name is interned straight from its slice (a reused scratch buffer only when a
 //! rule rewrites it), so the hot loop allocates nothing per line. Consecutive samples
-//! share their root side, so the path of the previous sample (as name ids) is kept and
-//! its tree nodes are reused up to the first difference, without hashing. Inputs of at
+//! share their root side, which `perf script` prints last: a sample's block of stack
+//! lines is compared from its end with the previous block (same command), and the
+//! byte-identical lines take that block's frame ids without being parsed or interned
+//! again (only lines that parsed without a warning, so no warning is lost). The path of
+//! the previous sample (as name ids) is kept too, and its tree nodes are reused up to
+//! the first difference, without hashing. Inputs of at
 //! least [`PARALLEL_MIN_BYTES`] are split at blank lines (where the state machine is
 //! always back at its start) and parsed on all cores; the per-thread trees are merged
 //! with the folded importer's [`merge_nodes`](super::folded::merge_nodes). The event
@@ -1127,6 +1131,45 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn mangled_input_never_panics_and_splits_the_same() {
+        let base = random_perf(11, 300).into_bytes();
+        let mut x = 99u64;
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as usize
+        };
+        let alphabet = b" \t\n:;()+0x[]/->#\xff\xc3L12";
+        for _ in 0..200 {
+            let mut t = base.clone();
+            for _ in 0..1 + next() % 40 {
+                if t.len() < 2 {
+                    break;
+                }
+                let i = next() % t.len();
+                match next() % 3 {
+                    0 => t[i] = alphabet[next() % alphabet.len()],
+                    1 => t.truncate(i.max(1)),
+                    _ => {
+                        t.remove(i);
+                    }
+                }
+            }
+            let seq = parse_with_threads("m", &t, None, 1, usize::MAX);
+            let par = parse_with_threads("m", &t, None, 3, 1);
+            match (seq, par) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(folded(&a), folded(&b));
+                    assert_eq!(a.meta.warnings, b.meta.warnings);
+                }
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => panic!("sequential {:?} vs parallel {:?}", a.is_ok(), b.is_ok()),
+            }
+        }
     }
 
     #[test]
