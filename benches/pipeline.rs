@@ -1,18 +1,22 @@
-//! Per-stage benchmarks: parse (bytes/s), layout, pick, and an offscreen frame.
+//! Per-stage benchmarks: parse (bytes/s), layout, LOD pyramid build, tier selection,
+//! pick, and an offscreen frame.
 //!
-//! Inputs are generated deterministically (a W1-like folded profile from TARGETS.md,
-//! scaled down to run in seconds: mean depth ~30, 20 000 distinct 40-byte frame names),
-//! so numbers are comparable between runs and machines. Run with
-//! `cargo bench --bench pipeline`; the frame group needs a GPU adapter (Mesa llvmpipe
-//! counts) and is skipped without one.
+//! Inputs come from `scorch::generator` (`scorch gen`): W1 of TARGETS.md (mean depth
+//! ~30, 20 000 distinct 40-byte frame names) as folded stacks and as `perf script`,
+//! scaled down to run in seconds, deterministic from a seed, so numbers are comparable
+//! between runs and machines. Parse groups report bytes/s; the `1thread` variants pin
+//! the parser to one core (the TARGETS.md "one thread" figure), the others use all
+//! cores as `scorch` does. Run with `cargo bench --bench pipeline`; the frame group
+//! needs a GPU adapter (Mesa llvmpipe counts) and is skipped without one.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use scorch::generator::{self, GenFormat, GenOptions, Limit, Workload};
 use scorch::import::{self, Limits};
 use scorch::layout::flame_layout;
+use scorch::lod::Lod;
 use scorch::pick::pick;
 use scorch::render::{self, Gpu, GpuOptions, Renderer, Scene, TARGET_FORMAT};
 use scorch::view::{FrameGeometry, Orientation, Style};
-use std::fmt::Write;
 use std::hint::black_box;
 
 struct Rng(u64);
@@ -26,36 +30,25 @@ impl Rng {
     }
 }
 
-/// W1-like folded stacks of about `bytes` bytes, sorted as stackcollapse output is.
-fn w1_folded(bytes: usize, seed: u64) -> String {
-    let mut rng = Rng(seed);
-    let names: Vec<String> = (0..20_000)
-        .map(|i| format!("module_{:04}::component::function_{i:06}_", i % 997))
-        .collect();
-    // Stacks share prefixes like real ones: walk a random tree with skewed branching.
-    let mut lines = Vec::new();
-    let mut size = 0;
-    while size < bytes {
-        let depth = 10 + (rng.next() % 41) as usize;
-        let mut s = String::with_capacity(depth * 42);
-        let mut node = 0u64;
-        for d in 0..depth {
-            node = node
-                .wrapping_mul(31)
-                .wrapping_add(rng.next() % if d < 8 { 3 } else { 12 });
-            if d > 0 {
-                s.push(';');
-            }
-            s.push_str(&names[(node % names.len() as u64) as usize]);
-        }
-        let _ = write!(s, " {}", 1 + rng.next() % 50);
-        size += s.len() + 1;
-        lines.push(s);
-    }
-    lines.sort();
-    let mut out = lines.join("\n");
-    out.push('\n');
+/// W1 of about `bytes` bytes in `format`, from the generator.
+fn w1(bytes: usize, seed: u64, format: GenFormat) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes + (64 << 10));
+    generator::generate(
+        &GenOptions {
+            workload: Workload::W1,
+            format: Some(format),
+            seed,
+            limit: Some(Limit::Bytes(bytes as u64)),
+        },
+        &mut out,
+    )
+    .unwrap();
     out
+}
+
+/// W1-like folded stacks of about `bytes` bytes.
+fn w1_folded(bytes: usize, seed: u64) -> Vec<u8> {
+    w1(bytes, seed, GenFormat::Folded)
 }
 
 fn bench_parse(c: &mut Criterion) {
@@ -68,8 +61,34 @@ fn bench_parse(c: &mut Criterion) {
             BenchmarkId::new("folded", format!("{mb}MiB")),
             &text,
             |b, t| {
+                b.iter(|| import::load_bytes("w1.folded", black_box(t), Limits::default()).unwrap())
+            },
+        );
+        g.bench_with_input(
+            BenchmarkId::new("folded/1thread", format!("{mb}MiB")),
+            &text,
+            |b, t| {
                 b.iter(|| {
-                    import::load_bytes("w1.folded", black_box(t.as_bytes()), Limits::default())
+                    import::folded::parse_with_threads("w1", black_box(t), None, 1, usize::MAX)
+                        .unwrap()
+                })
+            },
+        );
+        let perf = w1(mb << 20, 1, GenFormat::Perf);
+        g.throughput(Throughput::Bytes(perf.len() as u64));
+        g.bench_with_input(
+            BenchmarkId::new("perf", format!("{mb}MiB")),
+            &perf,
+            |b, t| {
+                b.iter(|| import::load_bytes("w1.perf", black_box(t), Limits::default()).unwrap())
+            },
+        );
+        g.bench_with_input(
+            BenchmarkId::new("perf/1thread", format!("{mb}MiB")),
+            &perf,
+            |b, t| {
+                b.iter(|| {
+                    import::perf::parse_with_threads("w1", black_box(t), None, 1, usize::MAX)
                         .unwrap()
                 })
             },
@@ -90,7 +109,7 @@ fn bench_parse(c: &mut Criterion) {
 
 fn bench_layout_and_pick(c: &mut Criterion) {
     let text = w1_folded(16 << 20, 2);
-    let p = import::load_bytes("w1.folded", text.as_bytes(), Limits::default()).unwrap();
+    let p = import::load_bytes("w1.folded", &text, Limits::default()).unwrap();
     let mut g = c.benchmark_group("layout");
     g.throughput(Throughput::Elements(p.tree.len() as u64));
     g.sample_size(20);
@@ -100,6 +119,35 @@ fn bench_layout_and_pick(c: &mut Criterion) {
     g.finish();
 
     let layout = flame_layout(&p.tree);
+    let mut g = c.benchmark_group("lod");
+    g.throughput(Throughput::Elements(layout.bar_count() as u64));
+    g.sample_size(20);
+    g.bench_function(format!("build/{}bars", layout.bar_count()), |b| {
+        b.iter(|| Lod::build(black_box(&layout)))
+    });
+    // Tier selection for every row at zoom levels from the whole profile down to a
+    // thousandth of it: what a frame does before drawing.
+    let lod = Lod::build(&layout);
+    let total = p.tree.grand_total() as f64;
+    let zooms: Vec<f64> = (0..8).map(|k| total / 1920.0 / 4f64.powi(k)).collect();
+    g.throughput(Throughput::Elements(
+        (layout.rows.len() * zooms.len()) as u64,
+    ));
+    g.bench_function(format!("tier_for/{}rows", layout.rows.len()), |b| {
+        b.iter(|| {
+            let mut merged = 0usize;
+            for &tpp in &zooms {
+                for row in 0..layout.rows.len() {
+                    if let scorch::lod::TierRef::Tier(i) = lod.tier_for(row, black_box(tpp)) {
+                        merged += i + 1;
+                    }
+                }
+            }
+            merged
+        })
+    });
+    g.finish();
+
     let geom = FrameGeometry::new(
         1920,
         1080,
@@ -137,7 +185,7 @@ fn bench_frame(c: &mut Criterion) {
         return;
     };
     let text = w1_folded(4 << 20, 4);
-    let p = import::load_bytes("w1.folded", text.as_bytes(), Limits::default()).unwrap();
+    let p = import::load_bytes("w1.folded", &text, Limits::default()).unwrap();
     let layout = flame_layout(&p.tree);
     let mut renderer = Renderer::new(&gpu, TARGET_FORMAT);
     let scene = Scene::new(&gpu, &renderer, &p, &layout);

@@ -23,12 +23,18 @@
 //!   -> window                    app      winit: input -> ViewState transitions -> frames
 //! ```
 //!
+//! `generator` writes the synthetic workloads of `TARGETS.md` (for benchmarks and
+//! `scorch gen`).
+//!
 //! `color` holds the CPU reference of everything the shaders compute (palette, hash keys,
 //! diff gradient, heat ramp), so tests can compare rendered pixels with it.
 
 pub mod app;
 pub mod color;
 pub mod export;
+// `gen` is a reserved keyword in edition 2024, so the module has a longer name.
+#[path = "gen.rs"]
+pub mod generator;
 pub mod import;
 pub mod layout;
 pub mod lod;

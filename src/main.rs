@@ -34,7 +34,7 @@ struct Cli {
 /// Options of the window.
 #[derive(clap::Args, Debug)]
 struct OpenArgs {
-    /// Profile to open (folded stacks or Pyroscope flamebearer JSON, optionally gzipped)
+    /// Profile to open (folded stacks, perf script or Pyroscope flamebearer JSON, optionally gzipped)
     /// [default: the bundled demo profile].
     file: Option<PathBuf>,
     /// Screenshots (Ctrl+S, P) are this many times the window's physical resolution.
@@ -74,9 +74,11 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 enum Command {
     /// Render a profile to a PNG image, without a window.
     Render(RenderArgs),
+    /// Write a synthetic workload of TARGETS.md (w1..w7), deterministic from --seed.
+    Gen(GenArgs),
     /// Print what a profile file contains: format, units, totals, nodes, depth, warnings.
     Info {
-        /// Profile file (folded stacks or Pyroscope flamebearer JSON, optionally gzipped);
+        /// Profile file (folded stacks, perf script or Pyroscope flamebearer JSON, optionally gzipped);
         /// `-` reads standard input.
         input: PathBuf,
     },
@@ -84,7 +86,7 @@ enum Command {
 
 #[derive(clap::Args, Debug)]
 struct RenderArgs {
-    /// Profile file (folded stacks or Pyroscope flamebearer JSON, optionally gzipped);
+    /// Profile file (folded stacks, perf script or Pyroscope flamebearer JSON, optionally gzipped);
     /// `-` reads standard input.
     input: PathBuf,
     /// Output PNG path.
@@ -130,6 +132,40 @@ struct RenderArgs {
     /// Print timings, the adapter and what was drawn.
     #[arg(short, long)]
     verbose: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct GenArgs {
+    /// Workload: w1 (typical folded), w2 (deep), w3 (long names), w4 (flat), w5 (100 M
+    /// spans in 50 rows), w6 (Chrome X and B/E), w7 (1000 threads).
+    #[arg(value_parser = parse_workload)]
+    workload: scorch::generator::Workload,
+    /// Output format [default: folded for w1-w4, chrome for w5-w7; perf for w1-w4 too].
+    #[arg(long, value_enum)]
+    format: Option<GenFormatArg>,
+    /// Seed of the random generator: the same seed gives the same bytes.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Stop at about this many bytes (200M, 1G, 64KiB …) [default: the workload's size].
+    #[arg(long, value_parser = scorch::generator::parse_size, conflicts_with = "spans")]
+    size: Option<u64>,
+    /// Stop after this many stack lines/samples (w1-w4) or spans (w5-w7).
+    #[arg(long, value_parser = scorch::generator::parse_size)]
+    spans: Option<u64>,
+    /// Output file [default: standard output].
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+fn parse_workload(s: &str) -> Result<scorch::generator::Workload, String> {
+    scorch::generator::Workload::parse(s).ok_or_else(|| format!("expected w1..w7, got {s:?}"))
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum GenFormatArg {
+    Folded,
+    Perf,
+    Chrome,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -221,6 +257,7 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Render(args)) => render(args),
         Some(Command::Info { input }) => info(&input),
+        Some(Command::Gen(args)) => generate(args),
         None => open(cli.open),
     }
 }
@@ -447,11 +484,52 @@ fn render_timeline(a: RenderArgs, trace: import::Trace, t0: Instant) -> Result<(
     Ok(())
 }
 
+fn generate(a: GenArgs) -> Result<()> {
+    use scorch::generator::{self, GenFormat, GenOptions, Limit};
+    let opts = GenOptions {
+        workload: a.workload,
+        format: a.format.map(|f| match f {
+            GenFormatArg::Folded => GenFormat::Folded,
+            GenFormatArg::Perf => GenFormat::Perf,
+            GenFormatArg::Chrome => GenFormat::Chrome,
+        }),
+        seed: a.seed,
+        limit: a.size.map(Limit::Bytes).or(a.spans.map(Limit::Spans)),
+    };
+    let report = match &a.output {
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("{}: cannot create", path.display()))?;
+            let w = std::io::BufWriter::with_capacity(1 << 20, file);
+            generator::generate(&opts, w).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => {
+            let w = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+            generator::generate(&opts, w).context("writing standard output")?
+        }
+    };
+    if let Some(path) = &a.output {
+        eprintln!(
+            "scorch: wrote {} ({} bytes, {} {})",
+            path.display(),
+            report.bytes,
+            report.items,
+            if a.workload.is_stacks() {
+                "stacks"
+            } else {
+                "spans"
+            }
+        );
+    }
+    Ok(())
+}
+
 fn ms(d: std::time::Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
 fn info(input: &Path) -> Result<()> {
+    let t0 = Instant::now();
     let imported = if input == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -462,7 +540,7 @@ fn info(input: &Path) -> Result<()> {
         import::load_any_path(input)?
     };
     match imported {
-        import::Imported::Profile(p) => profile_info(*p),
+        import::Imported::Profile(p) => profile_info(*p, t0),
         import::Imported::Trace(t) => trace_info(&t),
     }
 }
@@ -516,8 +594,12 @@ fn trace_info(t: &import::Trace) -> Result<()> {
     Ok(())
 }
 
-fn profile_info(profile: Profile) -> Result<()> {
+fn profile_info(profile: Profile, t0: Instant) -> Result<()> {
+    let t_load = t0.elapsed();
     let layout = flame_layout(&profile.tree);
+    let t_layout = t0.elapsed();
+    let lod = scorch::lod::Lod::build(&layout);
+    let t_lod = t0.elapsed();
     let t = &profile.tree;
     let v = &profile.values;
     let m = &profile.meta;
@@ -577,14 +659,32 @@ fn profile_info(profile: Profile) -> Result<()> {
     if let Some(a) = &m.app_name {
         writeln!(out, "app:      {a}")?;
     }
-    let mem = t.heap_bytes() + layout.heap_bytes() + profile.names.heap_bytes();
+    let mem = t.heap_bytes() + layout.heap_bytes() + lod.heap_bytes() + profile.names.heap_bytes();
     writeln!(
         out,
-        "memory:   {} KiB (tree {} KiB, layout {} KiB, names {} KiB)",
+        "memory:   {} KiB (tree {} KiB, layout {} KiB, LOD {} KiB, names {} KiB)",
         mem / 1024,
         t.heap_bytes() / 1024,
         layout.heap_bytes() / 1024,
+        lod.heap_bytes() / 1024,
         profile.names.heap_bytes() / 1024
+    )?;
+    // What the CPU keeps per bar once loaded: tree + layout + LOD (names are shared).
+    let per_node = (t.heap_bytes() + layout.heap_bytes() + lod.heap_bytes()) as f64;
+    writeln!(
+        out,
+        "per node: {:.1} B resident per node (tree {:.1} + layout {:.1} + LOD {:.1}; names excluded)",
+        per_node / t.len() as f64,
+        t.heap_bytes() as f64 / t.len() as f64,
+        layout.heap_bytes() as f64 / t.len() as f64,
+        lod.heap_bytes() as f64 / t.len() as f64
+    )?;
+    writeln!(
+        out,
+        "time:     read+parse {:.1} ms, layout {:.1} ms, LOD {:.1} ms",
+        ms(t_load),
+        ms(t_layout - t_load),
+        ms(t_lod - t_layout)
     )?;
     let warnings = m.warnings.lines();
     if warnings.is_empty() {

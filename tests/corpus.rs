@@ -1,6 +1,12 @@
 //! Conformance on real files written by other projects: `../shared/corpus` (see its
 //! README and MANIFEST.tsv).
 //!
+//! Every `perf script` file must load and give exactly the stacks and counts of
+//! inferno-collapse-perf's expected output for it, where the inferno or FlameGraph
+//! repositories ship one (`…-collapsed.txt` with default options; FlameGraph's
+//! `…-collapsed-all.txt` with its `_[k]`/`_[j]` annotations removed, which is the default
+//! output), and otherwise load with a layout that passes its invariants.
+//!
 //! Every folded-stacks and Pyroscope flamebearer file must load with the totals the file
 //! itself states (checked by an independent oracle: plain `f64` sums over
 //! whitespace-split lines, and the raw JSON's `numTicks`), or, for the files that are
@@ -110,6 +116,10 @@ fn corpus() -> Option<(PathBuf, Vec<Entry>)> {
         })
         .collect();
     Some((dir, entries))
+}
+
+fn is_perf(format: &str) -> bool {
+    format.starts_with("perf-script-text")
 }
 
 fn is_ours(format: &str) -> bool {
@@ -404,7 +414,10 @@ fn every_other_corpus_file_is_recognised_and_refused_cleanly() {
     };
     let mut failures = Vec::new();
     let mut checked = 0;
-    for e in entries.iter().filter(|e| !is_ours(&e.format)) {
+    for e in entries
+        .iter()
+        .filter(|e| !is_ours(&e.format) && !is_perf(&e.format))
+    {
         let path = dir.join(&e.path);
         if !path.exists() {
             failures.push(format!("{}: listed in MANIFEST.tsv but missing", e.path));
@@ -441,4 +454,253 @@ fn every_other_corpus_file_is_recognised_and_refused_cleanly() {
         "corpus failures:\n{}",
         failures.join("\n")
     );
+}
+
+/// Perf files that load with known damage: (path, invalid lines).
+const PERF_DAMAGE: &[(&str, u64)] = &[
+    (
+        "jonhoo_inferno/tests/data/collapse-perf/weird-stack-line.txt",
+        1,
+    ),
+    // The stack of the second sample is cut off by a blank line.
+    ("jonhoo_inferno/tests/data/collapse-perf/empty-line.txt", 1),
+    // A line cut short: `7fa4c73bc184 start_thread (/lib/x86_64-linux-gnu`.
+    ("Netflix_flamescope/examples/perf.test01", 1),
+];
+
+/// Perf files that must be rejected, and a phrase their error must contain.
+const PERF_FAILURES: &[(&str, &str)] = &[
+    // The only event line is followed by a blank line, so its stack lines are orphans:
+    // no sample has a stack (inferno's output for it is empty too).
+    (
+        "jonhoo_inferno/tests/data/collapse-guess/invalid-perf-with-empty-line-after-event-line.txt",
+        "no stack samples found: no event line followed by stack frames; 6 lines of another \
+         shape (line 3: expected an event line",
+    ),
+];
+
+/// FlameGraph inputs whose Perl-made expected output inferno (and scorch) do not match.
+/// (inferno 0.12.8 agrees with scorch on each; checked with the live comparison below.)
+const PERL_DIFFERS: &[(&str, &str)] = &[
+    (
+        "brendangregg_FlameGraph/test/perf-dd-stacks-01.txt",
+        "inferno keeps a sample the Perl script drops",
+    ),
+    (
+        "brendangregg_FlameGraph/test/perf-js-stacks-01.txt",
+        "the Perl script strips quotes from names, inferno does not",
+    ),
+    (
+        "brendangregg_FlameGraph/test/perf-mirageos-stacks-01.txt",
+        "one sample counted differently",
+    ),
+    (
+        "brendangregg_FlameGraph/test/perf-numa-stacks-01.txt",
+        "one sample counted differently",
+    ),
+    (
+        "brendangregg_FlameGraph/test/perf-vertx-stacks-01.txt",
+        "inferno keeps a sample the Perl script drops",
+    ),
+];
+
+/// `inferno-collapse-perf`'s live output for `text`, when it is on the PATH.
+fn live_inferno(text: &[u8]) -> Option<String> {
+    use std::io::Write;
+    let mut child = std::process::Command::new("inferno-collapse-perf")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let input = text.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().ok()?;
+    let _ = writer.join();
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// inferno's expected collapsed output for a perf input, with annotations removed.
+fn perf_oracle(dir: &Path, path: &str) -> Option<String> {
+    let (stem, folder) = (
+        path.rsplit('/').next()?.strip_suffix(".txt")?,
+        path.rsplit_once('/')?.0,
+    );
+    let default = dir.join(format!("{folder}/results/{stem}-collapsed.txt"));
+    if default.exists() {
+        return Some(std::fs::read_to_string(default).unwrap());
+    }
+    // inferno's `--all` output (kernel and JIT annotations) for FlameGraph's inputs,
+    // else FlameGraph's own (stackcollapse-perf.pl `--all`, which inferno's tests
+    // compare with, minus the differences listed in PERL_DIFFERS).
+    let inferno_all = dir.join(format!(
+        "jonhoo_inferno/tests/data/collapse-perf/results/{stem}-collapsed-all.txt"
+    ));
+    let perl_all = dir.join(format!("{folder}/results/{stem}-collapsed-all.txt"));
+    let all = if inferno_all.exists() {
+        inferno_all
+    } else {
+        perl_all
+    };
+    if all.exists() && !PERL_DIFFERS.iter().any(|(f, _)| *f == path) {
+        let text = std::fs::read_to_string(all).unwrap();
+        let stripped: Vec<String> = text
+            .lines()
+            .map(|l| {
+                let (stack, count) = l.rsplit_once(' ').unwrap();
+                let frames: Vec<&str> = stack
+                    .split(';')
+                    .map(|f| {
+                        f.strip_suffix("_[k]")
+                            .or_else(|| f.strip_suffix("_[j]"))
+                            .unwrap_or(f)
+                    })
+                    .collect();
+                format!("{} {count}", frames.join(";"))
+            })
+            .collect();
+        return Some(stripped.join("\n"));
+    }
+    None
+}
+
+/// Sorted `path count` lines of a profile, merged by path.
+fn collapsed(p: &Profile) -> Vec<String> {
+    let mut v = Vec::new();
+    for n in 1..p.tree.len() as u32 {
+        let s = p.tree.self_ticks(n);
+        if s > 0 {
+            let path: Vec<&str> = p
+                .tree
+                .path(n)
+                .iter()
+                .map(|&x| p.names.get(p.tree.name(x)))
+                .collect();
+            // Trimmed as a folded line is when read back (a last frame named " ").
+            v.push(format!("{} {s}", path.join(";").trim_end()));
+        }
+    }
+    v.sort();
+    v
+}
+
+#[test]
+fn perf_script_files_match_inferno() {
+    let Some((dir, entries)) = corpus() else {
+        return;
+    };
+    let mut failures = Vec::new();
+    let (mut matched, mut loaded, mut rejected, mut live_checked) = (0, 0, 0, 0);
+    for e in entries.iter().filter(|e| is_perf(&e.format)) {
+        let path = dir.join(&e.path);
+        if !path.exists() {
+            failures.push(format!("{}: listed in MANIFEST.tsv but missing", e.path));
+            continue;
+        }
+        let result = std::panic::catch_unwind(|| import::load_path(&path));
+        let Ok(result) = result else {
+            failures.push(format!("{}: PANICKED", e.path));
+            continue;
+        };
+        let p = match result {
+            Ok(p) => p,
+            // A zero-byte file has nothing to load.
+            Err(ImportError::Empty { .. }) if std::fs::metadata(&path).unwrap().len() == 0 => {
+                rejected += 1;
+                continue;
+            }
+            Err(err) => {
+                let msg = err.to_string();
+                match PERF_FAILURES.iter().find(|(f, _)| *f == e.path) {
+                    Some((_, why)) if msg.contains(why) && msg.contains(&e.path) => rejected += 1,
+                    _ => failures.push(format!("{}: {err}", e.path)),
+                }
+                continue;
+            }
+        };
+        if PERF_FAILURES.iter().any(|(f, _)| *f == e.path) {
+            failures.push(format!("{}: loaded, but must fail", e.path));
+            continue;
+        }
+        if p.meta.format != SourceFormat::PerfScript {
+            failures.push(format!("{}: read as {:?}", e.path, p.meta.format));
+            continue;
+        }
+        let want_invalid = PERF_DAMAGE
+            .iter()
+            .find(|(f, _)| *f == e.path)
+            .map_or(0, |d| d.1);
+        if p.meta.warnings.invalid_lines != want_invalid {
+            failures.push(format!(
+                "{}: {} invalid lines, expected {want_invalid}: {:?}",
+                e.path,
+                p.meta.warnings.invalid_lines,
+                p.meta.warnings.lines()
+            ));
+            continue;
+        }
+        if let Err(why) = flame_layout(&p.tree).check(&p.tree) {
+            failures.push(format!("{}: layout invariant broken: {why}", e.path));
+            continue;
+        }
+        // With inferno installed, compare with its live output too (every file).
+        let raw = std::fs::read(&path).unwrap();
+        let decoded = import::decode::decode(&e.path, &raw, import::Limits::default()).unwrap();
+        if let Some(live) = live_inferno(&decoded.text) {
+            let want = import::load_bytes("live", live.as_bytes(), import::Limits::default())
+                .map(|o| collapsed(&o))
+                .unwrap_or_default();
+            // inferno reads no event line with tabs (simpleperf); scorch does.
+            if collapsed(&p) != want && !(want.is_empty() && raw_has_tab_events(&decoded.text)) {
+                failures.push(format!(
+                    "{}: differs from live inferno-collapse-perf",
+                    e.path
+                ));
+                continue;
+            }
+            live_checked += 1;
+        }
+        if let Some(oracle) = perf_oracle(&dir, &e.path) {
+            let want = import::load_bytes("oracle", oracle.as_bytes(), import::Limits::default())
+                .map(|o| collapsed(&o))
+                .unwrap_or_default();
+            let got = collapsed(&p);
+            if got != want {
+                let missing: Vec<_> = want.iter().filter(|l| !got.contains(l)).take(3).collect();
+                let extra: Vec<_> = got.iter().filter(|l| !want.contains(l)).take(3).collect();
+                failures.push(format!(
+                    "{}: differs from inferno ({} vs {} stacks); missing {missing:?}, extra {extra:?}",
+                    e.path,
+                    got.len(),
+                    want.len()
+                ));
+                continue;
+            }
+            matched += 1;
+        }
+        loaded += 1;
+    }
+    eprintln!(
+        "corpus: perf script: {loaded} loaded ({matched} equal to inferno's stored output, \
+         {live_checked} to live inferno-collapse-perf), {rejected} rejected (empty or \
+         malformed on purpose), {} failures",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "corpus failures:\n{}",
+        failures.join("\n")
+    );
+    assert!(
+        matched >= 10,
+        "only {matched} perf files compared with inferno"
+    );
+}
+
+/// True when an event line separates its fields with tabs (simpleperf's output).
+fn raw_has_tab_events(text: &[u8]) -> bool {
+    String::from_utf8_lossy(text)
+        .lines()
+        .any(|l| !l.starts_with(['\t', ' ', '#']) && l.contains('\t'))
 }

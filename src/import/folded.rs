@@ -286,31 +286,45 @@ fn merge(file: &str, into: &mut Chunk, other: Chunk) -> Result<(), ImportError> 
     }
     into.scale_digits = digits;
     into.any_rounded |= other.any_rounded;
-    let mut name_map: Vec<Option<u32>> = vec![None; other.names.len()];
-    let mut node_map: Vec<NodeId> = Vec::with_capacity(ob.len());
-    node_map.push(0);
-    for n in 1..ob.len() as NodeId {
-        let parent = node_map[ob.parent_of(n) as usize];
-        let on = ob.name_of(n) as usize;
-        let name =
-            *name_map[on].get_or_insert_with(|| into.names.intern(other.names.get(on as u32)));
-        let m = ib.child(parent, name);
-        node_map.push(m);
-        let s = ob.self_of(n);
-        if s > 0 {
-            if ib.is_diff() {
-                let l = ob.left_self_of(n);
-                ib.add_self_diff(m, l, s - l).map_err(overflow)?;
-            } else {
-                ib.add_self(m, s).map_err(overflow)?;
-            }
-        }
-    }
+    merge_nodes(ib, &mut into.names, &ob, &other.names).map_err(overflow)?;
     let w = &mut into.warnings;
     w.invalid_lines += other.warnings.invalid_lines;
     w.comment_lines += other.warnings.comment_lines;
     if w.first_invalid.is_none() {
         w.first_invalid = other.warnings.first_invalid;
+    }
+    Ok(())
+}
+
+/// Adds every node and self value of `from` (whose names live in `from_names`) into
+/// `into` (names in `into_names`), re-interning each distinct name once; O(nodes of
+/// `from`). Parents precede children in a builder, so one forward pass maps every node.
+/// The perf-script importer merges its per-thread trees with this too.
+pub(super) fn merge_nodes(
+    into: &mut CallTreeBuilder,
+    into_names: &mut Names,
+    from: &CallTreeBuilder,
+    from_names: &Names,
+) -> Result<(), crate::model::tree::TotalOverflow> {
+    let mut name_map: Vec<Option<u32>> = vec![None; from_names.len()];
+    let mut node_map: Vec<NodeId> = Vec::with_capacity(from.len());
+    node_map.push(0);
+    for n in 1..from.len() as NodeId {
+        let parent = node_map[from.parent_of(n) as usize];
+        let on = from.name_of(n) as usize;
+        let name =
+            *name_map[on].get_or_insert_with(|| into_names.intern(from_names.get(on as u32)));
+        let m = into.child(parent, name);
+        node_map.push(m);
+        let s = from.self_of(n);
+        if s > 0 {
+            if into.is_diff() {
+                let l = from.left_self_of(n);
+                into.add_self_diff(m, l, s - l)?;
+            } else {
+                into.add_self(m, s)?;
+            }
+        }
     }
     Ok(())
 }

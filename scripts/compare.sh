@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Side-by-side: scorch against inferno (and speedscope, when a headless browser exists)
+# on the same inputs, in one run, on this machine. Prints a markdown table.
+#
+#   scripts/compare.sh                      # W1 folded and perf script, ~200 MB each
+#   SIZE=1G PERF_SIZE=500M RUNS=5 scripts/compare.sh
+#
+# Environment:
+#   SIZE        W1 folded input size (default 200M)
+#   PERF_SIZE   W1 perf-script input size (default 200M)
+#   RUNS        runs per tool and input; the median is reported (default 3)
+#   SEED        generator seed (default 1)
+#   WORK        scratch directory (default /tmp/scorch-compare)
+#   CORPUS      corpus directory (default ../shared/corpus next to the repository)
+#   BACKEND     `--backend` for scorch render (gl or vulkan; default: scorch's choice)
+#   CARGO_TARGET_DIR  where cargo builds (default target/)
+#
+# Needs: cargo, /usr/bin/time (apt-get install time), inferno-collapse-perf and
+# inferno-flamegraph (cargo install inferno), python3 (median and table).
+#
+# What is measured, per input and tool: wall time (median of RUNS), input MB/s at that
+# median, peak RSS (median; /usr/bin/time's maximum resident set size), and for scorch
+# the call-tree node count and bytes per node (RSS / nodes, and the CPU data alone as
+# `scorch info` reports it). Ratios are peer time / scorch time (> 1: scorch faster).
+# Peers:
+#   perf script: inferno-collapse-perf (perf -> folded, all cores) vs `scorch info`
+#                (parse + layout); end to end `collapse-perf | flamegraph` (SVG) vs
+#                `scorch render` (PNG);
+#   folded:      inferno-flamegraph (folded -> SVG) vs `scorch info` and `scorch render`.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SIZE=${SIZE:-200M}
+PERF_SIZE=${PERF_SIZE:-200M}
+RUNS=${RUNS:-3}
+SEED=${SEED:-1}
+WORK=${WORK:-/tmp/scorch-compare}
+CORPUS=${CORPUS:-$ROOT/../shared/corpus}
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+PATH="$PATH:$HOME/.cargo/bin"
+mkdir -p "$WORK"
+
+need() { command -v "$1" >/dev/null 2>&1 || { echo "compare.sh: $1 not found: $2" >&2; exit 1; }; }
+need /usr/bin/time "apt-get install time"
+need inferno-collapse-perf "cargo install inferno"
+need inferno-flamegraph "cargo install inferno"
+need python3 "install python3"
+
+echo "== building scorch (release)" >&2
+(cd "$ROOT" && cargo build --release --quiet)
+SCORCH="$TARGET/release/scorch"
+RENDER_ARGS=()
+[ -n "${BACKEND:-}" ] && RENDER_ARGS=(--backend "$BACKEND")
+
+echo "== generating inputs in $WORK" >&2
+W1F="$WORK/w1-$SIZE-s$SEED.folded"
+W1P="$WORK/w1-$PERF_SIZE-s$SEED.perf"
+[ -s "$W1F" ] || "$SCORCH" gen w1 --seed "$SEED" --size "$SIZE" -o "$W1F"
+[ -s "$W1P" ] || "$SCORCH" gen w1 --format perf --seed "$SEED" --size "$PERF_SIZE" -o "$W1P"
+
+# The largest folded and perf-script files of the corpus (decompressed when gzipped).
+INPUTS=("$W1F:folded:W1 generated" "$W1P:perf:W1 generated")
+if [ -f "$CORPUS/MANIFEST.tsv" ]; then
+    for kind in folded perf; do
+        pat=$([ $kind = folded ] && echo '^folded-stacks' || echo '^perf-script-text')
+        best=$(awk -F'\t' -v pat="$pat" 'NR>1 && $7 ~ pat {print $6 "\t" $1}' "$CORPUS/MANIFEST.tsv" \
+            | sort -n | tail -1 | cut -f2)
+        [ -n "$best" ] || continue
+        dst="$WORK/corpus-$(basename "$best" .gz)"
+        if [[ "$best" == *.gz ]]; then gzip -dc "$CORPUS/$best" >"$dst"; else cp "$CORPUS/$best" "$dst"; fi
+        INPUTS+=("$dst:$kind:corpus $(basename "$best")")
+    done
+else
+    echo "compare.sh: no corpus at $CORPUS: corpus rows skipped" >&2
+fi
+
+RESULTS="$WORK/results.tsv"
+: >"$RESULTS"
+: >"$WORK/parse.tsv"
+
+# run INPUT TOOL CMD...: RUNS timed runs; appends "input tool wall_s rss_kb" rows.
+run() {
+    local input=$1 tool=$2
+    shift 2
+    for _ in $(seq "$RUNS"); do
+        if ! /usr/bin/time -o "$WORK/time.txt" -f '%e %M' bash -c "$*" >/dev/null 2>"$WORK/err.txt"; then
+            echo "compare.sh: $tool failed on $input: $(tail -3 "$WORK/err.txt")" >&2
+            return 0
+        fi
+        local t
+        t=$(tail -1 "$WORK/time.txt")
+        printf '%s\t%s\t%s\n' "$input" "$tool" "${t// /$'\t'}" >>"$RESULTS"
+    done
+}
+
+for spec in "${INPUTS[@]}"; do
+    IFS=: read -r file kind label <<<"$spec"
+    echo "== $label ($kind, $(du -h "$file" | cut -f1))" >&2
+    q=$(printf %q "$file")
+    png=$(printf %q "$WORK/out.png")
+    if [ "$kind" = perf ]; then
+        run "$file" "inferno-collapse-perf" "inferno-collapse-perf $q >/dev/null"
+        run "$file" "collapse-perf → flamegraph" \
+            "inferno-collapse-perf $q | inferno-flamegraph >$WORK/out.svg"
+    else
+        run "$file" "inferno-flamegraph" "inferno-flamegraph $q >$WORK/out.svg"
+    fi
+    run "$file" "scorch info" "$SCORCH info $q"
+    # Parse time alone, as scorch info reports it (no process start, layout or LOD).
+    for _ in $(seq "$RUNS"); do
+        "$SCORCH" info "$file" 2>/dev/null | sed -n 's/^time: *read+parse \([0-9.]*\) ms.*/\1/p' \
+            | xargs -I{} printf '%s\tscorch parse only\t%s\t0\n' "$file" "{}" >>"$WORK/parse.tsv"
+    done
+    run "$file" "scorch render" "$SCORCH render $q -o $png ${RENDER_ARGS[*]:-}"
+    "$SCORCH" info "$file" >"$WORK/info-$(basename "$file").txt" 2>&1 || true
+done
+
+if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+    || command -v google-chrome >/dev/null 2>&1; then
+    echo "speedscope: a browser exists, but driving speedscope headless needs its app and a" \
+        "driver installed offline; not automated here" >&2
+    SPEEDSCOPE="skipped: browser found, but no offline speedscope app/driver to run it"
+else
+    SPEEDSCOPE="skipped: no Chromium/Chrome on this machine (node alone cannot run speedscope's importer, which needs a browser DOM)"
+fi
+echo "speedscope: $SPEEDSCOPE" >&2
+
+python3 - "$RESULTS" "$WORK" "$SPEEDSCOPE" "${INPUTS[@]}" <<'PY'
+import os, re, statistics, sys
+results, work, speedscope, specs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+rows = {}
+for line in open(results):
+    f, tool, wall, rss = line.rstrip("\n").split("\t")
+    rows.setdefault((f, tool), []).append((float(wall), int(rss)))
+for line in open(os.path.join(work, "parse.tsv")):
+    f, tool, ms, _ = line.rstrip("\n").split("\t")
+    rows.setdefault((f, tool), []).append((float(ms) / 1000, 0))
+def med(f, tool):
+    v = rows.get((f, tool))
+    if not v:
+        return None
+    return statistics.median(w for w, _ in v), statistics.median(r for _, r in v)
+print("| input | size | tool | median wall | MB/s | peak RSS | nodes | RSS B/node | CPU data B/node | scorch speed-up |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for spec in specs:
+    f, kind, label = spec.split(":", 2)
+    size = os.path.getsize(f)
+    info = open(os.path.join(work, "info-" + os.path.basename(f) + ".txt")).read()
+    m = re.search(r"nodes:\s+(\d+)", info)
+    nodes = int(m.group(1)) if m else None
+    m = re.search(r"per node: ([\d.]+) B", info)
+    cpu_per_node = m.group(1) if m else "?"
+    tools = (["inferno-collapse-perf", "collapse-perf → flamegraph"] if kind == "perf"
+             else ["inferno-flamegraph"]) + ["scorch parse only", "scorch info", "scorch render"]
+    peer_parse = med(f, tools[0])
+    peer_e2e = med(f, tools[1] if kind == "perf" else tools[0])
+    for tool in tools:
+        r = med(f, tool)
+        if r is None:
+            print(f"| {label} | {size/1e6:.0f} MB | {tool} | failed | | | | | | |")
+            continue
+        wall, rss = r
+        # /usr/bin/time has 10 ms resolution: tiny inputs would divide by zero.
+        if tool == "scorch parse only":
+            shown = f"{wall * 1000:.1f} ms"
+        else:
+            shown = f"{wall:.2f} s" if wall >= 0.01 else "< 0.01 s"
+        # (Parse-only times come from scorch's own clock, in ms: no clamp needed.)
+        wall = max(wall, 1e-4 if tool == "scorch parse only" else 0.005)
+        scorch = tool.startswith("scorch") and tool != "scorch parse only"
+        ratio = ""
+        def vs(peer, name):
+            if peer[0] < 0.01:
+                return f"n/a ({name} < 10 ms)"
+            return f"{peer[0]/wall:.2f}x vs {name}"
+        if tool in ("scorch info", "scorch parse only") and peer_parse:
+            ratio = vs(peer_parse, tools[0])
+        if tool == "scorch render" and peer_e2e:
+            ratio = vs(peer_e2e, tools[1] if kind == "perf" else tools[0])
+        print(f"| {label} | {size/1e6:.1f} MB | {tool} | {shown} | {size/1e6/wall:.0f} | "
+              f"{f'{rss/1024:.0f} MiB' if rss else '(in scorch info)'} | {nodes if scorch and nodes else ''} | "
+              f"{(rss*1024/nodes) if scorch and nodes else 0:.0f} | "
+              f"{cpu_per_node if scorch else ''} | {ratio} |".replace("| 0 |", "|  |"))
+print()
+print(f"speedscope: {speedscope}")
+PY

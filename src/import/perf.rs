@@ -1,0 +1,1187 @@
+//! `perf script` text: one block per sample, an event line and its stack, leaf first.
+//!
+//! ```text
+//! java 12688/12764 [002] 6544038.708352:   10101010 cpu-clock:
+//!         ffffffff8103ce3b native_safe_halt+0xb ([kernel.kallsyms])
+//!             7f533952bc77 _dl_check_map_versions+0x597 (/usr/lib/ld-2.28.so)
+//!
+//! ```
+//!
+//! The result is what `inferno-collapse-perf` with default options folds the same text
+//! into (its results files are the oracle of `tests/corpus.rs`), turned into a tree
+//! directly, without a folded string per sample: the command name is the root frame
+//! (spaces become `_`), then the frames root first. A sample weighs its period when the
+//! event line states one right before the event type (`10101010 cpu-clock:`), else 1,
+//! as in inferno 0.12.
+//! Replicated rules, in inferno's order:
+//! - a line starting with `#` is skipped; a blank (whitespace-only) line ends a sample;
+//! - event line: the command is everything before the first all-digit word (`pid` or
+//!   `pid/tid`); the event type is the last word before the second `:` after it. Only
+//!   samples of the first event type seen are kept (merging `cycles` with `instructions`
+//!   would mislead); the others are counted in a note. Text after the event (`cycles:u:
+//!   ffff… sym (dso)`) is a one-frame stack;
+//! - stack line: `address symbol (module)`; a `+0x…` offset is stripped; a symbol
+//!   starting with `(` is dropped; Rust symbols with a hash are demangled the rest of the
+//!   way; `a->b` (Java inlining) gives frames `a` and `b_[i]`; `[unknown]` becomes the
+//!   module's file name in brackets when the module is known; `;` becomes `:`; the
+//!   argument list is cut at the first top-level `(` (not Go's `.(`, not C++'s
+//!   `(anonymous namespace)`); for commands starting with `java` a leading `L` of a
+//!   class path goes;
+//! - one extension: a tab separates fields like a space (simpleperf writes
+//!   `comm\tpid …` and `addr\tsymbol (module)`, of which inferno reads nothing);
+//! - a line that is neither where one was expected is skipped and counted as invalid
+//!   (inferno logs "weird event line"/"weird stack line"), with the first one reported
+//!   with its line number; a sample without frames is dropped and counted in a note.
+//!
+//! Speed: lines are found with `memchr`, fields are byte slices of the input, and a
+//! frame's name is interned straight from its slice (a reused scratch buffer only when a
+//! rule rewrites it), so the hot loop allocates nothing per line. Consecutive samples
+//! share their root side, which `perf script` prints last: a sample's block of stack
+//! lines is compared from its end with the previous block (same command), and the
+//! byte-identical lines take that block's frame ids without being parsed or interned
+//! again (only lines that parsed without a warning, so no warning is lost). The path of
+//! the previous sample (as name ids) is kept too, and its tree nodes are reused up to
+//! the first difference, without hashing. Inputs of at
+//! least [`PARALLEL_MIN_BYTES`] are split at blank lines (where the state machine is
+//! always back at its start) and parsed on all cores; the per-thread trees are merged
+//! with the folded importer's [`merge_nodes`](super::folded::merge_nodes). The event
+//! type to keep is found first by a cheap scan, so every chunk filters as the sequential
+//! parse would: the result is identical (a test checks it).
+
+use super::ImportError;
+use super::detect::preview;
+use super::folded::{PARALLEL_MIN_BYTES, merge_nodes};
+use crate::model::{
+    CallTreeBuilder, ChildOrder, NameId, Names, NodeId, Profile, ProfileMeta, SourceFormat,
+    ValueFormat, Warnings,
+};
+use std::ops::Range;
+
+/// Parses `perf script` output (already decoded to UTF-8).
+pub fn parse(file: &str, text: &[u8]) -> Result<Profile, ImportError> {
+    parse_with(file, text, None)
+}
+
+/// [`parse`], adding the bytes consumed to `progress` every megabyte; large inputs are
+/// parsed on all cores.
+pub fn parse_with(
+    file: &str,
+    text: &[u8],
+    progress: Option<&super::Progress>,
+) -> Result<Profile, ImportError> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    parse_with_threads(file, text, progress, threads, PARALLEL_MIN_BYTES)
+}
+
+/// [`parse_with`] with an explicit thread count and parallel threshold (tests force
+/// parallel parsing of small inputs with these).
+pub fn parse_with_threads(
+    file: &str,
+    text: &[u8],
+    progress: Option<&super::Progress>,
+    threads: usize,
+    min_parallel_bytes: usize,
+) -> Result<Profile, ImportError> {
+    if threads <= 1 || text.len() < min_parallel_bytes.max(2) {
+        let mut p = Parser::new(None);
+        p.run(file, text, 1, progress)?;
+        return finish(file, p);
+    }
+    let filter = first_event_type(text).map(|r| text[r].to_vec());
+    // Chunk boundaries right after a blank line, and the first line number of each.
+    let mut bounds = vec![0usize];
+    for k in 1..threads {
+        let start = *bounds.last().expect("non-empty");
+        let target = (text.len() * k / threads).max(start);
+        match next_blank_line_end(text, target) {
+            Some(b) if b < text.len() => bounds.push(b),
+            _ => break,
+        }
+    }
+    bounds.push(text.len());
+    bounds.dedup();
+    let mut first_lines = vec![1u64];
+    for w in bounds.windows(2).take(bounds.len().saturating_sub(2)) {
+        let n = memchr::memchr_iter(b'\n', &text[w[0]..w[1]]).count() as u64;
+        first_lines.push(first_lines.last().expect("non-empty") + n);
+    }
+    let results: Vec<Result<Parser, ImportError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .zip(&first_lines)
+            .map(|(w, &line)| {
+                let part = &text[w[0]..w[1]];
+                let filter = filter.clone();
+                scope.spawn(move || {
+                    let mut p = Parser::new(filter);
+                    p.run(file, part, line, progress).map(|()| p)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a parser thread panicked"))
+            .collect()
+    });
+    let mut parts = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let mut merged = parts.remove(0);
+    for p in parts {
+        merged.absorb(file, p)?;
+    }
+    finish(file, merged)
+}
+
+/// Whitespace as Rust's `str::trim` sees it, for ASCII (inferno trims with it).
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C)
+}
+
+/// `line` without trailing whitespace; a non-ASCII tail is trimmed as `str` would.
+fn trim_end(line: &[u8]) -> &[u8] {
+    let end = line.iter().rposition(|&b| !is_ws(b)).map_or(0, |e| e + 1);
+    let line = &line[..end];
+    match line.last() {
+        Some(&b) if b >= 0x80 => match std::str::from_utf8(line) {
+            Ok(s) => s.trim_end().as_bytes(),
+            Err(_) => line,
+        },
+        _ => line,
+    }
+}
+
+/// `line` without leading whitespace; a non-ASCII head is trimmed as `str` would.
+fn trim_start(line: &[u8]) -> &[u8] {
+    let start = line.iter().position(|&b| !is_ws(b)).unwrap_or(line.len());
+    let line = &line[start..];
+    match line.first() {
+        Some(&b) if b >= 0x80 => match std::str::from_utf8(line) {
+            Ok(s) => s.trim_start().as_bytes(),
+            Err(_) => line,
+        },
+        _ => line,
+    }
+}
+
+fn trim(line: &[u8]) -> &[u8] {
+    trim_start(trim_end(line))
+}
+
+/// The offset just past the first blank line that ends at or after `from`.
+fn next_blank_line_end(text: &[u8], from: usize) -> Option<usize> {
+    // Start at the beginning of the line holding `from`.
+    let mut start = memchr::memrchr(b'\n', &text[..from]).map_or(0, |i| i + 1);
+    while start < text.len() {
+        let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
+        if start >= from && trim_end(&text[start..end]).is_empty() {
+            return Some((end + 1).min(text.len()));
+        }
+        start = end + 1;
+    }
+    None
+}
+
+/// An event line's parts: the command (trimmed) and where the text after the pid starts.
+/// inferno's rule: the first all-digit word (optionally `pid/tid`) that follows a
+/// space and is followed by a space ends the command (tabs count as spaces here).
+fn event_line_parts(line: &[u8]) -> Option<(&[u8], usize)> {
+    let mut word_start = 0usize;
+    let mut all_digits = false;
+    let mut last_was_space = false;
+    for (i, &c) in line.iter().enumerate() {
+        if c == b' ' || c == b'\t' {
+            if all_digits && !last_was_space {
+                return Some((trim(&line[..word_start - 1]), i + 1));
+            }
+            word_start = i + 1;
+            all_digits = true;
+        } else if c != b'/' && !c.is_ascii_digit() {
+            all_digits = false;
+        }
+        last_was_space = c == b' ' || c == b'\t';
+    }
+    None
+}
+
+/// What an event line says after the pid.
+struct EventFields {
+    /// The event type (`cycles`), relative to the text after the pid.
+    event: Option<Range<usize>>,
+    /// `Some` when the line has an event part: the period before the event type, if that
+    /// word is a number (inferno weights the sample by it).
+    period: Option<Option<u64>>,
+    /// A one-frame stack following the event.
+    post: Option<Range<usize>>,
+}
+
+/// The event type, period and the text after them (a one-frame stack) in what follows the
+/// pid: `6544038.708352:   10101010 cycles:u:  ffff… sym (dso)` gives `cycles`, 10101010
+/// and `ffff… sym (dso)`.
+fn event_fields(after: &[u8]) -> EventFields {
+    let Some(c1) = memchr::memchr(b':', after) else {
+        return EventFields {
+            event: None,
+            period: None,
+            post: None,
+        };
+    };
+    let seg_start = c1 + 1;
+    let c2 = memchr::memchr(b':', &after[seg_start..]).map(|i| seg_start + i);
+    let seg_end = c2.unwrap_or(after.len());
+    let seg = &after[seg_start..seg_end];
+    let ev_space = memchr::memrchr2(b' ', b'\t', seg);
+    let ev_start = ev_space.map_or(seg_start, |i| seg_start + i + 1);
+    let event = Some(ev_start..seg_end);
+    // The word before the event type, split at single spaces (as `rsplit(' ')` does).
+    let period = ev_space.and_then(|sp| {
+        let word = &seg[memchr::memrchr2(b' ', b'\t', &seg[..sp]).map_or(0, |i| i + 1)..sp];
+        parse_u64(word)
+    });
+    let post = c2.and_then(|c2| {
+        let rest = &after[c2 + 1..];
+        let skip = rest
+            .iter()
+            .position(|&b| b == b':' || b == b' ')
+            .map_or(0, |i| i + 1);
+        let body = trim(&rest[skip..]);
+        if body.is_empty() {
+            return None;
+        }
+        // `body` is a subslice of `after`: recover its range.
+        let start = body.as_ptr() as usize - after.as_ptr() as usize;
+        Some(start..start + body.len())
+    });
+    EventFields {
+        event,
+        period: Some(period),
+        post,
+    }
+}
+
+/// A decimal `u64` as Rust's `str::parse` reads one (an optional `+`, then digits).
+fn parse_u64(word: &[u8]) -> Option<u64> {
+    let digits = word.strip_prefix(b"+").unwrap_or(word);
+    if digits.is_empty() {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+    }
+    Some(v)
+}
+
+/// The event type of the first event line the sequential parse would read, if any.
+fn first_event_type(text: &[u8]) -> Option<Range<usize>> {
+    let mut in_event = false;
+    let mut start = 0usize;
+    while start < text.len() {
+        let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
+        let raw = &text[start..end];
+        let line_start = start;
+        start = end + 1;
+        if raw.starts_with(b"#") {
+            continue;
+        }
+        let line = trim_end(raw);
+        if line.is_empty() {
+            in_event = false;
+            continue;
+        }
+        if in_event {
+            continue;
+        }
+        in_event = true;
+        match event_line_parts(line) {
+            None => in_event = false,
+            Some((_, after)) => {
+                if let Some(ev) = event_fields(&line[after..]).event {
+                    let base = line_start + after;
+                    return Some(base + ev.start..base + ev.end);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// A stack line's `(pc, rawfunc, module)`; `None` when it has not that shape.
+fn stack_line_parts(line: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
+    let line = trim_start(line);
+    let sp = memchr::memchr2(b' ', b'\t', line)?;
+    let pc = &line[..sp];
+    let rest = &line[sp + 1..];
+    let sp2 = memchr::memrchr(b' ', rest)?;
+    let module = &rest[sp2 + 1..];
+    if module.len() < 2 || module[0] != b'(' || module[module.len() - 1] != b')' {
+        return None;
+    }
+    let module = &module[1..module.len() - 1];
+    let rawfunc = match trim(&rest[..sp2]) {
+        // Two spaces between pc and `(`: inferno (after the Perl script) names it " ".
+        b"" => b" ".as_slice(),
+        s => s,
+    };
+    Some((pc, rawfunc, module))
+}
+
+/// Where inferno's `tidy_generic` cuts the argument list: the first `(` outside
+/// `<>`, `{}`, `[]` and parentheses that is neither Go's `.(` nor `(anonymous namespace)`.
+fn param_cut(f: &[u8]) -> usize {
+    if memchr::memchr(b'(', f).is_none() {
+        return f.len();
+    }
+    let mut depth: i64 = 0;
+    let mut after_dot = usize::MAX;
+    for (i, &c) in f.iter().enumerate() {
+        match c {
+            b'<' | b'{' | b'[' => depth += 1,
+            b'>' | b'}' | b']' | b')' => depth -= 1,
+            b'(' => {
+                if depth == 0 && after_dot != i && !f[i..].starts_with(b"(anonymous namespace)") {
+                    return i;
+                }
+                depth += 1;
+            }
+            b'.' => after_dot = i + 1,
+            _ => {}
+        }
+    }
+    f.len()
+}
+
+/// The last `+0x` in `f`. (A hand loop over `memrchr`: `memmem::rfind` builds a
+/// searcher per call, which costs more than the search on a 40-byte name.)
+fn rfind_offset(f: &[u8]) -> Option<usize> {
+    let mut end = f.len();
+    while let Some(i) = memchr::memrchr(b'+', &f[..end]) {
+        if f[i + 1..].starts_with(b"0x") {
+            return Some(i);
+        }
+        end = i;
+    }
+    None
+}
+
+/// The first `->` in `f` (Java inlining), found by its rarer `>`.
+fn find_arrow(f: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'>', &f[from..]) {
+        let at = from + i;
+        if at > 0 && f[at - 1] == b'-' {
+            return Some(at - 1);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// Length of a Rust legacy hash suffix (`h` and 16 hex digits).
+const RUST_HASH_LEN: usize = 17;
+
+/// Finishes demangling a Rust symbol that ends in a legacy hash (`::h0123…`), as
+/// inferno's `fix_partially_demangled_rust_symbol` does, into `out`; false (and `out`
+/// untouched) when `sym` has no such hash.
+fn fix_rust_symbol(sym: &[u8], out: &mut Vec<u8>) -> bool {
+    if sym.len() < RUST_HASH_LEN {
+        return false;
+    }
+    let hash = &sym[sym.len() - RUST_HASH_LEN..];
+    if hash[0] != b'h' || !hash[1..].iter().all(u8::is_ascii_hexdigit) {
+        return false;
+    }
+    let mut rest = &sym[..sym.len() - RUST_HASH_LEN];
+    if rest.ends_with(b"::") {
+        rest = &rest[..rest.len() - 2];
+    }
+    if rest.starts_with(b"_$") {
+        rest = &rest[1..];
+    }
+    const ESCAPES: [(&[u8], &[u8]); 20] = [
+        (b"$SP$", b"@"),
+        (b"$BP$", b"*"),
+        (b"$RF$", b"&"),
+        (b"$LT$", b"<"),
+        (b"$GT$", b">"),
+        (b"$LP$", b"("),
+        (b"$RP$", b")"),
+        (b"$C$", b","),
+        (b"$u7e$", b"~"),
+        (b"$u20$", b" "),
+        (b"$u27$", b"'"),
+        (b"$u3d$", b"="),
+        (b"$u5b$", b"["),
+        (b"$u5d$", b"]"),
+        (b"$u7b$", b"{"),
+        (b"$u7d$", b"}"),
+        (b"$u3b$", b";"),
+        (b"$u2b$", b"+"),
+        (b"$u21$", b"!"),
+        (b"$u22$", b"\""),
+    ];
+    out.clear();
+    while !rest.is_empty() {
+        if rest[0] == b'.' {
+            if rest.get(1) == Some(&b'.') {
+                out.extend_from_slice(b"::");
+                rest = &rest[2..];
+            } else {
+                out.push(b'.');
+                rest = &rest[1..];
+            }
+        } else if rest[0] == b'$' {
+            match ESCAPES.iter().find(|(pat, _)| rest.starts_with(pat)) {
+                Some((pat, rep)) => {
+                    out.extend_from_slice(rep);
+                    rest = &rest[pat.len()..];
+                }
+                None => {
+                    out.extend_from_slice(rest);
+                    break;
+                }
+            }
+        } else {
+            let n = memchr::memchr2(b'$', b'.', rest).unwrap_or(rest.len());
+            out.extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+        }
+    }
+    true
+}
+
+/// One stack line of a block: where it is, and (once parsed) what it gave.
+#[derive(Clone, Copy)]
+struct BlockLine {
+    start: usize,
+    end: usize,
+    line_no: u64,
+    /// Frames it added.
+    ids: u32,
+    /// It parsed without a warning (so re-using its frames skips no warning).
+    clean: bool,
+}
+
+/// The state machine of one sequential parse (of the whole input or of one chunk).
+struct Parser {
+    names: Names,
+    builder: CallTreeBuilder,
+    warnings: Warnings,
+    /// The event type kept (the first one seen, or given to a parallel chunk).
+    filter: Option<Vec<u8>>,
+    /// The lines until the next blank line are stack lines.
+    in_event: bool,
+    /// The current sample is of another event type: its stack lines are ignored.
+    skip: bool,
+    /// An event line was accepted and its sample not yet ended.
+    event_open: bool,
+    /// Root frame of the current sample (the command).
+    comm: NameId,
+    /// The command's raw bytes, to skip re-interning it for the next sample.
+    comm_raw: Vec<u8>,
+    /// `comm` and `comm_raw` hold a command.
+    comm_known: bool,
+    /// The command starts with `java` (Java class-path tidying applies).
+    java: bool,
+    /// The current sample's weight as its event line states it (else 1).
+    period: Option<u64>,
+    /// The current sample's frames, leaf first.
+    leaf_first: Vec<NameId>,
+    /// Frames of one stack line (Java inlining splits one line into several).
+    group: Vec<NameId>,
+    /// The previous sample's path (command first) and its tree nodes.
+    prev_path: Vec<NameId>,
+    prev_nodes: Vec<NodeId>,
+    /// Scratch for names a rule rewrites, and for demangled Rust symbols.
+    scratch: Vec<u8>,
+    rust: Vec<u8>,
+    /// The stack lines of the current block (reused buffer).
+    block: Vec<BlockLine>,
+    /// The previous block's stack lines, what each gave, and its command: a tail of
+    /// identical lines (the root side) is not parsed again.
+    prev_block: Vec<BlockLine>,
+    prev_ids: Vec<NameId>,
+    prev_comm: Option<NameId>,
+    samples: u64,
+    other_events: u64,
+    empty_samples: u64,
+}
+
+impl Parser {
+    fn new(filter: Option<Vec<u8>>) -> Self {
+        let mut names = Names::new();
+        let builder = CallTreeBuilder::new(&mut names, false);
+        Self {
+            names,
+            builder,
+            warnings: Warnings::default(),
+            filter,
+            in_event: false,
+            skip: false,
+            event_open: false,
+            comm: 0,
+            comm_raw: Vec::new(),
+            comm_known: false,
+            java: false,
+            period: None,
+            leaf_first: Vec::new(),
+            group: Vec::new(),
+            prev_path: Vec::new(),
+            prev_nodes: Vec::new(),
+            scratch: Vec::new(),
+            rust: Vec::new(),
+            block: Vec::new(),
+            prev_block: Vec::new(),
+            prev_ids: Vec::new(),
+            prev_comm: None,
+            samples: 0,
+            other_events: 0,
+            empty_samples: 0,
+        }
+    }
+
+    fn invalid(&mut self, line_no: u64, why: &str, line: &[u8]) {
+        self.warnings.invalid_lines += 1;
+        if self.warnings.first_invalid.is_none() {
+            self.warnings.first_invalid =
+                Some(format!("line {line_no}: {why}, found {}", preview(line)));
+        }
+    }
+
+    /// Parses the lines of `text`, numbered from `first_line`.
+    fn run(
+        &mut self,
+        file: &str,
+        text: &[u8],
+        first_line: u64,
+        progress: Option<&super::Progress>,
+    ) -> Result<(), ImportError> {
+        let mut next_report = 1usize << 20;
+        let mut reported = 0usize;
+        let mut line_no = first_line - 1;
+        let mut start = 0usize;
+        while start < text.len() {
+            let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
+            let raw = &text[start..end];
+            start = end + 1;
+            line_no += 1;
+            if start >= next_report {
+                if let Some(p) = progress {
+                    p.done.fetch_add(
+                        (start.min(text.len()) - reported) as u64,
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
+                }
+                reported = start.min(text.len());
+                next_report = start + (1 << 20);
+            }
+            if raw.starts_with(b"#") {
+                self.warnings.comment_lines += 1;
+                continue;
+            }
+            let line = trim_end(raw);
+            if line.is_empty() {
+                self.end_sample(file, line_no)?;
+            } else if self.in_event {
+                self.stack_line(line_no, line);
+            } else {
+                self.event_line(line_no, line);
+                if !self.leaf_first.is_empty() {
+                    // An event line carrying its one-frame stack.
+                    self.end_sample(file, line_no)?;
+                } else if self.in_event && !self.skip {
+                    // The usual case: read the whole stack block at once.
+                    let (next, last_line) = self.stack_block(text, start, line_no);
+                    start = next;
+                    line_no = last_line;
+                }
+            }
+        }
+        if !self.leaf_first.is_empty() || self.event_open {
+            self.end_sample(file, line_no)?;
+        }
+        Ok(())
+    }
+
+    fn event_line(&mut self, line_no: u64, line: &[u8]) {
+        self.in_event = true;
+        let Some((comm, after)) = event_line_parts(line) else {
+            self.invalid(
+                line_no,
+                "expected an event line 'comm pid[/tid] [cpu] time: [period] event:'",
+                line,
+            );
+            self.in_event = false;
+            return;
+        };
+        let rest = &line[after..];
+        let EventFields {
+            event,
+            period,
+            post,
+        } = event_fields(rest);
+        if let Some(p) = period {
+            self.period = p;
+        }
+        if let Some(ev) = event {
+            let ev = &rest[ev];
+            match &self.filter {
+                Some(f) if f.as_slice() != ev => {
+                    self.skip = true;
+                    self.other_events += 1;
+                    return;
+                }
+                Some(_) => {}
+                None => self.filter = Some(ev.to_vec()),
+            }
+        }
+        self.event_open = true;
+        if !self.comm_known || comm != self.comm_raw.as_slice() {
+            self.comm_known = true;
+            self.comm_raw.clear();
+            self.comm_raw.extend_from_slice(comm);
+            self.comm = if memchr::memchr(b' ', comm).is_some() {
+                self.scratch.clear();
+                self.scratch
+                    .extend(comm.iter().map(|&b| if b == b' ' { b'_' } else { b }));
+                self.names.intern_bytes(&self.scratch)
+            } else {
+                self.names.intern_bytes(comm)
+            };
+            self.java = comm.starts_with(b"java");
+        }
+        if let Some(p) = post {
+            self.stack_line(line_no, &rest[p]);
+            self.in_event = false;
+        }
+    }
+
+    /// Reads the stack lines from `from` up to (not including) the next blank line, and
+    /// adds their frames. Lines that end the block exactly as the previous block ended
+    /// (same command, byte-identical lines: the shared root side of two samples) take
+    /// that block's frames without being parsed again. Returns where the blank line (or
+    /// the end) starts and the number of the last line read.
+    fn stack_block(&mut self, text: &[u8], from: usize, mut line_no: u64) -> (usize, u64) {
+        let mut block = std::mem::take(&mut self.block);
+        block.clear();
+        let mut start = from;
+        while start < text.len() {
+            let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
+            let raw = &text[start..end];
+            if raw.starts_with(b"#") {
+                self.warnings.comment_lines += 1;
+            } else {
+                let line = trim_end(raw);
+                if line.is_empty() {
+                    break;
+                }
+                block.push(BlockLine {
+                    start,
+                    end: start + line.len(),
+                    line_no: line_no + 1,
+                    ids: 0,
+                    clean: true,
+                });
+            }
+            line_no += 1;
+            start = end + 1;
+        }
+        let next = start.min(text.len());
+        // The shared tail, compared from the end.
+        let mut shared = 0usize;
+        if self.prev_comm == Some(self.comm) {
+            let (n, m) = (block.len(), self.prev_block.len());
+            while shared < n && shared < m {
+                let (a, b) = (&block[n - 1 - shared], &self.prev_block[m - 1 - shared]);
+                if !b.clean || text[a.start..a.end] != text[b.start..b.end] {
+                    break;
+                }
+                shared += 1;
+            }
+        }
+        let head = block.len() - shared;
+        for bl in &mut block[..head] {
+            let (ids_before, invalid_before) = (self.leaf_first.len(), self.warnings.invalid_lines);
+            self.stack_line(bl.line_no, &text[bl.start..bl.end]);
+            bl.ids = (self.leaf_first.len() - ids_before) as u32;
+            bl.clean = self.warnings.invalid_lines == invalid_before;
+        }
+        let m = self.prev_block.len();
+        let mut tail_ids = 0usize;
+        for (bl, prev) in block[head..].iter_mut().zip(&self.prev_block[m - shared..]) {
+            bl.ids = prev.ids;
+            tail_ids += prev.ids as usize;
+        }
+        self.leaf_first
+            .extend_from_slice(&self.prev_ids[self.prev_ids.len() - tail_ids..]);
+        self.prev_ids.clear();
+        self.prev_ids.extend_from_slice(&self.leaf_first);
+        self.prev_comm = Some(self.comm);
+        self.block = std::mem::replace(&mut self.prev_block, block);
+        (next, line_no)
+    }
+
+    fn stack_line(&mut self, line_no: u64, line: &[u8]) {
+        if self.skip {
+            return;
+        }
+        let Some((_pc, mut rawfunc, module)) = stack_line_parts(line) else {
+            self.invalid(
+                line_no,
+                "expected a stack frame 'address symbol (module)'",
+                line,
+            );
+            return;
+        };
+        if let Some(plus) = rfind_offset(rawfunc)
+            && rawfunc[plus + 3..].iter().all(u8::is_ascii_hexdigit)
+        {
+            rawfunc = &rawfunc[..plus];
+        }
+        if rawfunc.starts_with(b"(") {
+            return;
+        }
+        let mut rust = std::mem::take(&mut self.rust);
+        let func = if fix_rust_symbol(rawfunc, &mut rust) {
+            rust.as_slice()
+        } else {
+            rawfunc
+        };
+        self.group.clear();
+        if find_arrow(func).is_none() {
+            let id = self.frame_name(func, module, false);
+            self.group.push(id);
+        } else {
+            let mut from = 0usize;
+            let mut inlined = false;
+            loop {
+                let end = find_arrow(&func[from..]).map(|i| from + i);
+                let part = &func[from..end.unwrap_or(func.len())];
+                let id = self.frame_name(part, module, inlined);
+                self.group.push(id);
+                inlined = true;
+                match end {
+                    Some(e) => from = e + 2,
+                    None => break,
+                }
+            }
+        }
+        self.rust = rust;
+        self.leaf_first.extend(self.group.iter().rev());
+    }
+
+    /// The interned name of one frame after inferno's renaming rules.
+    fn frame_name(&mut self, func: &[u8], module: &[u8], inlined: bool) -> NameId {
+        let fallback = func == b"[unknown]" && module != b"[unknown]";
+        if !fallback && !inlined && memchr::memchr(b';', func).is_none() {
+            let mut s = &func[..param_cut(func)];
+            if self.java && s.first() == Some(&b'L') && memchr::memchr(b'/', s).is_some() {
+                s = &s[1..];
+            }
+            return self.names.intern_bytes(s);
+        }
+        let buf = &mut self.scratch;
+        buf.clear();
+        if fallback {
+            let base = memchr::memrchr(b'/', module).map_or(module, |i| &module[i + 1..]);
+            buf.push(b'[');
+            buf.extend_from_slice(base);
+            buf.push(b']');
+        } else {
+            buf.extend_from_slice(func);
+        }
+        for b in buf.iter_mut() {
+            if *b == b';' {
+                *b = b':';
+            }
+        }
+        let cut = param_cut(buf);
+        buf.truncate(cut);
+        if self.java && buf.first() == Some(&b'L') && memchr::memchr(b'/', buf).is_some() {
+            buf.remove(0);
+        }
+        if inlined && !buf.windows(4).any(|w| w == b"_[i]") {
+            buf.extend_from_slice(b"_[i]");
+        }
+        self.names.intern_bytes(buf)
+    }
+
+    /// Ends the current sample: adds its path (if it has frames) and resets the state.
+    fn end_sample(&mut self, file: &str, line_no: u64) -> Result<(), ImportError> {
+        if !self.leaf_first.is_empty() {
+            let mut node: NodeId = 0;
+            let mut reusing = true;
+            let len = self.leaf_first.len() + 1;
+            let path = std::iter::once(self.comm).chain(self.leaf_first.iter().rev().copied());
+            for (depth, id) in path.enumerate() {
+                if reusing && depth < self.prev_path.len() && self.prev_path[depth] == id {
+                    node = self.prev_nodes[depth];
+                    continue;
+                }
+                if reusing {
+                    reusing = false;
+                    self.prev_path.truncate(depth);
+                    self.prev_nodes.truncate(depth);
+                }
+                node = self.builder.child(node, id);
+                self.prev_path.push(id);
+                self.prev_nodes.push(node);
+            }
+            self.prev_path.truncate(len);
+            self.prev_nodes.truncate(len);
+            self.builder
+                .add_self(node, self.period.unwrap_or(1))
+                .map_err(|e| ImportError::Invalid {
+                    file: file.to_string(),
+                    location: format!("line {line_no}"),
+                    message: e.to_string(),
+                })?;
+            self.samples += 1;
+        } else if self.event_open {
+            self.empty_samples += 1;
+        }
+        self.in_event = false;
+        self.skip = false;
+        self.event_open = false;
+        self.period = None;
+        self.leaf_first.clear();
+        Ok(())
+    }
+
+    /// Adds another chunk's tree and counts into this one.
+    fn absorb(&mut self, file: &str, other: Parser) -> Result<(), ImportError> {
+        merge_nodes(
+            &mut self.builder,
+            &mut self.names,
+            &other.builder,
+            &other.names,
+        )
+        .map_err(|e| ImportError::Invalid {
+            file: file.to_string(),
+            location: "whole file".to_string(),
+            message: e.to_string(),
+        })?;
+        let w = &mut self.warnings;
+        w.invalid_lines += other.warnings.invalid_lines;
+        w.comment_lines += other.warnings.comment_lines;
+        if w.first_invalid.is_none() {
+            w.first_invalid = other.warnings.first_invalid;
+        }
+        self.samples += other.samples;
+        self.other_events += other.other_events;
+        self.empty_samples += other.empty_samples;
+        if self.filter.is_none() {
+            self.filter = other.filter;
+        }
+        Ok(())
+    }
+}
+
+/// Turns the parsed (and merged) state into the profile, or the no-samples error.
+fn finish(file: &str, p: Parser) -> Result<Profile, ImportError> {
+    let Parser {
+        names,
+        builder,
+        mut warnings,
+        filter,
+        samples,
+        other_events,
+        empty_samples,
+        ..
+    } = p;
+    if samples == 0 {
+        let detail = match &warnings.first_invalid {
+            Some(first) => format!(
+                "no event line followed by stack frames; {} line{} of another shape ({first})",
+                warnings.invalid_lines,
+                if warnings.invalid_lines == 1 { "" } else { "s" }
+            ),
+            None => "no event line followed by stack frames".to_string(),
+        };
+        return Err(ImportError::NoSamples {
+            file: file.to_string(),
+            detail,
+        });
+    }
+    let event = filter.map(|f| String::from_utf8_lossy(&f).into_owned());
+    if other_events > 0 {
+        warnings.notes.push(format!(
+            "{other_events} sample{} of event types other than '{}' left out (only the first \
+             event type is shown, as inferno-collapse-perf does)",
+            if other_events == 1 { "" } else { "s" },
+            event.as_deref().unwrap_or("")
+        ));
+    }
+    if empty_samples > 0 {
+        warnings.notes.push(format!(
+            "{empty_samples} sample{} without stack frames left out",
+            if empty_samples == 1 { "" } else { "s" }
+        ));
+    }
+    let tree = builder
+        .finish(&names, ChildOrder::ByName)
+        .map_err(|e| ImportError::Invalid {
+            file: file.to_string(),
+            location: "whole file".to_string(),
+            message: e.to_string(),
+        })?;
+    Ok(Profile {
+        names,
+        tree,
+        values: ValueFormat::default(),
+        meta: ProfileMeta {
+            source: file.to_string(),
+            format: SourceFormat::PerfScript,
+            gzipped: false,
+            spy_name: None,
+            app_name: None,
+            stated_total: None,
+            diff_ticks: None,
+            warnings,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sorted `path self` lines, like inferno's collapsed output.
+    fn folded(p: &Profile) -> Vec<String> {
+        let mut v = Vec::new();
+        for n in 1..p.tree.len() as NodeId {
+            if p.tree.self_ticks(n) > 0 {
+                let path: Vec<&str> = p
+                    .tree
+                    .path(n)
+                    .iter()
+                    .map(|&x| p.names.get(p.tree.name(x)))
+                    .collect();
+                v.push(format!("{} {}", path.join(";"), p.tree.self_ticks(n)));
+            }
+        }
+        v.sort();
+        v
+    }
+
+    fn load(s: &str) -> Profile {
+        parse("t.perf", s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn basic_sample_reversed_with_comm_root() {
+        let p = load(
+            "# header\njava 12688/12764 [002] 6544038.708352: cpu-clock:\n\
+             \tffffffff8103ce3b native_safe_halt+0xb ([kernel.kallsyms])\n\
+             \t    7f533952bc77 main+0x597 (/usr/bin/app)\n\
+             \n\
+             V8 WorkerThread 25607 4794564.109216: cpu-clock:\n\
+             \t7f53389994d0 [unknown] (/usr/lib/libfoo.so)\n\
+             \t0 [unknown] ([unknown])\n\n",
+        );
+        assert_eq!(
+            folded(&p),
+            [
+                "V8_WorkerThread;[unknown];[libfoo.so] 1",
+                "java;main;native_safe_halt 1",
+            ]
+        );
+        assert_eq!(p.meta.warnings.comment_lines, 1);
+        assert_eq!(p.meta.warnings.invalid_lines, 0);
+        assert_eq!(p.meta.format, SourceFormat::PerfScript);
+    }
+
+    #[test]
+    fn renaming_rules() {
+        let p = load(
+            "java 1 1.0: cycles:\n\
+             \t1 Lorg/mozilla/Foo;.call(Lorg/Ctx;)V (/tmp/perf-1.map)\n\
+             \t2 a->b->c (/x)\n\
+             \t3 net/http.(*Client).Do (/x)\n\
+             \t4 ns::(anonymous namespace)::f(int) (/x)\n\
+             \t5 std::function<void (int)>::operator()(int) (/x)\n\
+             \t6 (deleted) (/x)\n\
+             \t7 std::fs::File::open::hb90e1c1c787080f0 (/x)\n\
+             \t8 _$LT$F$u20$as$u20$alloc..boxed..FnBox$LT$A$GT$$GT$::call_box::h8612a2a83552fc2d (/x)\n\
+             \t9  (/lib/libc.so)\n",
+        );
+        assert_eq!(
+            folded(&p),
+            [
+                "java; ;<F as alloc::boxed::FnBox<A>>::call_box;std::fs::File::open;\
+              std::function<void (int)>::operator;ns::(anonymous namespace)::f;\
+              net/http.(*Client).Do;a;b_[i];c_[i];org/mozilla/Foo:.call 1"
+            ]
+        );
+    }
+
+    #[test]
+    fn first_event_type_only_and_single_line_stacks() {
+        let p = load(
+            "a 1 1.0: 5 cycles:u:  ffffffff9b201293 [unknown] ([unknown])\n\
+             a 1 1.1: 5 cycles:      7fa68b1f2d84 _dl_start+0x4 (/usr/lib/ld.so)\n\
+             a 1 1.2: 5 instructions:\n\tf x (/x)\n\nb 2 1.3: 5 cycles:\n\tf y (/y)\n",
+        );
+        assert_eq!(folded(&p), ["a;[unknown] 5", "a;_dl_start 5", "b;y 5"]);
+        assert!(
+            p.meta.warnings.notes[0].starts_with("1 sample of event types other than 'cycles'")
+        );
+    }
+
+    #[test]
+    fn damage_is_counted_and_located() {
+        let p = load(
+            "java 10488  9962.502413:   10101010 cpu-clock:\n\n\
+             \tffffffffaee8017b fput+0xb ([kernel.kallsyms])\n\
+             inline-counter 26037  8801.193547:     250000 cpu-clock:uhH:\n\
+             \t          401b97 main+0x1f (./inline-counter)\n\n\
+             inline-counter 26037  8801.193547:     250000 cpu-clock:uhH:\n\
+             \t          THIS_IS_A_WEIRD_LINE\n",
+        );
+        assert_eq!(folded(&p), ["inline-counter;main 250000"]);
+        assert_eq!(p.meta.warnings.invalid_lines, 2);
+        let first = p.meta.warnings.first_invalid.as_deref().unwrap();
+        assert!(
+            first.starts_with("line 3: expected an event line"),
+            "{first}"
+        );
+        assert_eq!(
+            p.meta.warnings.notes.len(),
+            1,
+            "{:?}",
+            p.meta.warnings.notes
+        );
+    }
+
+    #[test]
+    fn shared_tails_are_reused_without_losing_warnings() {
+        let block = |comm: &str, leaf: &str| {
+            format!(
+                "{comm} 1 1.0: cycles:\n\t1 {leaf} (/x)\n\t2 mid(int) (/x)\n# note\n\t3 bad\n\t4 root (/x)\n\n"
+            )
+        };
+        let text = [
+            block("a", "leaf1"),
+            block("a", "leaf2"),
+            block("java", "Lleaf/2"),
+            block("java", "Lleaf/2"),
+        ]
+        .concat();
+        let p = load(&text);
+        assert_eq!(
+            folded(&p),
+            [
+                "a;root;mid;leaf1 1",
+                "a;root;mid;leaf2 1",
+                "java;root;mid;leaf/2 2"
+            ]
+        );
+        assert_eq!(p.meta.warnings.invalid_lines, 4);
+        assert_eq!(p.meta.warnings.comment_lines, 4);
+        let first = p.meta.warnings.first_invalid.as_deref().unwrap();
+        assert!(
+            first.starts_with("line 5: expected a stack frame"),
+            "{first}"
+        );
+    }
+
+    #[test]
+    fn no_samples_is_a_clear_error() {
+        let e = parse("n.perf", b"garbage here\nmore\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("n.perf: no stack samples found"), "{e}");
+        assert!(e.contains("line 1"), "{e}");
+    }
+
+    fn random_perf(seed: u64, samples: usize) -> String {
+        let mut x = seed;
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let mut out = String::new();
+        for _ in 0..samples {
+            match next() % 40 {
+                0 => out.push_str("garbage line\n"),
+                1 => out.push_str("# comment\n"),
+                2 => out.push_str("\n\n"),
+                _ => {
+                    let ev = if next() % 7 == 0 {
+                        "instructions"
+                    } else {
+                        "cycles"
+                    };
+                    let comm = ["java", "my app", "x"][(next() % 3) as usize];
+                    out.push_str(&format!("{comm} {} [000] 1.0: 1 {ev}:\n", next() % 100));
+                    for _ in 0..next() % 9 {
+                        out.push_str(&format!(
+                            "\t{:x} f{}+0x1{} (/lib/m{}.so)\n",
+                            next(),
+                            next() % 7,
+                            if next() % 5 == 0 { "->g" } else { "" },
+                            next() % 3
+                        ));
+                    }
+                    out.push('\n');
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn mangled_input_never_panics_and_splits_the_same() {
+        let base = random_perf(11, 300).into_bytes();
+        let mut x = 99u64;
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as usize
+        };
+        let alphabet = b" \t\n:;()+0x[]/->#\xff\xc3L12";
+        for _ in 0..200 {
+            let mut t = base.clone();
+            for _ in 0..1 + next() % 40 {
+                if t.len() < 2 {
+                    break;
+                }
+                let i = next() % t.len();
+                match next() % 3 {
+                    0 => t[i] = alphabet[next() % alphabet.len()],
+                    1 => t.truncate(i.max(1)),
+                    _ => {
+                        t.remove(i);
+                    }
+                }
+            }
+            let seq = parse_with_threads("m", &t, None, 1, usize::MAX);
+            let par = parse_with_threads("m", &t, None, 3, 1);
+            match (seq, par) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(folded(&a), folded(&b));
+                    assert_eq!(a.meta.warnings, b.meta.warnings);
+                }
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => panic!("sequential {:?} vs parallel {:?}", a.is_ok(), b.is_ok()),
+            }
+        }
+    }
+
+    #[test]
+    fn parallel_parse_equals_sequential() {
+        for seed in 1..6 {
+            let text = random_perf(seed, 2000);
+            let seq = parse_with_threads("r", text.as_bytes(), None, 1, usize::MAX).unwrap();
+            for threads in [2, 3, 8] {
+                let par = parse_with_threads("r", text.as_bytes(), None, threads, 1).unwrap();
+                assert_eq!(folded(&seq), folded(&par), "seed {seed}, {threads} threads");
+                assert_eq!(seq.meta.warnings, par.meta.warnings, "seed {seed}");
+            }
+        }
+    }
+}
