@@ -9,16 +9,162 @@
 //! each span gets the latest end time over itself and all its descendants. Every pass is a
 //! loop over ids or an explicit stack: a chain of a million nested spans costs no call
 //! stack.
+//!
+//! Side tables that only some spans or formats fill, so a million bare spans pay nothing
+//! for them: [`SpanAttrs`] (key/value pairs of the spans that have any: Chrome `args`,
+//! Jaeger tags, OTLP attributes), `category` (empty, or one interned name per span) and
+//! `track_info` ([`TrackInfo`] per track: thread/process/async/service, pid, tid, sort
+//! index). `Track` itself keeps only its name so every existing `Track { name }` still
+//! builds; the metadata sits beside it in `track_info`.
 
 use super::names::{NameId, Names};
 use super::{NO_PARENT, Warnings};
 use std::collections::HashMap;
 
 /// Where a span ran: a process/thread, a service, a TiDB node type.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Track {
     /// Display name.
     pub name: String,
+}
+
+impl Track {
+    /// A track called `name`.
+    pub fn new(name: impl Into<String>) -> Track {
+        Track { name: name.into() }
+    }
+}
+
+/// What a track stands for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TrackKind {
+    /// Not stated (TiDB node types, tests).
+    #[default]
+    Other,
+    /// One thread of a process (Chrome `pid`/`tid`).
+    Thread,
+    /// A whole process (process-scoped events).
+    Process,
+    /// A process's asynchronous spans (Chrome `b`/`e`, `S`/`F`), which may overlap freely.
+    Async,
+    /// A service (Jaeger process, OTLP resource `service.name`).
+    Service,
+}
+
+/// Metadata of a track, beside [`SpanSet::tracks`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TrackInfo {
+    /// What the track is.
+    pub kind: TrackKind,
+    /// The group it is drawn under, e.g. the process (`"Browser 1234"`); empty for none.
+    pub group: String,
+    /// Process id, when the format has one.
+    pub pid: Option<i64>,
+    /// Thread id, when the format has one.
+    pub tid: Option<i64>,
+    /// Order among tracks (Chrome `process_sort_index`/`thread_sort_index`; lower first).
+    pub sort_index: i64,
+}
+
+/// Key/value attributes of the spans that have any, as a compact side table: one
+/// `(span, first pair)` entry per such span, sorted by span, and all pairs in one vector.
+/// Values are text: strings as they are, other JSON values as compact JSON.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpanAttrs {
+    index: Vec<(u32, u32)>,
+    pairs: Vec<(String, String)>,
+    unsorted: bool,
+}
+
+impl SpanAttrs {
+    /// Adds `pairs` to `span` (nothing when `pairs` is empty). Spans may come in any
+    /// order; [`SpanAttrs::finish`] sorts them.
+    pub fn push(&mut self, span: u32, pairs: impl IntoIterator<Item = (String, String)>) {
+        let first = self.pairs.len();
+        self.pairs.extend(pairs);
+        if self.pairs.len() == first {
+            return;
+        }
+        if let Some(&(last, _)) = self.index.last()
+            && last >= span
+        {
+            self.unsorted = true;
+        }
+        self.index.push((span, first as u32));
+    }
+
+    /// Sorts by span and merges entries pushed for the same span (in push order).
+    pub fn finish(&mut self) {
+        if !self.unsorted {
+            return;
+        }
+        let ranges: Vec<(u32, usize, usize)> = (0..self.index.len())
+            .map(|k| {
+                let (span, first) = self.index[k];
+                (span, first as usize, self.end_of(k))
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..ranges.len()).collect();
+        order.sort_by_key(|&k| ranges[k].0);
+        let mut old: Vec<Option<(String, String)>> =
+            std::mem::take(&mut self.pairs).into_iter().map(Some).collect();
+        self.index.clear();
+        for k in order {
+            let (span, a, b) = ranges[k];
+            if self.index.last().is_none_or(|&(s, _)| s != span) {
+                self.index.push((span, self.pairs.len() as u32));
+            }
+            self.pairs.extend(old[a..b].iter_mut().filter_map(Option::take));
+        }
+        self.unsorted = false;
+    }
+
+    fn end_of(&self, k: usize) -> usize {
+        self.index
+            .get(k + 1)
+            .map_or(self.pairs.len(), |&(_, f)| f as usize)
+    }
+
+    /// The attributes of `span` (empty when it has none).
+    pub fn get(&self, span: u32) -> &[(String, String)] {
+        debug_assert!(!self.unsorted, "SpanAttrs::finish not called");
+        match self.index.binary_search_by_key(&span, |&(s, _)| s) {
+            Ok(k) => &self.pairs[self.index[k].1 as usize..self.end_of(k)],
+            Err(_) => &[],
+        }
+    }
+
+    /// Number of spans with attributes.
+    pub fn spans_with_attrs(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Number of pairs over all spans.
+    pub fn pair_count(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// True when no span has attributes.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// The same attributes for renumbered spans: `map[old]` is the new index, or
+    /// `u32::MAX` for a span that was dropped.
+    pub fn remap(&self, map: &[u32]) -> SpanAttrs {
+        let mut out = SpanAttrs::default();
+        for k in 0..self.index.len() {
+            let (span, first) = self.index[k];
+            let Some(&new) = map.get(span as usize) else {
+                continue;
+            };
+            if new != u32::MAX {
+                out.push(new, self.pairs[first as usize..self.end_of(k)].iter().cloned());
+            }
+        }
+        out.finish();
+        out
+    }
 }
 
 /// Timed spans, as columns.
@@ -38,6 +184,14 @@ pub struct SpanSet {
     pub track: Vec<u32>,
     /// The tracks.
     pub tracks: Vec<Track>,
+    /// Metadata of each track (parallel to `tracks`), or empty when the format has none.
+    pub track_info: Vec<TrackInfo>,
+    /// Category of each span (Chrome `cat`), or empty when the format has none.
+    pub category: Vec<NameId>,
+    /// Key/value attributes of the spans that have any.
+    pub attrs: SpanAttrs,
+    /// Trace-level facts stated by the file (Chrome `displayTimeUnit`, trace ids …).
+    pub meta: Vec<(String, String)>,
     /// Absolute time (Unix nanoseconds, or the format's own clock) of relative 0.
     pub origin_ns: u64,
     /// Damage found while importing or linking.
@@ -60,6 +214,16 @@ impl SpanSet {
         self.start_ns[i].saturating_add(self.dur_ns[i])
     }
 
+    /// Metadata of track `t` (the default when the format stated none).
+    pub fn track_info(&self, t: u32) -> TrackInfo {
+        self.track_info.get(t as usize).cloned().unwrap_or_default()
+    }
+
+    /// Category name of span `i`, when the format has categories.
+    pub fn category_of(&self, i: usize) -> Option<&str> {
+        self.category.get(i).map(|&c| self.names.get(c))
+    }
+
     /// `(first start, last end)` over all spans, relative.
     pub fn time_range(&self) -> (u64, u64) {
         let start = self.start_ns.iter().copied().min().unwrap_or(0);
@@ -71,20 +235,39 @@ impl SpanSet {
     /// absolute start times and durations; `ids` must be unique (later duplicates are
     /// dropped and counted). Links parents by id, counting orphans.
     pub fn from_ids(
+        names: Names,
+        spans: Vec<RawSpan>,
+        tracks: Vec<Track>,
+        warnings: Warnings,
+    ) -> SpanSet {
+        Self::from_ids_with(names, spans, tracks, warnings, SpanAttrs::default())
+    }
+
+    /// [`SpanSet::from_ids`] with attributes, given by position in `spans` (they follow
+    /// their span when duplicates are dropped).
+    pub fn from_ids_with(
         mut names: Names,
         spans: Vec<RawSpan>,
         tracks: Vec<Track>,
         mut warnings: Warnings,
+        attrs: SpanAttrs,
     ) -> SpanSet {
         let mut index: HashMap<u64, u32> = HashMap::with_capacity(spans.len());
         let mut kept: Vec<RawSpan> = Vec::with_capacity(spans.len());
+        let mut position = Vec::with_capacity(if attrs.is_empty() { 0 } else { spans.len() });
         let mut duplicates = 0u64;
         for s in spans {
             if index.contains_key(&s.id) {
                 duplicates += 1;
+                if !attrs.is_empty() {
+                    position.push(u32::MAX);
+                }
                 continue;
             }
             index.insert(s.id, kept.len() as u32);
+            if !attrs.is_empty() {
+                position.push(kept.len() as u32);
+            }
             kept.push(s);
         }
         if duplicates > 0 {
@@ -125,6 +308,13 @@ impl SpanSet {
         }
         set.names = names;
         set.warnings = warnings;
+        set.attrs = if duplicates > 0 {
+            attrs.remap(&position)
+        } else {
+            let mut a = attrs;
+            a.finish();
+            a
+        };
         set
     }
 }
@@ -344,6 +534,38 @@ mod tests {
             stack.extend_from_slice(t.children(v));
         }
         assert!(seen.iter().all(|&s| s == 1), "{seen:?}");
+    }
+
+    #[test]
+    fn attrs_follow_their_spans() {
+        let mut a = SpanAttrs::default();
+        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+        a.push(3, [kv("c", "3")]);
+        a.push(1, [kv("a", "1"), kv("b", "2")]);
+        a.push(2, []);
+        a.push(3, [kv("d", "4")]);
+        a.finish();
+        assert_eq!(a.get(1), [kv("a", "1"), kv("b", "2")]);
+        assert_eq!(a.get(2), []);
+        assert_eq!(a.get(3), [kv("c", "3"), kv("d", "4")]);
+        assert_eq!((a.spans_with_attrs(), a.pair_count()), (2, 4));
+
+        // A dropped duplicate takes its attributes with it; later spans keep theirs.
+        let mut a = SpanAttrs::default();
+        a.push(0, [kv("k", "first")]);
+        a.push(1, [kv("k", "dup")]);
+        a.push(2, [kv("k", "third")]);
+        let set = SpanSet::from_ids_with(
+            Names::new(),
+            vec![raw(7, 0, 0, 1, "a"), raw(7, 0, 0, 1, "b"), raw(8, 7, 0, 1, "c")],
+            vec![Track::new("t")],
+            Warnings::default(),
+            a,
+        );
+        assert_eq!(set.len(), 2);
+        assert_eq!(set.attrs.get(0), [kv("k", "first")]);
+        assert_eq!(set.attrs.get(1), [kv("k", "third")]);
+        assert_eq!(set.track_info(0), TrackInfo::default());
     }
 
     #[test]
