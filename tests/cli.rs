@@ -248,3 +248,44 @@ fn info_reads_a_tidb_trace_and_render_explains_why_not() {
     assert_eq!(o.status.code(), Some(1));
     assert!(err.contains("needs the timeline view"), "{err}");
 }
+
+#[test]
+fn info_reads_a_chrome_trace() {
+    let f = temp("chrome.json");
+    std::fs::write(
+        &f,
+        r#"{"traceEvents":[
+  {"ph":"M","name":"process_name","pid":1,"args":{"name":"Browser"}},
+  {"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"Main"}},
+  {"ph":"B","name":"task","ts":10,"pid":1,"tid":2},
+  {"ph":"X","name":"work","ts":11,"dur":3.5,"pid":1,"tid":2,"args":{"n":1}},
+  {"ph":"E","ts":20,"pid":1,"tid":2},
+  {"ph":"X","name":"io","ts":12,"dur":1,"pid":1,"tid":3},
+  {"ph":"C","name":"mem","ts":12,"pid":1,"args":{"v":1}},
+  {"ph":"X","name":"late","ts":30,"dur":1,"pid":1,"tid":3},"#,
+    )
+    .unwrap();
+    let o = scorch(&["info", f.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("format:   Chrome Trace Event JSON"), "{out}");
+    assert!(out.contains("spans:    4 (3 roots)"), "{out}");
+    assert!(out.contains("track:    Browser 1 / Main 2 (2 spans)"), "{out}");
+    assert!(out.contains("track:    Browser 1 / Thread 3 (2 spans)"), "{out}");
+    assert!(out.contains("time:     21.0 µs"), "{out}");
+    assert!(out.contains("warning:  the traceEvents array is not closed"), "{out}");
+    assert!(out.contains("warning:  1 counter event (ph 'C') skipped"), "{out}");
+
+    let bad = temp("bad-chrome.json");
+    std::fs::write(&bad, "[{\"ph\":\"X\",\"ts\":1,\"dur\":1},\n{\"ph\":\"X\",\"ts\":[]}]").unwrap();
+    let o = scorch(&["info", bad.to_str().unwrap()]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err.contains("bad-chrome.json: traceEvents[1] (line 2, column 1)"), "{err}");
+    assert!(err.contains("expected number ts"), "{err}");
+
+    let o = scorch(&["render", f.to_str().unwrap(), "-o", "/dev/null"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err.contains("Chrome Trace Event JSON of timed spans"), "{err}");
+}

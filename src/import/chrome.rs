@@ -38,7 +38,9 @@
 //! **Async**, on one "async" track per process: nestable `b`/`e`/`n` keyed by (`cat`, id)
 //! where the id is `id`, `id2.global` or `id2.local` (local ids also key on `pid`) plus
 //! `scope`; a `b` inside an open `b` of the same key becomes its child, `e` closes the most
-//! recent open `b` with its name (else the most recent, counted), `n` is an instant child.
+//! recent open `b` of its name (an unnamed `e` the most recent `b`; one matching nothing is
+//! counted and skipped, as catapult does), ending with it the `b`s still open inside, and
+//! `n` is an instant child.
 //! Legacy `S`/`F` (keyed also by name) make one span each; `T`/`p` steps are counted.
 //!
 //! **Metadata** `M`: `process_name`, `thread_name`, `process_sort_index`,
@@ -799,7 +801,7 @@ struct Counts {
     partial_overlap: u64,
     e_async_without_b: u64,
     unclosed_async: u64,
-    async_name_mismatch: u64,
+    async_closed_by_parent: u64,
     f_without_s: u64,
     steps: u64,
     no_dur: u64,
@@ -1063,22 +1065,25 @@ fn build(recs: Vec<Rec<'_>>, doc: Doc) -> SpanSet {
                     parent,
                 }),
                 b'e' => {
+                    // A named e closes the latest open b of that name (b's opened inside
+                    // it and still open end with it); an unnamed e closes the latest b.
                     let pos = if r.name.is_empty() {
                         open.len().checked_sub(1)
                     } else {
-                        let p = open
-                            .iter()
-                            .rposition(|&o| recs[list[o].rec as usize].name == r.name);
-                        if p.is_none() && !open.is_empty() {
-                            c.async_name_mismatch += 1;
-                        }
-                        p.or(open.len().checked_sub(1))
+                        open.iter()
+                            .rposition(|&o| recs[list[o].rec as usize].name == r.name)
                     };
                     match pos {
                         Some(p) => {
-                            let o = open.remove(p);
-                            list[o].end = at.max(list[o].start);
-                            list[o].close = k;
+                            let end = at.max(list[open[p]].start);
+                            for o in open.drain(p + 1..) {
+                                c.async_closed_by_parent += 1;
+                                list[o].end = end.max(list[o].start);
+                            }
+                            if let Some(o) = open.pop() {
+                                list[o].end = end;
+                                list[o].close = k;
+                            }
                         }
                         None => c.e_async_without_b += 1,
                     }
@@ -1331,15 +1336,15 @@ fn warnings(c: &Counts, notes: Vec<String>) -> Warnings {
     note(
         c.e_async_without_b,
         format!(
-            "{} with no open b of its id skipped",
+            "{} with no open b of its id and name skipped",
             plural(c.e_async_without_b, "async e event", "async e events")
         ),
     );
     note(
-        c.async_name_mismatch,
+        c.async_closed_by_parent,
         format!(
-            "{} closed a b of another name",
-            plural(c.async_name_mismatch, "async e event", "async e events")
+            "{} still open when an enclosing async span ended: ended with it",
+            plural(c.async_closed_by_parent, "async span", "async spans")
         ),
     );
     note(
@@ -1595,9 +1600,18 @@ mod tests {
                 {"ph":"e","name":"req","cat":"net","id":"0x99","ts":10,"pid":1,"tid":2},
                 {"ph":"S","name":"old","id":5,"ts":0,"pid":1,"tid":1},
                 {"ph":"T","name":"old","id":5,"ts":1,"pid":1,"tid":1,"args":{"step":"s1"}},
-                {"ph":"F","name":"old","id":5,"ts":4,"pid":1,"tid":1}]"#,
+                {"ph":"F","name":"old","id":5,"ts":4,"pid":1,"tid":1},
+                {"ph":"b","name":"outer","id":7,"ts":20,"pid":1,"tid":1},
+                {"ph":"b","name":"inner","id":7,"ts":21,"pid":1,"tid":1},
+                {"ph":"e","name":"nomatch","id":7,"ts":22,"pid":1,"tid":1},
+                {"ph":"e","name":"outer","id":7,"ts":25,"pid":1,"tid":1}]"#,
         );
-        assert_eq!(s.len(), 5);
+        assert_eq!(s.len(), 7);
+        // The unmatched named e closed nothing; outer's e closed inner too.
+        assert_eq!(s.end_ns(find(&s, "outer")), 25_000);
+        assert_eq!(s.end_ns(find(&s, "inner")), 25_000);
+        assert_eq!(parent_name(&s, "inner").as_deref(), Some("outer"));
+        assert!(has_note(&s, "1 async span still open when an enclosing"), "{:?}", s.warnings);
         assert_eq!(parent_name(&s, "dns").as_deref(), Some("req"));
         assert_eq!(parent_name(&s, "hit").as_deref(), Some("dns"));
         let reqs: Vec<usize> = (0..s.len()).filter(|&i| name(&s, i) == "req").collect();
@@ -1607,7 +1621,7 @@ mod tests {
         let old = find(&s, "old");
         assert_eq!(s.dur_ns[old], 4000);
         assert!(s.tracks.iter().all(|t| t.name.ends_with("— async")));
-        assert!(has_note(&s, "1 async e event with no open b"), "{:?}", s.warnings);
+        assert!(has_note(&s, "2 async e events with no open b"), "{:?}", s.warnings);
         assert!(has_note(&s, "1 async span never closed"), "{:?}", s.warnings);
         assert!(has_note(&s, "1 async step"), "{:?}", s.warnings);
         assert_eq!(s.attrs.get(find(&s, "dns") as u32)[0].0, "id");

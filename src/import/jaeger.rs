@@ -16,6 +16,11 @@
 //! an inline `process`), which names the span's track. Tags, process tags (prefixed
 //! `process.`) and logs become attributes. Several traces in one file all load, each
 //! with its own roots. A span whose parent is not in the file becomes a root (counted).
+//!
+//! Google Cloud Trace's JSON has the same outline (`{"projectId", "traceId", "spans":
+//! [{"spanId", "parentSpanId", "name", "startTime", "endTime" (RFC 3339), "labels"}]}`)
+//! and is detected as Jaeger; it is read here too: `endTime` gives the duration,
+//! `name` the name, `labels` the attributes and `projectId` the track.
 
 use super::ImportError;
 use super::trace_json::{
@@ -58,6 +63,8 @@ struct TraceRef<'a> {
     trace_id: Option<&'a str>,
     spans: &'a [Value],
     processes: Option<&'a Map<String, Value>>,
+    /// Track name for spans without a process (Google Cloud Trace's `projectId`).
+    project: Option<&'a str>,
 }
 
 fn trace_ref<'a>(v: &'a Value, path: String) -> Option<TraceRef<'a>> {
@@ -70,6 +77,7 @@ fn trace_ref<'a>(v: &'a Value, path: String) -> Option<TraceRef<'a>> {
             .and_then(Value::as_str),
         spans,
         processes: v.get("processes").and_then(Value::as_object),
+        project: v.get("projectId").and_then(Value::as_str),
     })
 }
 
@@ -93,6 +101,7 @@ fn traces_of(doc: &Value) -> Option<Vec<TraceRef<'_>>> {
             trace_id: None,
             spans: a,
             processes: None,
+            project: None,
         }]),
         Value::Array(a) => a
             .iter()
@@ -157,7 +166,14 @@ fn read_span(
             ),
         )
     })?;
+    let end = span.get("endTime").and_then(Value::as_str);
     let dur_ns: u64 = match span.get("duration") {
+        None | Some(Value::Null) if end.is_some() => {
+            let end_ns = end.and_then(rfc3339_ns).ok_or_else(|| {
+                invalid(file, path, "expected endTime as an RFC 3339 time")
+            })?;
+            u64::try_from(end_ns).unwrap_or(0).saturating_sub(start_ns)
+        }
         None | Some(Value::Null) => 0,
         Some(d) => match d {
             Value::String(s) if !s.bytes().all(|b| b.is_ascii_digit()) => {
@@ -207,11 +223,18 @@ fn read_span(
     let service = process
         .and_then(|p| p.get("serviceName"))
         .and_then(Value::as_str)
+        .or(t.project)
         .unwrap_or("unknown service");
     let track = out.service_track(service);
 
     let mut attrs = Vec::new();
+    if let Some(k) = span.get("kind").and_then(Value::as_str) {
+        attrs.push(("kind".to_string(), k.to_string()));
+    }
     tags(span.get("tags"), "", &mut attrs);
+    if let Some(labels) = span.get("labels").and_then(Value::as_object) {
+        attrs.extend(labels.iter().map(|(k, v)| (k.clone(), text_of(v))));
+    }
     tags(process.and_then(|p| p.get("tags")), "process.", &mut attrs);
     if let Some(logs) = span.get("logs").and_then(Value::as_array) {
         for log in logs {
@@ -222,7 +245,9 @@ fn read_span(
             attrs.push(("log".to_string(), format!("{at} {}", body.join(" "))));
         }
     }
-    let name = str_field(span, &["operationName"]).unwrap_or("").to_string();
+    let name = str_field(span, &["operationName", "name"])
+        .unwrap_or("")
+        .to_string();
     out.push(
         trace_id, span_id, parents, start_ns, dur_ns, name, track, attrs,
     );
@@ -324,6 +349,24 @@ mod tests {
         assert_eq!(s.parent[1], 0);
         assert_eq!(s.parent[0], NO_PARENT);
         assert_eq!(s.attrs.get(0)[0], ("peer.port".to_string(), "53931".to_string()));
+    }
+
+    #[test]
+    fn google_cloud_trace() {
+        let g = r#"{"projectId":"proj","traceId":"6ef9","spans":[
+          {"spanId":"13616474711799465301","kind":"RPC_CLIENT","name":"/endpoint",
+           "startTime":"2015-09-03T16:40:00.841654024Z","endTime":"2015-09-03T16:40:00.856599389Z",
+           "labels":{"key1":"value1"}},
+          {"spanId":"1006609995974696303","kind":"RPC_SERVER","name":"/action1",
+           "startTime":"2015-09-03T16:40:00.842880028Z","endTime":"2015-09-03T16:40:00.851729538Z",
+           "parentSpanId":"13616474711799465301"}]}"#;
+        let s = parse("g.json", g.as_bytes()).unwrap();
+        assert_eq!(s.dur_ns[0], 14_945_365);
+        assert_eq!(s.parent[1], 0);
+        assert_eq!(name(&s, 1), "/action1");
+        assert_eq!(s.tracks[0].name, "proj");
+        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_eq!(s.attrs.get(0), [kv("kind", "RPC_CLIENT"), kv("key1", "value1")]);
     }
 
     #[test]

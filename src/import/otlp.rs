@@ -20,7 +20,8 @@
 //! `service.name` names its track. Attributes (`stringValue`, `intValue`, `doubleValue`,
 //! `boolValue`, `bytesValue`, `arrayValue`, `kvlistValue`), the span kind, status,
 //! scope name and events become span attributes. A span ending before it starts gets
-//! zero duration (counted).
+//! zero duration (counted). As in the protobuf JSON mapping, a missing field is its zero
+//! value (Jaeger's api_v3 snapshot omits both times).
 
 use super::ImportError;
 use super::trace_json::{SpanCollector, as_u64, invalid, read_value, shown, text_of};
@@ -220,7 +221,8 @@ fn read_span(
     }
     let trace_id = id("traceId");
     let time = |k: &str| -> Result<u64, ImportError> {
-        let v = span.get(k).ok_or_else(|| invalid(file, path, format!("expected {k}")))?;
+        // The protobuf JSON mapping omits zero values: a missing time is 0.
+        let Some(v) = span.get(k) else { return Ok(0) };
         as_u64(v).ok_or_else(|| {
             invalid(
                 file,
