@@ -270,22 +270,44 @@ fn info_reads_a_chrome_trace() {
     assert!(o.status.success(), "{err}");
     assert!(out.contains("format:   Chrome Trace Event JSON"), "{out}");
     assert!(out.contains("spans:    4 (3 roots)"), "{out}");
-    assert!(out.contains("track:    Browser 1 / Main 2 (2 spans)"), "{out}");
-    assert!(out.contains("track:    Browser 1 / Thread 3 (2 spans)"), "{out}");
+    assert!(
+        out.contains("track:    Browser 1 / Main 2 (2 spans)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("track:    Browser 1 / Thread 3 (2 spans)"),
+        "{out}"
+    );
     assert!(out.contains("time:     21.0 µs"), "{out}");
-    assert!(out.contains("warning:  the traceEvents array is not closed"), "{out}");
-    assert!(out.contains("warning:  1 counter event (ph 'C') skipped"), "{out}");
+    assert!(
+        out.contains("warning:  the traceEvents array is not closed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("warning:  1 counter event (ph 'C') skipped"),
+        "{out}"
+    );
 
     let bad = temp("bad-chrome.json");
-    std::fs::write(&bad, "[{\"ph\":\"X\",\"ts\":1,\"dur\":1},\n{\"ph\":\"X\",\"ts\":[]}]").unwrap();
+    std::fs::write(
+        &bad,
+        "[{\"ph\":\"X\",\"ts\":1,\"dur\":1},\n{\"ph\":\"X\",\"ts\":[]}]",
+    )
+    .unwrap();
     let o = scorch(&["info", bad.to_str().unwrap()]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(1));
-    assert!(err.contains("bad-chrome.json: traceEvents[1] (line 2, column 1)"), "{err}");
+    assert!(
+        err.contains("bad-chrome.json: traceEvents[1] (line 2, column 1)"),
+        "{err}"
+    );
     assert!(err.contains("expected number ts"), "{err}");
 
     let o = scorch(&["render", f.to_str().unwrap(), "-o", "/dev/null"]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(1));
-    assert!(err.contains("Chrome Trace Event JSON of timed spans"), "{err}");
+    assert!(
+        err.contains("Chrome Trace Event JSON of timed spans"),
+        "{err}"
+    );
 }

@@ -186,9 +186,14 @@ fn is_ours(format: &str) -> bool {
 }
 
 fn is_trace(format: &str) -> bool {
-    ["chrome-trace-event-json", "jaeger", "otlp", "google-cloud-trace-json"]
-        .iter()
-        .any(|f| format.starts_with(f))
+    [
+        "chrome-trace-event-json",
+        "jaeger",
+        "otlp",
+        "google-cloud-trace-json",
+    ]
+    .iter()
+    .any(|f| format.starts_with(f))
 }
 
 /// The whole file as a `Value` (gunzipped), or `None` when it is not valid JSON.
@@ -282,7 +287,10 @@ fn trace_files_load_with_the_span_counts_an_oracle_counts() {
             Ok(Ok(Imported::Trace(t))) => t,
         };
         if t.format != want_format {
-            failures.push(format!("{}: read as {:?}, want {want_format:?}", e.path, t.format));
+            failures.push(format!(
+                "{}: read as {:?}, want {want_format:?}",
+                e.path, t.format
+            ));
             continue;
         }
         let truncated = TRUNCATED_TRACES.iter().find(|(p, _, _)| *p == e.path);

@@ -541,7 +541,9 @@ fn parse_event<'a>(
             (l0 + e.line() - 1, e.column())
         };
         let m = e.to_string();
-        let m = m.rfind(" at line ").map_or(m.clone(), |i| m[..i].to_string());
+        let m = m
+            .rfind(" at line ")
+            .map_or(m.clone(), |i| m[..i].to_string());
         ImportError::Invalid {
             file: file.to_string(),
             location: format!("{} (line {line}, column {column})", what()),
@@ -560,9 +562,7 @@ fn parse_event<'a>(
                 text,
                 a,
                 &what(),
-                format!(
-                    "expected number {field} (microseconds within ±292 years), found {shown}"
-                ),
+                format!("expected number {field} (microseconds within ±292 years), found {shown}"),
             )
         })
     };
@@ -588,9 +588,7 @@ fn parse_event<'a>(
                 global: Option<&'b RawValue>,
             }
             match serde_json::from_str::<Id2<'a>>(id2.get()) {
-                Ok(Id2 {
-                    local: Some(l), ..
-                }) => Some((id_text(l), true)),
+                Ok(Id2 { local: Some(l), .. }) => Some((id_text(l), true)),
                 Ok(Id2 {
                     global: Some(g), ..
                 }) => Some((id_text(g), false)),
@@ -812,6 +810,9 @@ struct Counts {
     skipped: std::collections::BTreeMap<u8, u64>,
 }
 
+/// A thread's `thread_name` and `thread_sort_index`.
+type ThreadMeta<'a> = (Option<Cow<'a, str>>, i64);
+
 #[derive(Default)]
 struct Process<'a> {
     name: Option<Cow<'a, str>>,
@@ -823,8 +824,7 @@ fn build(recs: Vec<Rec<'_>>, doc: Doc) -> SpanSet {
 
     // Metadata, and the trace's end (for spans never closed).
     let mut processes: HashMap<Pid<'_>, Process<'_>> = HashMap::new();
-    let mut thread_names: HashMap<(Pid<'_>, Pid<'_>), (Option<Cow<'_, str>>, i64)> =
-        HashMap::new();
+    let mut thread_names: HashMap<(Pid<'_>, Pid<'_>), ThreadMeta<'_>> = HashMap::new();
     let mut trace_end = i64::MIN;
     for r in &recs {
         if let Some(ts) = r.ts_ns {
@@ -884,7 +884,17 @@ fn build(recs: Vec<Rec<'_>>, doc: Doc) -> SpanSet {
         }
         let is_span = matches!(
             r.ph,
-            b'X' | b'B' | b'E' | b'i' | b'I' | b'R' | b'b' | b'e' | b'n' | b'S' | b'T' | b'p'
+            b'X' | b'B'
+                | b'E'
+                | b'i'
+                | b'I'
+                | b'R'
+                | b'b'
+                | b'e'
+                | b'n'
+                | b'S'
+                | b'T'
+                | b'p'
                 | b'F'
         );
         if !is_span {
@@ -1173,12 +1183,7 @@ fn build(recs: Vec<Rec<'_>>, doc: Doc) -> SpanSet {
 
     // Emit spans track by track.
     let total: usize = pending.iter().map(Vec::len).sum();
-    let origin = pending
-        .iter()
-        .flatten()
-        .map(|p| p.start)
-        .min()
-        .unwrap_or(0);
+    let origin = pending.iter().flatten().map(|p| p.start).min().unwrap_or(0);
     let mut set = SpanSet {
         origin_ns: origin.max(0) as u64,
         ..SpanSet::default()
@@ -1217,7 +1222,8 @@ fn build(recs: Vec<Rec<'_>>, doc: Doc) -> SpanSet {
             set.name.push(intern_cached(&mut names, &mut last_name, n));
             set.track.push(new_t as u32);
             if any_cat {
-                set.category.push(intern_cached(&mut names, &mut last_cat, &r.cat));
+                set.category
+                    .push(intern_cached(&mut names, &mut last_cat, &r.cat));
             }
             let closing = (p.close != u32::MAX).then(|| &recs[p.close as usize]);
             let mut extra: Vec<(String, String)> = Vec::new();
@@ -1250,7 +1256,11 @@ fn build(recs: Vec<Rec<'_>>, doc: Doc) -> SpanSet {
     set
 }
 
-fn intern_cached<'s>(names: &mut Names, last: &mut Option<(&'s str, NameId)>, s: &'s str) -> NameId {
+fn intern_cached<'s>(
+    names: &mut Names,
+    last: &mut Option<(&'s str, NameId)>,
+    s: &'s str,
+) -> NameId {
     match *last {
         Some((l, id)) if l == s => id,
         _ => {
@@ -1266,8 +1276,10 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 }
 
 fn warnings(c: &Counts, notes: Vec<String>) -> Warnings {
-    let mut w = Warnings::default();
-    w.notes = notes;
+    let mut w = Warnings {
+        notes,
+        ..Warnings::default()
+    };
     let mut note = |n: u64, text: String| {
         if n > 0 {
             w.notes.push(text);
@@ -1464,7 +1476,11 @@ mod tests {
                 {"ph":"X","name":"beta","ts":5,"dur":10,"pid":0,"tid":0}]"#,
         );
         assert_eq!(parent_name(&s, "beta"), None);
-        assert!(has_note(&s, "1 span partially overlapping"), "{:?}", s.warnings);
+        assert!(
+            has_note(&s, "1 span partially overlapping"),
+            "{:?}",
+            s.warnings
+        );
     }
 
     #[test]
@@ -1513,7 +1529,10 @@ mod tests {
         let n = 100_000;
         let mut t = String::from("[");
         for i in 0..n {
-            t.push_str(&format!(r#"{{"ph":"B","name":"f{}","ts":{i},"pid":1,"tid":1}},"#, i % 7));
+            t.push_str(&format!(
+                r#"{{"ph":"B","name":"f{}","ts":{i},"pid":1,"tid":1}},"#,
+                i % 7
+            ));
         }
         for i in 0..n {
             t.push_str(&format!(r#"{{"ph":"E","ts":{},"pid":1,"tid":1}},"#, n + i));
@@ -1581,8 +1600,16 @@ mod tests {
         assert_eq!(s.category_of(find(&s, "main")), Some("toplevel"));
         assert_eq!(s.track[find(&s, "global")], 1);
         assert_eq!(s.meta, [("displayTimeUnit".to_string(), "ns".to_string())]);
-        assert!(has_note(&s, "2 counter events (ph 'C') skipped"), "{:?}", s.warnings);
-        assert!(has_note(&s, "1 object event (ph 'O') skipped"), "{:?}", s.warnings);
+        assert!(
+            has_note(&s, "2 counter events (ph 'C') skipped"),
+            "{:?}",
+            s.warnings
+        );
+        assert!(
+            has_note(&s, "1 object event (ph 'O') skipped"),
+            "{:?}",
+            s.warnings
+        );
         // Origin is the first span start: r at 0 µs.
         assert_eq!(s.origin_ns, 0);
         assert_eq!(s.start_ns[mark], 1500);
@@ -1611,7 +1638,11 @@ mod tests {
         assert_eq!(s.end_ns(find(&s, "outer")), 25_000);
         assert_eq!(s.end_ns(find(&s, "inner")), 25_000);
         assert_eq!(parent_name(&s, "inner").as_deref(), Some("outer"));
-        assert!(has_note(&s, "1 async span still open when an enclosing"), "{:?}", s.warnings);
+        assert!(
+            has_note(&s, "1 async span still open when an enclosing"),
+            "{:?}",
+            s.warnings
+        );
         assert_eq!(parent_name(&s, "dns").as_deref(), Some("req"));
         assert_eq!(parent_name(&s, "hit").as_deref(), Some("dns"));
         let reqs: Vec<usize> = (0..s.len()).filter(|&i| name(&s, i) == "req").collect();
@@ -1621,8 +1652,16 @@ mod tests {
         let old = find(&s, "old");
         assert_eq!(s.dur_ns[old], 4000);
         assert!(s.tracks.iter().all(|t| t.name.ends_with("— async")));
-        assert!(has_note(&s, "2 async e events with no open b"), "{:?}", s.warnings);
-        assert!(has_note(&s, "1 async span never closed"), "{:?}", s.warnings);
+        assert!(
+            has_note(&s, "2 async e events with no open b"),
+            "{:?}",
+            s.warnings
+        );
+        assert!(
+            has_note(&s, "1 async span never closed"),
+            "{:?}",
+            s.warnings
+        );
         assert!(has_note(&s, "1 async step"), "{:?}", s.warnings);
         assert_eq!(s.attrs.get(find(&s, "dns") as u32)[0].0, "id");
     }
@@ -1634,7 +1673,11 @@ mod tests {
         for (text, spans, note) in [
             (full.to_string(), 2, "not closed"),
             (format!("{full},\n\n"), 2, "not closed"),
-            (format!("{full},{{\"ph\":\"X\",\"na"), 2, "ends inside traceEvents[2]"),
+            (
+                format!("{full},{{\"ph\":\"X\",\"na"),
+                2,
+                "ends inside traceEvents[2]",
+            ),
             (format!("{{\"traceEvents\":{full}"), 2, "not closed"),
             (format!("{full}]"), 2, ""),
         ] {
@@ -1656,17 +1699,30 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(e.contains("t.json: traceEvents[1] (line 2, column 2)"), "{e}");
+        assert!(
+            e.contains("t.json: traceEvents[1] (line 2, column 2)"),
+            "{e}"
+        );
         assert!(e.contains("expected number ts"), "{e}");
-        let e = parse("t.json", b"[{\"ph\":\"X\",\"ts\":0},\n {\"ph\":\"X\",\"ts\":1,,}]")
+        let e = parse(
+            "t.json",
+            b"[{\"ph\":\"X\",\"ts\":0},\n {\"ph\":\"X\",\"ts\":1,,}]",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("traceEvents[1] (line 2, column 19)"), "{e}");
+        let e = parse("t.json", b"[{\"ph\":\"X\",\"ts\":0}, 42]")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("traceEvents[1] (line 2, column 19)"), "{e}");
-        let e = parse("t.json", b"[{\"ph\":\"X\",\"ts\":0}, 42]").unwrap_err().to_string();
-        assert!(e.contains("traceEvents[1]") && e.contains("expected an event object"), "{e}");
+        assert!(
+            e.contains("traceEvents[1]") && e.contains("expected an event object"),
+            "{e}"
+        );
         let e = parse("t.json", b"{\"foo\": []}").unwrap_err().to_string();
         assert!(e.contains("expected a traceEvents array"), "{e}");
-        let e = parse("t.json", b"[{\"ph\":\"X\",\"ts\":1e30,\"dur\":1}]").unwrap_err().to_string();
+        let e = parse("t.json", b"[{\"ph\":\"X\",\"ts\":1e30,\"dur\":1}]")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("traceEvents[0]") && e.contains("1e30"), "{e}");
     }
 
@@ -1689,7 +1745,11 @@ mod tests {
         assert_eq!(s.dur_ns[find(&s, "a")], 1500);
         assert_eq!(s.dur_ns[find(&s, "(unnamed)")], 0);
         assert!(has_note(&s, "1 X event without dur"), "{:?}", s.warnings);
-        assert!(has_note(&s, "1 event without a one-letter ph"), "{:?}", s.warnings);
+        assert!(
+            has_note(&s, "1 event without a one-letter ph"),
+            "{:?}",
+            s.warnings
+        );
     }
 
     /// Random multi-thread traces with X, B/E, instants, async and args.
@@ -1716,7 +1776,10 @@ mod tests {
                 ),
                 1 | 2 => {
                     open[tid as usize] += 1;
-                    format!(r#"{{"ph":"B","name":"b{}","ts":{ts},"pid":1,"tid":{tid}}}"#, r % 5)
+                    format!(
+                        r#"{{"ph":"B","name":"b{}","ts":{ts},"pid":1,"tid":{tid}}}"#,
+                        r % 5
+                    )
                 }
                 3 if open[tid as usize] > 0 => {
                     open[tid as usize] -= 1;
@@ -1736,7 +1799,9 @@ mod tests {
         out
     }
 
-    fn dump(s: &SpanSet) -> Vec<(u64, u64, u32, String, u32, Vec<(String, String)>)> {
+    type Dumped = (u64, u64, u32, String, u32, Vec<(String, String)>);
+
+    fn dump(s: &SpanSet) -> Vec<Dumped> {
         (0..s.len())
             .map(|i| {
                 (

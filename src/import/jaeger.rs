@@ -142,7 +142,11 @@ fn read_span(
     out: &mut SpanCollector,
 ) -> Result<(), ImportError> {
     if !span.is_object() {
-        return Err(invalid(file, path, format!("expected a span object, found {}", shown(span))));
+        return Err(invalid(
+            file,
+            path,
+            format!("expected a span object, found {}", shown(span)),
+        ));
     }
     let span_id = str_field(span, &["spanID", "spanId"])
         .ok_or_else(|| invalid(file, path, "expected a spanID string"))?;
@@ -169,9 +173,9 @@ fn read_span(
     let end = span.get("endTime").and_then(Value::as_str);
     let dur_ns: u64 = match span.get("duration") {
         None | Some(Value::Null) if end.is_some() => {
-            let end_ns = end.and_then(rfc3339_ns).ok_or_else(|| {
-                invalid(file, path, "expected endTime as an RFC 3339 time")
-            })?;
+            let end_ns = end
+                .and_then(rfc3339_ns)
+                .ok_or_else(|| invalid(file, path, "expected endTime as an RFC 3339 time"))?;
             u64::try_from(end_ns).unwrap_or(0).saturating_sub(start_ns)
         }
         None | Some(Value::Null) => 0,
@@ -305,7 +309,10 @@ mod tests {
 
     #[test]
     fn all_shapes_load() {
-        let query = format!(r#"{{"data":[{UI},{}],"total":2}}"#, UI.replace("abc", "def"));
+        let query = format!(
+            r#"{{"data":[{UI},{}],"total":2}}"#,
+            UI.replace("abc", "def")
+        );
         let s = parse("q.json", query.as_bytes()).unwrap();
         // Same span ids in two traces: four spans, two roots, no collision.
         assert_eq!(s.len(), 4);
@@ -315,7 +322,11 @@ mod tests {
         let array = format!("[{UI},{UI}]");
         let s = parse("a.json", array.as_bytes()).unwrap();
         assert_eq!(s.len(), 4);
-        assert!(s.warnings.notes[0].contains("2 spans share an id"), "{:?}", s.warnings);
+        assert!(
+            s.warnings.notes[0].contains("2 spans share an id"),
+            "{:?}",
+            s.warnings
+        );
 
         let redux = format!(r#"{{"data":{UI},"id":"abc","state":"FETCHED_TRACE"}}"#);
         assert_eq!(parse("r.json", redux.as_bytes()).unwrap().len(), 2);
@@ -348,7 +359,10 @@ mod tests {
         assert_eq!(s.dur_ns[1], 1_000_000);
         assert_eq!(s.parent[1], 0);
         assert_eq!(s.parent[0], NO_PARENT);
-        assert_eq!(s.attrs.get(0)[0], ("peer.port".to_string(), "53931".to_string()));
+        assert_eq!(
+            s.attrs.get(0)[0],
+            ("peer.port".to_string(), "53931".to_string())
+        );
     }
 
     #[test]
@@ -366,7 +380,10 @@ mod tests {
         assert_eq!(name(&s, 1), "/action1");
         assert_eq!(s.tracks[0].name, "proj");
         let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
-        assert_eq!(s.attrs.get(0), [kv("kind", "RPC_CLIENT"), kv("key1", "value1")]);
+        assert_eq!(
+            s.attrs.get(0),
+            [kv("kind", "RPC_CLIENT"), kv("key1", "value1")]
+        );
     }
 
     #[test]
@@ -378,7 +395,10 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(e.contains("t.json: data[0].spans[1]: expected startTime"), "{e}");
+        assert!(
+            e.contains("t.json: data[0].spans[1]: expected startTime"),
+            "{e}"
+        );
         let e = parse(
             "t.json",
             br#"{"traceID":"1","spans":[{"spanID":"1","startTime":18446744073709551,"duration":18446744073709551}]}"#,
@@ -386,9 +406,13 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("spans[0]: expected duration"), "{e}");
-        let e = parse("t.json", br#"{"traceID":"1","spans":[]}"#).unwrap_err().to_string();
+        let e = parse("t.json", br#"{"traceID":"1","spans":[]}"#)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no spans"), "{e}");
-        let e = parse("t.json", b"{\"traceID\":\"1\",\n\"spans\":[}").unwrap_err().to_string();
+        let e = parse("t.json", b"{\"traceID\":\"1\",\n\"spans\":[}")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("line 2"), "{e}");
     }
 }

@@ -43,14 +43,17 @@ pub fn parse(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
     for (prefix, d) in docs {
         let (p, rs) = match (d.get("resourceSpans"), d.get("result")) {
             (Some(rs), _) => (format!("{prefix}resourceSpans"), rs),
-            (None, Some(r)) if r.get("resourceSpans").is_some() => (
-                format!("{prefix}result.resourceSpans"),
-                &r["resourceSpans"],
-            ),
+            (None, Some(r)) if r.get("resourceSpans").is_some() => {
+                (format!("{prefix}result.resourceSpans"), &r["resourceSpans"])
+            }
             _ => {
                 return Err(invalid(
                     file,
-                    if prefix.is_empty() { "top level" } else { &prefix },
+                    if prefix.is_empty() {
+                        "top level"
+                    } else {
+                        &prefix
+                    },
                     "expected {\"resourceSpans\": [...]} (or {\"result\": {\"resourceSpans\": [...]}})",
                 ));
             }
@@ -257,21 +260,33 @@ fn read_span(
         if let Some(c) = st.get("code") {
             attrs.push(("status.code".to_string(), text_of(c)));
         }
-        if let Some(m) = st.get("message").and_then(Value::as_str).filter(|m| !m.is_empty()) {
+        if let Some(m) = st
+            .get("message")
+            .and_then(Value::as_str)
+            .filter(|m| !m.is_empty())
+        {
             attrs.push(("status.message".to_string(), m.to_string()));
         }
     }
     if let Some(s) = scope {
         attrs.push(("otel.scope.name".to_string(), s.to_string()));
     }
-    for e in span.get("events").and_then(Value::as_array).into_iter().flatten() {
+    for e in span
+        .get("events")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let mut ea = Vec::new();
         if let Some(a) = e.get("attributes") {
             attributes(a, "", &mut ea);
         }
-        let at = e.get("timeUnixNano").and_then(as_u64).map_or_else(String::new, |t| {
-            format!("+{}ns ", t.saturating_sub(start_ns))
-        });
+        let at = e
+            .get("timeUnixNano")
+            .and_then(as_u64)
+            .map_or_else(String::new, |t| {
+                format!("+{}ns ", t.saturating_sub(start_ns))
+            });
         let body: Vec<String> = ea.iter().map(|(k, v)| format!("{k}={v}")).collect();
         attrs.push((
             "event".to_string(),
@@ -290,7 +305,11 @@ fn read_span(
             .filter(|(k, _)| k != "service.name")
             .map(|(k, v)| (format!("resource.{k}"), v.clone())),
     );
-    let name = span.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+    let name = span
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     out.push(
         trace_id,
         span_id,
@@ -356,7 +375,10 @@ mod tests {
     fn wrappers_and_errors() {
         let v3 = format!(r#"{{"result":{DOC}}}"#);
         assert_eq!(parse("v3.json", v3.as_bytes()).unwrap().len(), 2);
-        let arr = format!("[{DOC},{}]", DOC.replace("5B8E", "6B8E").replace("5b8e", "6b8e"));
+        let arr = format!(
+            "[{DOC},{}]",
+            DOC.replace("5B8E", "6B8E").replace("5b8e", "6b8e")
+        );
         let s = parse("a.json", arr.as_bytes()).unwrap();
         assert_eq!(s.len(), 4);
         assert!(s.warnings.notes.iter().all(|n| !n.contains("share an id")));
@@ -367,10 +389,14 @@ mod tests {
         let bad = DOC.replace("\"1544712660100000000\"", "\"soon\"");
         let e = parse("b.json", bad.as_bytes()).unwrap_err().to_string();
         assert!(
-            e.contains("b.json: resourceSpans[0].scopeSpans[0].spans[1]: expected startTimeUnixNano"),
+            e.contains(
+                "b.json: resourceSpans[0].scopeSpans[0].spans[1]: expected startTimeUnixNano"
+            ),
             "{e}"
         );
-        let e = parse("e.json", br#"{"resourceSpans":[]}"#).unwrap_err().to_string();
+        let e = parse("e.json", br#"{"resourceSpans":[]}"#)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no spans"), "{e}");
     }
 }

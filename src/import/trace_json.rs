@@ -216,7 +216,11 @@ pub(crate) fn rfc3339_ns(s: &str) -> Option<i64> {
         _ => return None,
     };
     // Days from the civil date (Howard Hinnant's algorithm).
-    let (y, m) = if mo <= 2 { (y - 1, mo + 9) } else { (y, mo - 3) };
+    let (y, m) = if mo <= 2 {
+        (y - 1, mo + 9)
+    } else {
+        (y, mo - 3)
+    };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
     let doy = (153 * m + 2) / 5 + d - 1;
@@ -276,10 +280,11 @@ impl SpanCollector {
     ) {
         let dense = self.spans.len() as u64 + 1;
         let key = (norm_id(trace), norm_id(span));
-        if self.ids.contains_key(&key) {
-            self.duplicates += 1;
-        } else {
-            self.ids.insert(key, dense);
+        match self.ids.entry(key) {
+            std::collections::hash_map::Entry::Occupied(_) => self.duplicates += 1,
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(dense);
+            }
         }
         self.attrs.push(self.spans.len() as u32, attrs);
         self.spans.push(RawSpan {

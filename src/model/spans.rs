@@ -106,15 +106,18 @@ impl SpanAttrs {
             .collect();
         let mut order: Vec<usize> = (0..ranges.len()).collect();
         order.sort_by_key(|&k| ranges[k].0);
-        let mut old: Vec<Option<(String, String)>> =
-            std::mem::take(&mut self.pairs).into_iter().map(Some).collect();
+        let mut old: Vec<Option<(String, String)>> = std::mem::take(&mut self.pairs)
+            .into_iter()
+            .map(Some)
+            .collect();
         self.index.clear();
         for k in order {
             let (span, a, b) = ranges[k];
             if self.index.last().is_none_or(|&(s, _)| s != span) {
                 self.index.push((span, self.pairs.len() as u32));
             }
-            self.pairs.extend(old[a..b].iter_mut().filter_map(Option::take));
+            self.pairs
+                .extend(old[a..b].iter_mut().filter_map(Option::take));
         }
         self.unsorted = false;
     }
@@ -159,7 +162,10 @@ impl SpanAttrs {
                 continue;
             };
             if new != u32::MAX {
-                out.push(new, self.pairs[first as usize..self.end_of(k)].iter().cloned());
+                out.push(
+                    new,
+                    self.pairs[first as usize..self.end_of(k)].iter().cloned(),
+                );
             }
         }
         out.finish();
@@ -557,7 +563,11 @@ mod tests {
         a.push(2, [kv("k", "third")]);
         let set = SpanSet::from_ids_with(
             Names::new(),
-            vec![raw(7, 0, 0, 1, "a"), raw(7, 0, 0, 1, "b"), raw(8, 7, 0, 1, "c")],
+            vec![
+                raw(7, 0, 0, 1, "a"),
+                raw(7, 0, 0, 1, "b"),
+                raw(8, 7, 0, 1, "c"),
+            ],
             vec![Track::new("t")],
             Warnings::default(),
             a,
