@@ -2,9 +2,9 @@
 //!
 //! Inputs are generated deterministically (a W1-like folded profile from TARGETS.md,
 //! scaled down to run in seconds: mean depth ~30, 20 000 distinct 40-byte frame names),
-//! so numbers are comparable between runs and machines; the Chrome trace group parses a
-//! generated ~16 MiB trace of X and B/E events over four threads, on all cores and on
-//! one. Run with
+//! so numbers are comparable between runs and machines; the Chrome trace benchmarks parse
+//! a generated ~16 MiB trace of X and B/E events over four threads, on all cores and on
+//! one (the result is dropped outside the timing). Run with
 //! `cargo bench --bench pipeline`; the frame group needs a GPU adapter (Mesa llvmpipe
 //! counts) and is skipped without one.
 
@@ -131,13 +131,13 @@ fn bench_parse(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(trace.len() as u64));
     g.sample_size(10);
     g.bench_with_input(BenchmarkId::new("chrome", "16MiB"), &trace, |b, t| {
-        b.iter(|| import::chrome::parse("t.json", black_box(t.as_bytes())).unwrap())
+        b.iter_with_large_drop(|| import::chrome::parse("t.json", black_box(t.as_bytes())).unwrap())
     });
     g.bench_with_input(
         BenchmarkId::new("chrome-1-thread", "16MiB"),
         &trace,
         |b, t| {
-            b.iter(|| {
+            b.iter_with_large_drop(|| {
                 import::chrome::parse_with_threads("t.json", black_box(t.as_bytes()), 1, usize::MAX)
                     .unwrap()
             })

@@ -60,10 +60,9 @@
 
 use super::ImportError;
 use crate::model::names::{NameId, Names};
-use crate::model::spans::{SpanAttrs, SpanSet, Track, TrackInfo, TrackKind};
+use crate::model::spans::{AttrPair, SpanAttrs, SpanSet, Track, TrackInfo, TrackKind};
 use crate::model::{NO_PARENT, Warnings};
 use serde::Deserialize;
-use serde::de::{self, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -89,8 +88,8 @@ pub fn parse_with_threads(
         threads,
         min_bytes: min_parallel_bytes,
     };
-    let (recs, names, doc) = read_doc(file, text, split)?;
-    Ok(build(recs, names, doc))
+    let (recs, names, args, doc) = read_doc(file, text, split)?;
+    Ok(build(recs, names, args, doc))
 }
 
 /// When and how widely to parse in parallel.
@@ -203,6 +202,8 @@ struct Run<'a> {
     recs: Vec<Rec<'a>>,
     /// Names and categories, interned while the event's text is in cache.
     names: Names,
+    /// `args` of the span events.
+    args: ArgStore,
     end: RunEnd,
 }
 
@@ -245,6 +246,7 @@ impl EvError {
 fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result<Run<'a>, EvError> {
     let mut recs = Vec::new();
     let mut names = Names::new();
+    let mut args = ArgStore::default();
     let end = loop {
         i = skip_ws(text, i);
         match text.get(i) {
@@ -257,7 +259,7 @@ fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result<Run<'a>, E
                 }
                 match scan_event(text, i) {
                     Ok((ev, end)) => {
-                        recs.push(event_rec(text, i, recs.len(), ev, &mut names)?);
+                        recs.push(event_rec(text, i, recs.len(), ev, &mut names, &mut args)?);
                         i = end;
                     }
                     Err(ScanErr::Eof) => break RunEnd::CutEvent(i),
@@ -279,7 +281,12 @@ fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result<Run<'a>, E
             }
         }
     };
-    Ok(Run { recs, names, end })
+    Ok(Run {
+        recs,
+        names,
+        args,
+        end,
+    })
 }
 
 /// The first event start at or after `from`, guessed from the layout writers use: an
@@ -310,7 +317,7 @@ fn parse_array<'a>(
     text: &'a [u8],
     start: usize,
     split: Split,
-) -> Result<(Vec<Rec<'a>>, Names, RunEnd), ImportError> {
+) -> Result<(Vec<Rec<'a>>, Names, ArgStore, RunEnd), ImportError> {
     let len = text.len() - start;
     let mut starts = vec![start];
     if split.threads > 1 && len >= split.min_bytes {
@@ -324,7 +331,7 @@ fn parse_array<'a>(
     }
     if starts.len() == 1 {
         let run = parse_run(text, start, usize::MAX).map_err(|e| e.into_import(file, 0))?;
-        return Ok((run.recs, run.names, run.end));
+        return Ok((run.recs, run.names, run.args, run.end));
     }
     let runs: Vec<Result<Run<'a>, EvError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..starts.len())
@@ -342,21 +349,25 @@ fn parse_array<'a>(
             .collect()
     });
     let mut recs: Vec<Rec<'a>> = Vec::new();
-    let mut names: Option<Names> = None;
+    let mut names: Option<(Names, ArgStore)> = None;
     // Appends a run, renumbering its names into the first run's table: names get the
     // ids a sequential parse gives them (order of first appearance).
     let mut append = |run: Run<'a>, recs: &mut Vec<Rec<'a>>| match names.as_mut() {
         None => {
-            names = Some(run.names);
+            names = Some((run.names, run.args));
             recs.extend(run.recs);
         }
-        Some(global) => {
+        Some((global, args)) => {
             let map: Vec<NameId> = run.names.iter().map(|(_, n)| global.intern(n)).collect();
+            let pair_base = args.append(run.args);
             recs.extend(run.recs.into_iter().map(|mut r| {
                 for id in [&mut r.name, &mut r.cat] {
                     if *id != NO_NAME {
                         *id = map[*id as usize];
                     }
+                }
+                if r.args.1 > 0 {
+                    r.args.0 += pair_base;
                 }
                 r
             }));
@@ -374,13 +385,18 @@ fn parse_array<'a>(
                     parse_run(text, at, usize::MAX).map_err(|e| e.into_import(file, recs.len()))?;
                 let end = rest.end;
                 append(rest, &mut recs);
-                return Ok((recs, names.unwrap_or_default(), end));
+                let (names, args) = names.unwrap_or_default();
+                return Ok((recs, names, args, end));
             }
-            end => return Ok((recs, names.unwrap_or_default(), end)),
+            end => {
+                let (names, args) = names.unwrap_or_default();
+                return Ok((recs, names, args, end));
+            }
         }
     }
     // The last run has no stop, so it never ends `Stopped`.
-    Ok((recs, names.unwrap_or_default(), RunEnd::Open))
+    let (names, args) = names.unwrap_or_default();
+    Ok((recs, names, args, RunEnd::Open))
 }
 
 /// Reads an array-form or object-form trace.
@@ -388,13 +404,13 @@ fn read_doc<'a>(
     file: &str,
     text: &'a [u8],
     split: Split,
-) -> Result<(Vec<Rec<'a>>, Names, Doc), ImportError> {
+) -> Result<(Vec<Rec<'a>>, Names, ArgStore, Doc), ImportError> {
     let mut doc = Doc {
         display_time_unit: None,
         notes: Vec::new(),
     };
     let start = skip_ws(text, 0);
-    let (recs, names, end) = match text.get(start) {
+    let (recs, names, args, end) = match text.get(start) {
         Some(b'[') => parse_array(file, text, start + 1, split)?,
         Some(b'{') => {
             let mut found = None;
@@ -446,8 +462,8 @@ fn read_doc<'a>(
                             "expected an array of events".to_string(),
                         ));
                     }
-                    let (recs, names, end) = parse_array(file, text, i + 1, split)?;
-                    found = Some((recs, names, end));
+                    let (recs, names, args, end) = parse_array(file, text, i + 1, split)?;
+                    found = Some((recs, names, args, end));
                     match end {
                         RunEnd::Closed(after) => {
                             i = after;
@@ -512,7 +528,7 @@ fn read_doc<'a>(
             ));
         }
     }
-    Ok((recs, names, doc))
+    Ok((recs, names, args, doc))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -763,8 +779,8 @@ struct Rec<'a> {
     name: NameId,
     /// Interned category, or [`NO_NAME`].
     cat: NameId,
-    /// `args` of span events as text pairs (empty: no allocation).
-    attrs: Vec<(String, String)>,
+    /// `args` of span events: `(first, count)` pairs in the run's [`ArgStore`].
+    args: (u32, u32),
     extra: Option<Box<Extra<'a>>>,
     /// The phase letter (0 for a missing, empty or multi-letter phase).
     ph: u8,
@@ -796,6 +812,7 @@ fn event_rec<'a>(
     local: usize,
     mut ev: Ev<'a>,
     names: &mut Names,
+    store: &mut ArgStore,
 ) -> Result<Rec<'a>, EvError> {
     let number = |field: &str, raw: Option<&str>| -> Result<i64, EvError> {
         let Some(raw) = raw else { return Ok(NONE) };
@@ -849,9 +866,9 @@ fn event_rec<'a>(
         ph,
         b'X' | b'B' | b'E' | b'i' | b'I' | b'R' | b'b' | b'e' | b'n' | b'S'
     );
-    let attrs = match ev.args {
-        Some(args) if spans => args_pairs(args),
-        _ => Vec::new(),
+    let args = match ev.args {
+        Some(args) if spans => store.add(args),
+        _ => (0, 0),
     };
     let (meta_args, meta_name) = if ph == b'M' {
         (ev.args, ev.name.take())
@@ -879,7 +896,7 @@ fn event_rec<'a>(
             .cat
             .filter(|n| !n.is_empty())
             .map_or(NO_NAME, |n| names.intern(&n)),
-        attrs,
+        args,
         extra,
         ph,
         instant_scope: match ev.s.as_deref() {
@@ -995,41 +1012,93 @@ pub(crate) fn micros_to_ns(raw: &str) -> Option<i64> {
     }
 }
 
-/// `args` as `(key, value)` text pairs: strings as they are, anything else as its JSON.
-fn args_pairs(args: &str) -> Vec<(String, String)> {
-    struct Pairs;
-    impl<'de> Visitor<'de> for Pairs {
-        type Value = Vec<(String, String)>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
-            let mut out = Vec::new();
-            while let Some(k) = m.next_key::<Cow<'de, str>>()? {
-                let v: &'de RawValue = m.next_value()?;
-                out.push((k.into_owned(), value_text(v)));
-            }
-            Ok(out)
-        }
-    }
-    let t = args;
-    if t == "{}" || t == "null" {
-        return Vec::new();
-    }
-    let mut de = serde_json::Deserializer::from_str(t);
-    match de::Deserializer::deserialize_map(&mut de, Pairs) {
-        Ok(v) => v,
-        Err(_) => vec![("args".to_string(), t.to_string())],
-    }
+/// `args` read by a run: keys interned, values in one text arena; events refer to a
+/// range of `pairs`. No allocation per event or per pair.
+#[derive(Default)]
+struct ArgStore {
+    keys: Names,
+    pairs: Vec<AttrPair>,
+    text: String,
 }
 
-/// A JSON value as display text: a string unquoted, anything else as written.
-pub(crate) fn value_text(v: &RawValue) -> String {
-    let t = v.get();
-    if t.starts_with('"') {
-        serde_json::from_str::<String>(t).unwrap_or_else(|_| t.to_string())
-    } else {
-        t.to_string()
+impl ArgStore {
+    fn pair(&mut self, key: &str, value: &str) -> AttrPair {
+        let start = self.text.len() as u64;
+        self.text.push_str(value);
+        AttrPair {
+            key: self.keys.intern(key),
+            start,
+            len: value.len() as u32,
+        }
+    }
+
+    /// Stores an `args` object's members (strings as their text, anything else as its
+    /// JSON); a non-object, or one this reader cannot follow, is kept whole as `args`.
+    fn add(&mut self, raw: &str) -> (u32, u32) {
+        let first = self.pairs.len();
+        let text_len = self.text.len();
+        if self.members(raw).is_err() {
+            self.pairs.truncate(first);
+            self.text.truncate(text_len);
+            let p = self.pair("args", raw);
+            self.pairs.push(p);
+        }
+        (first as u32, (self.pairs.len() - first) as u32)
+    }
+
+    fn members(&mut self, raw: &str) -> Result<(), ScanErr> {
+        let b = raw.as_bytes();
+        let syntax = |i| ScanErr::Syntax(i, String::new());
+        if b.first() != Some(&b'{') {
+            return Err(syntax(0));
+        }
+        let mut i = skip_ws(b, 1);
+        if b.get(i) == Some(&b'}') {
+            return Ok(());
+        }
+        loop {
+            if b.get(i) != Some(&b'"') {
+                return Err(syntax(i));
+            }
+            let (key, after) = scan_string(b, i)?;
+            i = skip_ws(b, after);
+            if b.get(i) != Some(&b':') {
+                return Err(syntax(i));
+            }
+            i = skip_ws(b, i + 1);
+            let (value, after) = if b.get(i) == Some(&b'"') {
+                scan_string(b, i)?
+            } else {
+                let (v, e) = scan_raw(b, i)?;
+                (Cow::Borrowed(v), e)
+            };
+            let p = self.pair(&key, &value);
+            self.pairs.push(p);
+            i = skip_ws(b, after);
+            match b.get(i) {
+                Some(b',') => i = skip_ws(b, i + 1),
+                Some(b'}') => return Ok(()),
+                _ => return Err(syntax(i)),
+            }
+        }
+    }
+
+    /// Moves `other` to the end of this store; returns the index its first pair got.
+    fn append(&mut self, other: ArgStore) -> u32 {
+        let base = self.pairs.len() as u32;
+        let text_base = self.text.len() as u64;
+        let keys: Vec<NameId> = other
+            .keys
+            .iter()
+            .map(|(_, k)| self.keys.intern(k))
+            .collect();
+        self.pairs.extend(other.pairs.iter().map(|p| AttrPair {
+            key: keys[p.key as usize],
+            start: p.start + text_base,
+            len: p.len,
+        }));
+        self.text.push_str(&other.text);
+        base
     }
 }
 
@@ -1079,7 +1148,7 @@ impl Slim {
             dur: r.dur_ns,
             cat: r.cat,
             ph: r.ph,
-            flags: if r.attrs.is_empty() { 0 } else { OWN_ARGS }
+            flags: if r.args.1 == 0 { 0 } else { OWN_ARGS }
                 | if r.id().is_some() { HAS_ID } else { 0 },
         }
     }
@@ -1136,7 +1205,7 @@ struct Process<'a> {
 /// Hash maps keyed by small ids: foldhash, as the name interner uses.
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
-fn build(mut recs: Vec<Rec<'_>>, mut names: Names, doc: Doc) -> SpanSet {
+fn build(recs: Vec<Rec<'_>>, mut names: Names, store: ArgStore, doc: Doc) -> SpanSet {
     let mut c = Counts::default();
 
     // Metadata, and the trace's end (for spans never closed).
@@ -1508,7 +1577,12 @@ fn build(mut recs: Vec<Rec<'_>>, mut names: Names, doc: Doc) -> SpanSet {
     if any_cat {
         set.category.reserve(total);
     }
-    let mut attrs = SpanAttrs::default();
+    let ArgStore {
+        keys,
+        pairs: arg_pairs,
+        text: arg_text,
+    } = store;
+    let mut attrs = SpanAttrs::from_parts(keys, arg_text);
     let mut unnamed = None;
     let mut no_cat = None;
     for (new_t, &t) in order.iter().enumerate() {
@@ -1538,22 +1612,22 @@ fn build(mut recs: Vec<Rec<'_>>, mut names: Names, doc: Doc) -> SpanSet {
             if p.flags == 0 {
                 continue;
             }
-            // Attributes are moved into the set, not copied.
-            let id = (p.flags & HAS_ID != 0)
-                .then(|| recs[p.rec as usize].id())
-                .flatten()
-                .map(|(id, _)| ("id".to_string(), id.to_string()));
-            let own = if p.flags & OWN_ARGS != 0 {
-                std::mem::take(&mut recs[p.rec as usize].attrs)
-            } else {
-                Vec::new()
-            };
-            let closing = if p.flags & CLOSE_ARGS != 0 {
-                std::mem::take(&mut recs[p.close as usize].attrs)
-            } else {
-                Vec::new()
-            };
-            attrs.push(i, id.into_iter().chain(own).chain(closing));
+            // The pairs point into the arena the runs filled: nothing is copied.
+            attrs.begin(i);
+            if p.flags & HAS_ID != 0
+                && let Some((id, _)) = recs[p.rec as usize].id()
+            {
+                let pair = attrs.intern_pair("id", id);
+                attrs.push_pair(pair);
+            }
+            for (flag, k) in [(OWN_ARGS, p.rec), (CLOSE_ARGS, p.close)] {
+                if p.flags & flag != 0 {
+                    let (first, n) = recs[k as usize].args;
+                    for &pair in &arg_pairs[first as usize..(first + n) as usize] {
+                        attrs.push_pair(pair);
+                    }
+                }
+            }
         }
     }
     attrs.finish();
@@ -1799,7 +1873,7 @@ mod tests {
         assert_eq!(parent_name(&s, "beta").as_deref(), Some("alpha"));
         // E's args are merged into the span's.
         let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
-        assert_eq!(s.attrs.get(beta as u32), [kv("b", "x"), kv("e", "1")]);
+        assert_eq!(s.attrs.owned(beta as u32), [kv("b", "x"), kv("e", "1")]);
         // The unclosed B ends at the trace's end (X "last" ends at 20 µs).
         let open = find(&s, "open");
         assert_eq!(s.end_ns(open), 20_000);
@@ -1850,6 +1924,21 @@ mod tests {
         assert_eq!(depth, n - 1);
         let l = crate::layout::timeline::timeline_layout(&s, &tree);
         assert_eq!(l.rows.len(), n);
+    }
+
+    #[test]
+    fn deeply_nested_args_cost_no_call_stack() {
+        let deep = format!("{}1{}", "[".repeat(200_000), "]".repeat(200_000));
+        let t = format!(
+            r#"[{{"ph":"X","name":"a","ts":0,"dur":1,"args":{{"deep":{deep},"k":"v"}}}},
+                {{"ph":"M","name":"thread_name","args":{{"name":{deep}}}}}]"#
+        );
+        let s = load(&t);
+        assert_eq!(s.len(), 1);
+        // The nested value is kept whole, as text.
+        let a = s.attrs.owned(0);
+        assert_eq!((a[0].0.as_str(), a[0].1.len()), ("deep", 400_001));
+        assert_eq!(a[1], ("k".to_string(), "v".to_string()));
     }
 
     #[test]
@@ -1960,7 +2049,7 @@ mod tests {
             s.warnings
         );
         assert!(has_note(&s, "1 async step"), "{:?}", s.warnings);
-        assert_eq!(s.attrs.get(find(&s, "dns") as u32)[0].0, "id");
+        assert_eq!(s.attrs.owned(find(&s, "dns") as u32)[0].0, "id");
     }
 
     #[test]
@@ -2027,7 +2116,7 @@ mod tests {
     fn odd_ids_and_missing_fields() {
         let s = load(
             r#"[{"ph":"X","name":"a","ts":"5","dur":"1.5","pid":"Main","tid":"12"},
-                {"ph":"X","name":"b","ts":6,"tdur":4,"pid":"Main","tid":12},
+                {"ph":"X","name":"b","ts":6,"tdur":4,"pid":"Main","tid":12,"args":[1, 2]},
                 {"name":"nophase","ts":1},
                 {"ph":"X","ts":9,"dur":0}]"#,
         );
@@ -2039,6 +2128,12 @@ mod tests {
         assert_eq!(s.tracks[t].name, "Thread 12");
         assert_eq!(s.track_info[t].group, "Process Main");
         assert_eq!(s.dur_ns[find(&s, "b")], 4000);
+        // args that are not an object are kept whole.
+        let b = find(&s, "b") as u32;
+        assert_eq!(
+            s.attrs.owned(b),
+            [("args".to_string(), "[1, 2]".to_string())]
+        );
         assert_eq!(s.dur_ns[find(&s, "a")], 1500);
         assert_eq!(s.dur_ns[find(&s, "(unnamed)")], 0);
         assert!(has_note(&s, "1 X event without dur"), "{:?}", s.warnings);
@@ -2107,7 +2202,7 @@ mod tests {
                     s.parent[i],
                     name(s, i).to_string(),
                     s.track[i],
-                    s.attrs.get(i as u32).to_vec(),
+                    s.attrs.owned(i as u32),
                 )
             })
             .collect()

@@ -296,7 +296,7 @@ mod tests {
         assert_eq!(s.track_info[0].kind, TrackKind::Service);
         let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
         assert_eq!(
-            s.attrs.get(find(&s, "root") as u32),
+            s.attrs.owned(find(&s, "root") as u32),
             [
                 kv("http.method", "GET"),
                 kv("n", "3"),
@@ -360,7 +360,7 @@ mod tests {
         assert_eq!(s.parent[1], 0);
         assert_eq!(s.parent[0], NO_PARENT);
         assert_eq!(
-            s.attrs.get(0)[0],
+            s.attrs.owned(0)[0],
             ("peer.port".to_string(), "53931".to_string())
         );
     }
@@ -381,7 +381,7 @@ mod tests {
         assert_eq!(s.tracks[0].name, "proj");
         let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
         assert_eq!(
-            s.attrs.get(0),
+            s.attrs.owned(0),
             [kv("kind", "RPC_CLIENT"), kv("key1", "value1")]
         );
     }

@@ -354,7 +354,7 @@ mod tests {
         assert_eq!(s.dur_ns[1], 0);
         let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
         assert_eq!(
-            s.attrs.get(0),
+            s.attrs.owned(0),
             [
                 kv("span.kind", "server"),
                 kv("n", "42"),
@@ -367,7 +367,7 @@ mod tests {
                 kv("resource.host", "h1"),
             ]
         );
-        assert_eq!(s.attrs.get(1)[0], kv("span.kind", "client"));
+        assert_eq!(s.attrs.owned(1)[0], kv("span.kind", "client"));
         assert!(s.warnings.notes[0].contains("1 span ending before its start"));
     }
 

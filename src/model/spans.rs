@@ -67,74 +67,157 @@ pub struct TrackInfo {
 }
 
 /// Key/value attributes of the spans that have any, as a compact side table: one
-/// `(span, first pair)` entry per such span, sorted by span, and all pairs in one vector.
-/// Values are text: strings as they are, other JSON values as compact JSON.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// `(span, first pair)` entry per such span, sorted by span; pairs of an interned key and
+/// a value range in one text arena. A pair costs 16 bytes plus its value's bytes, and no
+/// allocation of its own. Values are text: strings as they are, other JSON values as
+/// their JSON.
+#[derive(Clone, Debug, Default)]
 pub struct SpanAttrs {
     index: Vec<(u32, u32)>,
-    pairs: Vec<(String, String)>,
+    pairs: Vec<AttrPair>,
+    keys: Names,
+    text: String,
     unsorted: bool,
 }
 
+/// One attribute: an interned key and where its value is in the arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttrPair {
+    /// Key, in [`SpanAttrs::keys`].
+    pub key: NameId,
+    /// Value: byte offset in the arena.
+    pub start: u64,
+    /// Value: length in bytes.
+    pub len: u32,
+}
+
 impl SpanAttrs {
-    /// Adds `pairs` to `span` (nothing when `pairs` is empty). Spans may come in any
-    /// order; [`SpanAttrs::finish`] sorts them.
-    pub fn push(&mut self, span: u32, pairs: impl IntoIterator<Item = (String, String)>) {
-        let first = self.pairs.len();
-        self.pairs.extend(pairs);
-        if self.pairs.len() == first {
-            return;
+    /// An empty table whose keys and value text start as given (importers that read
+    /// values straight into an arena hand it over here).
+    pub fn from_parts(keys: Names, text: String) -> SpanAttrs {
+        SpanAttrs {
+            keys,
+            text,
+            ..SpanAttrs::default()
         }
-        if let Some(&(last, _)) = self.index.last()
-            && last >= span
-        {
-            self.unsorted = true;
-        }
-        self.index.push((span, first as u32));
     }
 
-    /// Sorts by span and merges entries pushed for the same span (in push order).
+    /// The interned keys.
+    pub fn keys(&self) -> &Names {
+        &self.keys
+    }
+
+    /// Starts the attributes of `span`: pairs pushed with [`SpanAttrs::push_pair`] until
+    /// the next `begin` belong to it. Spans may come in any order; [`SpanAttrs::finish`]
+    /// sorts them.
+    pub fn begin(&mut self, span: u32) {
+        if let Some(&(last, first)) = self.index.last() {
+            if first as usize == self.pairs.len() {
+                // The previous span got no pairs: reuse its entry.
+                self.index.pop();
+                if self.index.last().is_some_and(|&(l, _)| l >= span) {
+                    self.unsorted = true;
+                }
+            } else if last >= span {
+                self.unsorted = true;
+            }
+        }
+        self.index.push((span, self.pairs.len() as u32));
+    }
+
+    /// Adds a pair to the span last [`begin`](SpanAttrs::begin)-ed.
+    pub fn push_pair(&mut self, pair: AttrPair) {
+        self.pairs.push(pair);
+    }
+
+    /// Appends `value` to the arena and returns its pair for `key`.
+    pub fn intern_pair(&mut self, key: &str, value: &str) -> AttrPair {
+        let start = self.text.len() as u64;
+        self.text.push_str(value);
+        AttrPair {
+            key: self.keys.intern(key),
+            start,
+            len: value.len() as u32,
+        }
+    }
+
+    /// Adds `pairs` to `span` (nothing when `pairs` is empty).
+    pub fn push<K: AsRef<str>, V: AsRef<str>>(
+        &mut self,
+        span: u32,
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) {
+        self.begin(span);
+        for (k, v) in pairs {
+            let p = self.intern_pair(k.as_ref(), v.as_ref());
+            self.push_pair(p);
+        }
+    }
+
+    /// Drops a trailing empty entry and sorts by span, merging entries of the same span
+    /// (in push order).
     pub fn finish(&mut self) {
+        if self
+            .index
+            .last()
+            .is_some_and(|&(_, f)| f as usize == self.pairs.len())
+        {
+            self.index.pop();
+        }
         if !self.unsorted {
             return;
         }
-        let ranges: Vec<(u32, usize, usize)> = (0..self.index.len())
-            .map(|k| {
-                let (span, first) = self.index[k];
-                (span, first as usize, self.end_of(k))
-            })
-            .collect();
-        let mut order: Vec<usize> = (0..ranges.len()).collect();
-        order.sort_by_key(|&k| ranges[k].0);
-        let mut old: Vec<Option<(String, String)>> = std::mem::take(&mut self.pairs)
-            .into_iter()
-            .map(Some)
-            .collect();
-        self.index.clear();
+        let mut order: Vec<usize> = (0..self.index.len()).collect();
+        order.sort_by_key(|&k| self.index[k].0);
+        let mut index = Vec::with_capacity(self.index.len());
+        let mut pairs = Vec::with_capacity(self.pairs.len());
         for k in order {
-            let (span, a, b) = ranges[k];
-            if self.index.last().is_none_or(|&(s, _)| s != span) {
-                self.index.push((span, self.pairs.len() as u32));
+            let span = self.index[k].0;
+            if index.last().is_none_or(|&(s, _)| s != span) {
+                index.push((span, pairs.len() as u32));
             }
-            self.pairs
-                .extend(old[a..b].iter_mut().filter_map(Option::take));
+            pairs.extend_from_slice(&self.pairs[self.range(k)]);
         }
+        self.index = index;
+        self.pairs = pairs;
         self.unsorted = false;
     }
 
-    fn end_of(&self, k: usize) -> usize {
-        self.index
+    fn range(&self, k: usize) -> std::ops::Range<usize> {
+        let end = self
+            .index
             .get(k + 1)
-            .map_or(self.pairs.len(), |&(_, f)| f as usize)
+            .map_or(self.pairs.len(), |&(_, f)| f as usize);
+        self.index[k].1 as usize..end
     }
 
-    /// The attributes of `span` (empty when it has none).
-    pub fn get(&self, span: u32) -> &[(String, String)] {
+    /// The pairs of `span` (empty when it has none).
+    pub fn pairs_of(&self, span: u32) -> &[AttrPair] {
         debug_assert!(!self.unsorted, "SpanAttrs::finish not called");
         match self.index.binary_search_by_key(&span, |&(s, _)| s) {
-            Ok(k) => &self.pairs[self.index[k].1 as usize..self.end_of(k)],
+            Ok(k) => &self.pairs[self.range(k)],
             Err(_) => &[],
         }
+    }
+
+    /// The value text of a pair.
+    pub fn value(&self, p: &AttrPair) -> &str {
+        let start = p.start as usize;
+        self.text.get(start..start + p.len as usize).unwrap_or("")
+    }
+
+    /// The attributes of `span` as `(key, value)`, in file order.
+    pub fn get(&self, span: u32) -> impl ExactSizeIterator<Item = (&str, &str)> + '_ {
+        self.pairs_of(span)
+            .iter()
+            .map(|p| (self.keys.get(p.key), self.value(p)))
+    }
+
+    /// [`SpanAttrs::get`] as owned pairs (for tooltips and tests).
+    pub fn owned(&self, span: u32) -> Vec<(String, String)> {
+        self.get(span)
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     /// Number of spans with attributes.
@@ -152,20 +235,30 @@ impl SpanAttrs {
         self.index.is_empty()
     }
 
+    /// Bytes held (index, pairs, arena, keys), for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        self.index.capacity() * 8
+            + self.pairs.capacity() * std::mem::size_of::<AttrPair>()
+            + self.text.capacity()
+            + self.keys.heap_bytes()
+    }
+
     /// The same attributes for renumbered spans: `map[old]` is the new index, or
     /// `u32::MAX` for a span that was dropped.
-    pub fn remap(&self, map: &[u32]) -> SpanAttrs {
-        let mut out = SpanAttrs::default();
+    pub fn remap(mut self, map: &[u32]) -> SpanAttrs {
+        let mut out = SpanAttrs::from_parts(
+            std::mem::take(&mut self.keys),
+            std::mem::take(&mut self.text),
+        );
         for k in 0..self.index.len() {
-            let (span, first) = self.index[k];
-            let Some(&new) = map.get(span as usize) else {
+            let Some(&new) = map.get(self.index[k].0 as usize) else {
                 continue;
             };
             if new != u32::MAX {
-                out.push(
-                    new,
-                    self.pairs[first as usize..self.end_of(k)].iter().cloned(),
-                );
+                out.begin(new);
+                for &p in &self.pairs[self.range(k)] {
+                    out.push_pair(p);
+                }
             }
         }
         out.finish();
@@ -545,22 +638,28 @@ mod tests {
     #[test]
     fn attrs_follow_their_spans() {
         let mut a = SpanAttrs::default();
-        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
-        a.push(3, [kv("c", "3")]);
-        a.push(1, [kv("a", "1"), kv("b", "2")]);
-        a.push(2, []);
-        a.push(3, [kv("d", "4")]);
+        a.push(3, [("c", "3")]);
+        a.push(1, [("a", "1"), ("b", "2")]);
+        a.push(2, [("", ""); 0]);
+        a.push(3, [("d", "4")]);
         a.finish();
-        assert_eq!(a.get(1), [kv("a", "1"), kv("b", "2")]);
-        assert_eq!(a.get(2), []);
-        assert_eq!(a.get(3), [kv("c", "3"), kv("d", "4")]);
+        fn get(a: &SpanAttrs, s: u32) -> Vec<(&str, &str)> {
+            a.get(s).collect()
+        }
+        assert_eq!(get(&a, 1), [("a", "1"), ("b", "2")]);
+        assert_eq!(get(&a, 2), []);
+        assert_eq!(get(&a, 3), [("c", "3"), ("d", "4")]);
         assert_eq!((a.spans_with_attrs(), a.pair_count()), (2, 4));
+        // Keys are stored once.
+        a.push(4, [("a", "5")]);
+        a.finish();
+        assert_eq!(a.keys().len(), 4);
 
         // A dropped duplicate takes its attributes with it; later spans keep theirs.
         let mut a = SpanAttrs::default();
-        a.push(0, [kv("k", "first")]);
-        a.push(1, [kv("k", "dup")]);
-        a.push(2, [kv("k", "third")]);
+        a.push(0, [("k", "first")]);
+        a.push(1, [("k", "dup")]);
+        a.push(2, [("k", "third")]);
         let set = SpanSet::from_ids_with(
             Names::new(),
             vec![
@@ -573,8 +672,8 @@ mod tests {
             a,
         );
         assert_eq!(set.len(), 2);
-        assert_eq!(set.attrs.get(0), [kv("k", "first")]);
-        assert_eq!(set.attrs.get(1), [kv("k", "third")]);
+        assert_eq!(get(&set.attrs, 0), [("k", "first")]);
+        assert_eq!(get(&set.attrs, 1), [("k", "third")]);
         assert_eq!(set.track_info(0), TrackInfo::default());
     }
 
