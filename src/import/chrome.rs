@@ -8,8 +8,8 @@
 //! cut-off last event are accepted: everything before loads and a warning says what was
 //! lost.
 //!
-//! **Speed** (about 300 MB/s on one core, see `benches/pipeline.rs`; Perfetto's JSON
-//! importer does 177 MB/s). No `serde_json::Value` tree: each event is read by a small
+//! **Speed** (over 300 MB/s on one core in `benches/pipeline.rs`; the figure quoted for
+//! Perfetto's JSON importer is 177 MB/s). No `serde_json::Value` tree: each event is read by a small
 //! hand-written reader for this one shape (member names matched as bytes, `memchr` jumps
 //! inside strings) into a borrowed struct (`Cow<str>` strings, raw JSON text for numbers,
 //! ids and `args`), and its name and category are interned right then, while its bytes
@@ -34,7 +34,8 @@
 //!   open is counted and skipped; a `B` never closed ends at the trace's last timestamp
 //!   (catapult's auto-close; Perfetto also draws it to the end), counted. `E`'s `args`
 //!   are merged into the span's;
-//! - `i`/`I`/`R`: instants, zero-duration spans.
+//! - `i`/`I`/`R`: instants, zero-duration spans (process- or global-scoped ones, `s` of
+//!   `p`/`g`, on the process's async track).
 //!
 //! These are nested by time containment on their thread (sorted by start, ties longer
 //! first, then file order), with an explicit stack: a span partially overlapping the open
@@ -55,7 +56,8 @@
 //!
 //! Counters `C`, objects `O`/`D`/`N`, flows `s`/`t`/`f`, samples `P`, memory dumps `v`/`V`
 //! and unknown phases are counted and skipped, one warning line per kind. `args` become
-//! span attributes, `cat` the span's category. Every pass is a loop with explicit stacks:
+//! span attributes (keys interned, values copied once into one text arena per chunk, which
+//! the span set then owns), `cat` the span's category. Every pass is a loop with explicit stacks:
 //! B/E nesting a hundred thousand deep costs no call stack.
 
 use super::ImportError;
