@@ -2211,6 +2211,36 @@ mod tests {
     }
 
     #[test]
+    fn damaged_input_never_panics() {
+        // Truncations and byte edits anywhere: an error or a load, never a panic.
+        let t = random_trace(11, 60).into_bytes();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let bytes = b"{}[]\",:0123456789.-eE \n\\uXtf\xff\xc3";
+        for round in 0..3000 {
+            let mut m = t.clone();
+            if round % 3 == 0 {
+                m.truncate((next() % t.len() as u64) as usize);
+            }
+            for _ in 0..1 + next() % 4 {
+                if m.is_empty() {
+                    break;
+                }
+                let at = (next() % m.len() as u64) as usize;
+                m[at] = bytes[(next() % bytes.len() as u64) as usize];
+            }
+            for threads in [1, 3] {
+                let _ = parse_with_threads("t", &m, threads, 0);
+            }
+        }
+    }
+
+    #[test]
     fn parallel_parse_equals_sequential() {
         for seed in 1..4 {
             let t = random_trace(seed, 3000);
