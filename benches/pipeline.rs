@@ -8,6 +8,9 @@
 //! the parser to one core (the TARGETS.md "one thread" figure), the others use all
 //! cores as `scorch` does. Run with `cargo bench --bench pipeline`; the frame group
 //! needs a GPU adapter (Mesa llvmpipe counts) and is skipped without one.
+//!
+//! The Chrome trace benchmarks parse a generated ~16 MiB trace of X and B/E events over
+//! four threads, on all cores and on one (the result is dropped outside the timing).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use scorch::generator::{self, GenFormat, GenOptions, Limit, Workload};
@@ -17,6 +20,7 @@ use scorch::lod::Lod;
 use scorch::pick::pick;
 use scorch::render::{self, Gpu, GpuOptions, Renderer, Scene, TARGET_FORMAT};
 use scorch::view::{FrameGeometry, Orientation, Style};
+use std::fmt::Write as _;
 use std::hint::black_box;
 
 struct Rng(u64);
@@ -51,7 +55,91 @@ fn w1_folded(bytes: usize, seed: u64) -> Vec<u8> {
     w1(bytes, seed, GenFormat::Folded)
 }
 
+/// A Chrome trace (object form) of about `bytes` bytes: four threads, each a random walk
+/// of nested B/E slices with X leaves (half with args), timestamps in fractional µs, as
+/// Chrome writes them.
+fn chrome_trace(bytes: usize, seed: u64) -> String {
+    let mut rng = Rng(seed);
+    let names: Vec<String> = (0..2_000)
+        .map(|i| format!("Component{:03}::Task_{i:05}", i % 97))
+        .collect();
+    let mut out = String::with_capacity(bytes + 4096);
+    out.push_str("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+    for tid in 1..=4 {
+        let _ = writeln!(
+            out,
+            r#"{{"pid":4242,"tid":{tid},"ph":"M","name":"thread_name","args":{{"name":"Worker{tid}"}}}},"#
+        );
+    }
+    let mut ts = [1_000_000u64; 4]; // per thread, in ns
+    let mut depth = [0usize; 4];
+    let mut first = true;
+    while out.len() < bytes {
+        let t = (rng.next() % 4) as usize;
+        let tid = t + 1;
+        ts[t] += 1 + rng.next() % 5_000;
+        let us = |ns: u64| format!("{}.{:03}", ns / 1000, ns % 1000);
+        let r = rng.next() % 10;
+        if !first {
+            out.push_str(",\n");
+        }
+        first = false;
+        let name = &names[(rng.next() % names.len() as u64) as usize];
+        if r < 3 && depth[t] < 40 {
+            depth[t] += 1;
+            let _ = write!(
+                out,
+                r#"{{"pid":4242,"tid":{tid},"ts":{},"ph":"B","cat":"toplevel","name":"{name}","args":{{}}}}"#,
+                us(ts[t])
+            );
+        } else if r < 6 && depth[t] > 0 {
+            depth[t] -= 1;
+            let _ = write!(
+                out,
+                r#"{{"pid":4242,"tid":{tid},"ts":{},"ph":"E","cat":"toplevel","name":"{name}","args":{{}}}}"#,
+                us(ts[t])
+            );
+        } else {
+            let dur = 1 + rng.next() % 3_000;
+            let args = if rng.next().is_multiple_of(2) {
+                r#","args":{"src_file":"../../base/task/sequence_manager.cc","src_func":"RunTask"}"#
+            } else {
+                ""
+            };
+            let _ = write!(
+                out,
+                r#"{{"pid":4242,"tid":{tid},"ts":{},"ph":"X","cat":"disabled-by-default-devtools.timeline","name":"{name}","dur":{},"tdur":{}{args}}}"#,
+                us(ts[t]),
+                us(dur),
+                dur / 1000
+            );
+            ts[t] += dur;
+        }
+    }
+    out.push_str("\n]}\n");
+    out
+}
+
 fn bench_parse(c: &mut Criterion) {
+    let mut g = c.benchmark_group("parse");
+    let trace = chrome_trace(16 << 20, 7);
+    g.throughput(Throughput::Bytes(trace.len() as u64));
+    g.sample_size(10);
+    g.bench_with_input(BenchmarkId::new("chrome", "16MiB"), &trace, |b, t| {
+        b.iter_with_large_drop(|| import::chrome::parse("t.json", black_box(t.as_bytes())).unwrap())
+    });
+    g.bench_with_input(
+        BenchmarkId::new("chrome-1-thread", "16MiB"),
+        &trace,
+        |b, t| {
+            b.iter_with_large_drop(|| {
+                import::chrome::parse_with_threads("t.json", black_box(t.as_bytes()), 1, usize::MAX)
+                    .unwrap()
+            })
+        },
+    );
+    g.finish();
+
     let mut g = c.benchmark_group("parse");
     for mb in [4usize, 16] {
         let text = w1_folded(mb << 20, 1);

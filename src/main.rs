@@ -566,8 +566,13 @@ fn trace_info(t: &import::Trace) -> Result<()> {
             *c += 1;
         }
     }
-    for (tr, n) in s.tracks.iter().zip(&per_track) {
-        writeln!(out, "track:    {} ({n} spans)", tr.name)?;
+    for (i, (tr, n)) in s.tracks.iter().zip(&per_track).enumerate() {
+        let group = s.track_info(i as u32).group;
+        if group.is_empty() || tr.name.starts_with(&group) {
+            writeln!(out, "track:    {} ({n} spans)", tr.name)?;
+        } else {
+            writeln!(out, "track:    {group} / {} ({n} spans)", tr.name)?;
+        }
     }
     writeln!(
         out,

@@ -380,3 +380,66 @@ fn gen_is_deterministic_and_its_output_loads() {
     let o = scorch(&["gen", "w5", "--format", "perf", "--spans", "10"]);
     assert!(text(&o).1.contains("Chrome JSON"), "{}", text(&o).1);
 }
+
+#[test]
+fn info_reads_a_chrome_trace() {
+    let f = temp("chrome.json");
+    std::fs::write(
+        &f,
+        r#"{"traceEvents":[
+  {"ph":"M","name":"process_name","pid":1,"args":{"name":"Browser"}},
+  {"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"Main"}},
+  {"ph":"B","name":"task","ts":10,"pid":1,"tid":2},
+  {"ph":"X","name":"work","ts":11,"dur":3.5,"pid":1,"tid":2,"args":{"n":1}},
+  {"ph":"E","ts":20,"pid":1,"tid":2},
+  {"ph":"X","name":"io","ts":12,"dur":1,"pid":1,"tid":3},
+  {"ph":"C","name":"mem","ts":12,"pid":1,"args":{"v":1}},
+  {"ph":"X","name":"late","ts":30,"dur":1,"pid":1,"tid":3},"#,
+    )
+    .unwrap();
+    let o = scorch(&["info", f.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("format:   Chrome Trace Event JSON"), "{out}");
+    assert!(out.contains("spans:    4 (3 roots)"), "{out}");
+    assert!(
+        out.contains("track:    Browser 1 / Main 2 (2 spans)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("track:    Browser 1 / Thread 3 (2 spans)"),
+        "{out}"
+    );
+    assert!(out.contains("time:     21.0 µs"), "{out}");
+    assert!(
+        out.contains("warning:  the traceEvents array is not closed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("warning:  1 counter event (ph 'C') skipped"),
+        "{out}"
+    );
+
+    let bad = temp("bad-chrome.json");
+    std::fs::write(
+        &bad,
+        "[{\"ph\":\"X\",\"ts\":1,\"dur\":1},\n{\"ph\":\"X\",\"ts\":[]}]",
+    )
+    .unwrap();
+    let o = scorch(&["info", bad.to_str().unwrap()]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        err.contains("bad-chrome.json: traceEvents[1] (line 2, column 1)"),
+        "{err}"
+    );
+    assert!(err.contains("expected number ts"), "{err}");
+
+    // And it is drawn as a timeline.
+    if common::gpu().is_some() {
+        let png = temp("chrome.png");
+        let o = scorch(&["render", f.to_str().unwrap(), "-o", png.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", text(&o).1);
+        assert!(text(&o).0.contains("wrote"), "{}", text(&o).0);
+    }
+}

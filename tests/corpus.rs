@@ -10,9 +10,15 @@
 //! Every folded-stacks and Pyroscope flamebearer file must load with the totals the file
 //! itself states (checked by an independent oracle: plain `f64` sums over
 //! whitespace-split lines, and the raw JSON's `numTicks`), or, for the files that are
-//! malformed on purpose, fail with the error listed below. Every other file in the corpus
-//! must be recognised as its format and refused cleanly (those importers come later),
-//! never panic and never be mistaken for one of ours.
+//! malformed on purpose, fail with the error listed below. Every trace (Chrome Trace
+//! Event JSON, Jaeger, OTLP/JSON, and Google Cloud Trace's Jaeger-like JSON) must load as a
+//! trace with the number of spans an independent oracle counts: a `serde_json::Value` walk
+//! that counts the events that open a span (Chrome `X`, `B`, `b`, `n`, `S`, `i`, `I`, `R`)
+//! or the span objects (Jaeger, OTLP); the three speedscope files cut off on purpose are
+//! not valid JSON for the oracle, so their counts (4: two `B` and two `X` before the cut)
+//! were counted by hand and are listed in [`TRUNCATED_TRACES`]. Every other file in the
+//! corpus must be recognised as its format and refused cleanly (those importers come
+//! later), never panic and never be mistaken for one of ours.
 //!
 //! When the corpus folder is absent (a user's clone), the tests say so and pass; with
 //! `CI` or `SCORCH_REQUIRE_CORPUS=1` set they fail, as must a file the manifest lists
@@ -20,9 +26,12 @@
 
 mod common;
 
-use scorch::import::{self, ImportError};
+use scorch::import::{self, ImportError, Imported};
 use scorch::layout::flame_layout;
+use scorch::layout::timeline::timeline_layout;
+use scorch::model::spans::SpanTree;
 use scorch::model::{Profile, SourceFormat};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// Files that must be rejected, and a phrase their error must contain.
@@ -79,6 +88,66 @@ const EXPECTED_DAMAGE: &[(&str, u64, u64)] = &[
     ("jonhoo_inferno/tests/data/diff-folded/bad_before.txt", 1, 0),
 ];
 
+/// Traces cut off on purpose (not valid JSON): span counts counted by hand, and the
+/// warning their load must report.
+const TRUNCATED_TRACES: &[(&str, usize, &str)] = &[
+    (
+        "jlfwong_speedscope/sample/profiles/trace-event/simple-partial.json",
+        4,
+        "not closed by `]`",
+    ),
+    (
+        "jlfwong_speedscope/sample/profiles/trace-event/simple-partial-trailing-comma.json",
+        4,
+        "not closed by `]`",
+    ),
+    (
+        "jlfwong_speedscope/sample/profiles/trace-event/simple-partial-whitespace.json",
+        4,
+        "not closed by `]`",
+    ),
+];
+
+/// Trace edge cases and a phrase their warnings must contain.
+const EXPECTED_TRACE_NOTES: &[(&str, &str)] = &[
+    (
+        "jlfwong_speedscope/sample/profiles/trace-event/end-event-with-empty-stack.json",
+        "1 E event with no open B",
+    ),
+    (
+        "jlfwong_speedscope/sample/profiles/trace-event/too-many-end-events.json",
+        "2 E events with no open B",
+    ),
+    (
+        "jlfwong_speedscope/sample/profiles/trace-event/only-begin-events.json",
+        "3 B events never closed",
+    ),
+    (
+        "jlfwong_speedscope/sample/profiles/trace-event/invalid-x-nesting.json",
+        "1 span partially overlapping",
+    ),
+    (
+        "jlfwong_speedscope/sample/profiles/trace-event/mismatched-name.json",
+        "1 E event closed a B of another name",
+    ),
+    (
+        "catapult-project_catapult/tracing/test_data/main_thread_has_unclosed_slices.json",
+        "4 B events never closed",
+    ),
+    (
+        "catapult-project_catapult/tracing/test_data/simple_trace.json",
+        "5 counter events (ph 'C') skipped",
+    ),
+    (
+        "catapult-project_catapult/tracing/test_data/tcmalloc_trace.json",
+        "systemTraceEvents (ftrace text) not imported",
+    ),
+    (
+        "jaegertracing_jaeger/internal/uimodel/converter/v1/json/fixtures/ui_01.json",
+        "1 span shares an id",
+    ),
+];
+
 struct Entry {
     path: String,
     format: String,
@@ -124,6 +193,175 @@ fn is_perf(format: &str) -> bool {
 
 fn is_ours(format: &str) -> bool {
     format.starts_with("folded-stacks") || format.starts_with("pyroscope-flamebearer-json")
+}
+
+fn is_trace(format: &str) -> bool {
+    [
+        "chrome-trace-event-json",
+        "jaeger",
+        "otlp",
+        "google-cloud-trace-json",
+    ]
+    .iter()
+    .any(|f| format.starts_with(f))
+}
+
+/// The whole file as a `Value` (gunzipped), or `None` when it is not valid JSON.
+fn oracle_json(path: &Path) -> Option<Value> {
+    let bytes = std::fs::read(path).unwrap();
+    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&bytes[..]), &mut out)
+            .unwrap();
+        out
+    } else {
+        bytes
+    };
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Spans a trace file holds, by the rules in the module comment.
+fn oracle_span_count(format: &str, v: &Value) -> usize {
+    let len = |v: Option<&Value>| v.and_then(Value::as_array).map_or(0, Vec::len);
+    if format.starts_with("chrome") {
+        let events = v.get("traceEvents").unwrap_or(v).as_array().unwrap();
+        return events
+            .iter()
+            .filter(|e| {
+                let ph = e.get("ph").and_then(Value::as_str).unwrap_or("");
+                ["X", "B", "b", "n", "S", "i", "I", "R"].contains(&ph)
+            })
+            .count();
+    }
+    if format.starts_with("otlp") {
+        let rs = v
+            .get("resourceSpans")
+            .or_else(|| v.get("result").and_then(|r| r.get("resourceSpans")));
+        return rs
+            .and_then(Value::as_array)
+            .unwrap()
+            .iter()
+            .flat_map(|r| {
+                r.get("scopeSpans")
+                    .or_else(|| r.get("instrumentationLibrarySpans"))
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .map(|ss| len(ss.get("spans")))
+            .sum();
+    }
+    // Jaeger (and Google Cloud Trace): spans arrays of one or more traces, or bare spans.
+    match v {
+        Value::Array(a) if a.iter().all(|x| x.get("spans").is_some()) => {
+            a.iter().map(|t| len(t.get("spans"))).sum()
+        }
+        Value::Array(a) => a.len(),
+        _ => match v.get("data") {
+            Some(Value::Array(a)) => a.iter().map(|t| len(t.get("spans"))).sum(),
+            Some(d) => len(d.get("spans")),
+            None => len(v.get("spans")),
+        },
+    }
+}
+
+#[test]
+fn trace_files_load_with_the_span_counts_an_oracle_counts() {
+    let Some((dir, entries)) = corpus() else {
+        return;
+    };
+    let mut failures = Vec::new();
+    let (mut checked, mut spans_total) = (0, 0);
+    for e in entries.iter().filter(|e| is_trace(&e.format)) {
+        checked += 1;
+        let path = dir.join(&e.path);
+        if !path.exists() {
+            failures.push(format!("{}: listed in MANIFEST.tsv but missing", e.path));
+            continue;
+        }
+        let want_format = expected_format(&e.format).unwrap_or(SourceFormat::Jaeger);
+        let result = std::panic::catch_unwind(|| import::load_any_path(&path));
+        let t = match result {
+            Err(_) => {
+                failures.push(format!("{}: PANICKED", e.path));
+                continue;
+            }
+            Ok(Err(err)) => {
+                failures.push(format!("{}: {err}", e.path));
+                continue;
+            }
+            Ok(Ok(Imported::Profile(_))) => {
+                failures.push(format!("{}: loaded as a profile", e.path));
+                continue;
+            }
+            Ok(Ok(Imported::Trace(t))) => t,
+        };
+        if t.format != want_format {
+            failures.push(format!(
+                "{}: read as {:?}, want {want_format:?}",
+                e.path, t.format
+            ));
+            continue;
+        }
+        let truncated = TRUNCATED_TRACES.iter().find(|(p, _, _)| *p == e.path);
+        let want = match (oracle_json(&path), truncated) {
+            (Some(v), None) => oracle_span_count(&e.format, &v),
+            (None, Some(&(_, n, _))) => n,
+            (Some(_), Some(_)) => {
+                failures.push(format!("{}: listed as truncated but parses", e.path));
+                continue;
+            }
+            (None, None) => {
+                failures.push(format!("{}: the oracle cannot read it", e.path));
+                continue;
+            }
+        };
+        let s = &t.spans;
+        if s.len() != want {
+            failures.push(format!(
+                "{}: {} spans, the oracle counts {want} (warnings: {:?})",
+                e.path,
+                s.len(),
+                s.warnings.lines()
+            ));
+            continue;
+        }
+        let notes = s.warnings.lines().join("; ");
+        let phrases = EXPECTED_TRACE_NOTES
+            .iter()
+            .filter(|(p, _)| *p == e.path)
+            .map(|(_, w)| *w)
+            .chain(truncated.map(|t| t.2));
+        if let Some(missing) = phrases.into_iter().find(|w| !notes.contains(w)) {
+            failures.push(format!("{}: warnings lack '{missing}': {notes}", e.path));
+            continue;
+        }
+        // Every span has a track and is placed exactly once in the timeline.
+        if s.track.iter().any(|&tr| tr as usize >= s.tracks.len())
+            || (!s.track_info.is_empty() && s.track_info.len() != s.tracks.len())
+        {
+            failures.push(format!("{}: a span without a track", e.path));
+            continue;
+        }
+        let tree = SpanTree::build(s);
+        let layout = timeline_layout(s, &tree);
+        let placed: usize = layout.rows.iter().map(|r| r.len()).sum();
+        if placed != s.len() {
+            failures.push(format!("{}: {placed} of {} spans placed", e.path, s.len()));
+            continue;
+        }
+        spans_total += s.len();
+    }
+    eprintln!(
+        "corpus: {checked} trace files loaded with the oracle's span counts ({spans_total} spans), {} failures",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "corpus failures:\n{}",
+        failures.join("\n")
+    );
+    assert!(checked >= 65, "only {checked} trace files in the manifest");
 }
 
 /// Text of a folded file as the oracle reads it: UTF-16 with a BOM decoded, else UTF-8.
@@ -416,7 +654,7 @@ fn every_other_corpus_file_is_recognised_and_refused_cleanly() {
     let mut checked = 0;
     for e in entries
         .iter()
-        .filter(|e| !is_ours(&e.format) && !is_perf(&e.format))
+        .filter(|e| !is_ours(&e.format) && !is_perf(&e.format) && !is_trace(&e.format))
     {
         let path = dir.join(&e.path);
         if !path.exists() {

@@ -16,12 +16,16 @@
 //! that does not stop the import (a few unparsable lines) is skipped, counted, and reported
 //! once through [`crate::model::Warnings`].
 
+pub mod chrome;
 pub mod decode;
 pub mod detect;
 pub mod flamebearer;
 pub mod folded;
+pub mod jaeger;
+pub mod otlp;
 pub mod perf;
 pub mod tidb;
+mod trace_json;
 
 use crate::model::spans::SpanSet;
 use crate::model::{Profile, SourceFormat};
@@ -265,12 +269,21 @@ pub fn load_any_bytes(file: &str, bytes: &[u8], limits: Limits) -> Result<Import
     let decoded = decode::decode(file, bytes, limits)?;
     let text = decoded.text.as_ref();
     let format = detect::detect(text, Some(file)).ok();
-    if format == Some(SourceFormat::TiDBTrace) {
-        let spans = tidb::parse(file, text)?;
+    let spans = match format {
+        Some(SourceFormat::TiDBTrace) => Some(tidb::parse(file, text)?),
+        Some(SourceFormat::ChromeTrace) => Some(chrome::parse(file, text)?),
+        Some(SourceFormat::Jaeger) => Some(jaeger::parse(file, text)?),
+        Some(SourceFormat::Otlp) => Some(otlp::parse(file, text)?),
+        _ => None,
+    };
+    if let (Some(mut spans), Some(format)) = (spans, format) {
+        if let Some(note) = decoded.note {
+            spans.warnings.notes.push(note);
+        }
         return Ok(Imported::Trace(Box::new(Trace {
             spans,
             source: file.to_string(),
-            format: SourceFormat::TiDBTrace,
+            format,
             gzipped: decoded.gzipped,
         })));
     }
@@ -323,7 +336,10 @@ pub fn load_bytes_with(
         SourceFormat::FlamebearerSingle | SourceFormat::FlamebearerDiff => {
             flamebearer::parse(file, text)?
         }
-        SourceFormat::TiDBTrace => {
+        SourceFormat::TiDBTrace
+        | SourceFormat::ChromeTrace
+        | SourceFormat::Jaeger
+        | SourceFormat::Otlp => {
             return Err(ImportError::IsTrace {
                 file: file.to_string(),
                 format,

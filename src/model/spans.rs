@@ -9,16 +9,261 @@
 //! each span gets the latest end time over itself and all its descendants. Every pass is a
 //! loop over ids or an explicit stack: a chain of a million nested spans costs no call
 //! stack.
+//!
+//! Side tables that only some spans or formats fill, so a million bare spans pay nothing
+//! for them: [`SpanAttrs`] (key/value pairs of the spans that have any: Chrome `args`,
+//! Jaeger tags, OTLP attributes), `category` (empty, or one interned name per span) and
+//! `track_info` ([`TrackInfo`] per track: thread/process/async/service, pid, tid, sort
+//! index). `Track` itself keeps only its name so every existing `Track { name }` still
+//! builds; the metadata sits beside it in `track_info`.
 
 use super::names::{NameId, Names};
 use super::{NO_PARENT, Warnings};
 use std::collections::HashMap;
 
 /// Where a span ran: a process/thread, a service, a TiDB node type.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Track {
     /// Display name.
     pub name: String,
+}
+
+impl Track {
+    /// A track called `name`.
+    pub fn new(name: impl Into<String>) -> Track {
+        Track { name: name.into() }
+    }
+}
+
+/// What a track stands for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TrackKind {
+    /// Not stated (TiDB node types, tests).
+    #[default]
+    Other,
+    /// One thread of a process (Chrome `pid`/`tid`).
+    Thread,
+    /// A whole process (process-scoped events).
+    Process,
+    /// A process's asynchronous spans (Chrome `b`/`e`, `S`/`F`), which may overlap freely.
+    Async,
+    /// A service (Jaeger process, OTLP resource `service.name`).
+    Service,
+}
+
+/// Metadata of a track, beside [`SpanSet::tracks`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TrackInfo {
+    /// What the track is.
+    pub kind: TrackKind,
+    /// The group it is drawn under, e.g. the process (`"Browser 1234"`); empty for none.
+    pub group: String,
+    /// Process id, when the format has one.
+    pub pid: Option<i64>,
+    /// Thread id, when the format has one.
+    pub tid: Option<i64>,
+    /// Order among tracks (Chrome `process_sort_index`/`thread_sort_index`; lower first).
+    pub sort_index: i64,
+}
+
+/// Key/value attributes of the spans that have any, as a compact side table: one
+/// `(span, first pair)` entry per such span, sorted by span; pairs of an interned key and
+/// a value range in one text arena. A pair costs 16 bytes plus its value's bytes, and no
+/// allocation of its own. Values are text: strings as they are, other JSON values as
+/// their JSON.
+#[derive(Clone, Debug, Default)]
+pub struct SpanAttrs {
+    index: Vec<(u32, u32)>,
+    pairs: Vec<AttrPair>,
+    keys: Names,
+    text: String,
+    unsorted: bool,
+}
+
+/// One attribute: an interned key and where its value is in the arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttrPair {
+    /// Key, in [`SpanAttrs::keys`].
+    pub key: NameId,
+    /// Value: byte offset in the arena.
+    pub start: u64,
+    /// Value: length in bytes.
+    pub len: u32,
+}
+
+impl SpanAttrs {
+    /// An empty table whose keys and value text start as given (importers that read
+    /// values straight into an arena hand it over here).
+    pub fn from_parts(keys: Names, text: String) -> SpanAttrs {
+        SpanAttrs {
+            keys,
+            text,
+            ..SpanAttrs::default()
+        }
+    }
+
+    /// The interned keys.
+    pub fn keys(&self) -> &Names {
+        &self.keys
+    }
+
+    /// Starts the attributes of `span`: pairs pushed with [`SpanAttrs::push_pair`] until
+    /// the next `begin` belong to it. Spans may come in any order; [`SpanAttrs::finish`]
+    /// sorts them.
+    pub fn begin(&mut self, span: u32) {
+        if let Some(&(last, first)) = self.index.last() {
+            if first as usize == self.pairs.len() {
+                // The previous span got no pairs: reuse its entry.
+                self.index.pop();
+                if self.index.last().is_some_and(|&(l, _)| l >= span) {
+                    self.unsorted = true;
+                }
+            } else if last >= span {
+                self.unsorted = true;
+            }
+        }
+        self.index.push((span, self.pairs.len() as u32));
+    }
+
+    /// Adds a pair to the span last [`begin`](SpanAttrs::begin)-ed.
+    pub fn push_pair(&mut self, pair: AttrPair) {
+        self.pairs.push(pair);
+    }
+
+    /// Appends `value` to the arena and returns its pair for `key`.
+    pub fn intern_pair(&mut self, key: &str, value: &str) -> AttrPair {
+        let start = self.text.len() as u64;
+        self.text.push_str(value);
+        AttrPair {
+            key: self.keys.intern(key),
+            start,
+            len: value.len() as u32,
+        }
+    }
+
+    /// Adds `pairs` to `span` (nothing when `pairs` is empty).
+    pub fn push<K: AsRef<str>, V: AsRef<str>>(
+        &mut self,
+        span: u32,
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) {
+        self.begin(span);
+        for (k, v) in pairs {
+            let p = self.intern_pair(k.as_ref(), v.as_ref());
+            self.push_pair(p);
+        }
+    }
+
+    /// Drops a trailing empty entry and sorts by span, merging entries of the same span
+    /// (in push order).
+    pub fn finish(&mut self) {
+        if self
+            .index
+            .last()
+            .is_some_and(|&(_, f)| f as usize == self.pairs.len())
+        {
+            self.index.pop();
+        }
+        if !self.unsorted {
+            return;
+        }
+        let mut order: Vec<usize> = (0..self.index.len()).collect();
+        order.sort_by_key(|&k| self.index[k].0);
+        let mut index = Vec::with_capacity(self.index.len());
+        let mut pairs = Vec::with_capacity(self.pairs.len());
+        for k in order {
+            let span = self.index[k].0;
+            if index.last().is_none_or(|&(s, _)| s != span) {
+                index.push((span, pairs.len() as u32));
+            }
+            pairs.extend_from_slice(&self.pairs[self.range(k)]);
+        }
+        self.index = index;
+        self.pairs = pairs;
+        self.unsorted = false;
+    }
+
+    fn range(&self, k: usize) -> std::ops::Range<usize> {
+        let end = self
+            .index
+            .get(k + 1)
+            .map_or(self.pairs.len(), |&(_, f)| f as usize);
+        self.index[k].1 as usize..end
+    }
+
+    /// The pairs of `span` (empty when it has none).
+    pub fn pairs_of(&self, span: u32) -> &[AttrPair] {
+        debug_assert!(!self.unsorted, "SpanAttrs::finish not called");
+        match self.index.binary_search_by_key(&span, |&(s, _)| s) {
+            Ok(k) => &self.pairs[self.range(k)],
+            Err(_) => &[],
+        }
+    }
+
+    /// The value text of a pair.
+    pub fn value(&self, p: &AttrPair) -> &str {
+        let start = p.start as usize;
+        self.text.get(start..start + p.len as usize).unwrap_or("")
+    }
+
+    /// The attributes of `span` as `(key, value)`, in file order.
+    pub fn get(&self, span: u32) -> impl ExactSizeIterator<Item = (&str, &str)> + '_ {
+        self.pairs_of(span)
+            .iter()
+            .map(|p| (self.keys.get(p.key), self.value(p)))
+    }
+
+    /// [`SpanAttrs::get`] as owned pairs (for tooltips and tests).
+    pub fn owned(&self, span: u32) -> Vec<(String, String)> {
+        self.get(span)
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    /// Number of spans with attributes.
+    pub fn spans_with_attrs(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Number of pairs over all spans.
+    pub fn pair_count(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// True when no span has attributes.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Bytes held (index, pairs, arena, keys), for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        self.index.capacity() * 8
+            + self.pairs.capacity() * std::mem::size_of::<AttrPair>()
+            + self.text.capacity()
+            + self.keys.heap_bytes()
+    }
+
+    /// The same attributes for renumbered spans: `map[old]` is the new index, or
+    /// `u32::MAX` for a span that was dropped.
+    pub fn remap(mut self, map: &[u32]) -> SpanAttrs {
+        let mut out = SpanAttrs::from_parts(
+            std::mem::take(&mut self.keys),
+            std::mem::take(&mut self.text),
+        );
+        for k in 0..self.index.len() {
+            let Some(&new) = map.get(self.index[k].0 as usize) else {
+                continue;
+            };
+            if new != u32::MAX {
+                out.begin(new);
+                for &p in &self.pairs[self.range(k)] {
+                    out.push_pair(p);
+                }
+            }
+        }
+        out.finish();
+        out
+    }
 }
 
 /// Timed spans, as columns.
@@ -38,6 +283,14 @@ pub struct SpanSet {
     pub track: Vec<u32>,
     /// The tracks.
     pub tracks: Vec<Track>,
+    /// Metadata of each track (parallel to `tracks`), or empty when the format has none.
+    pub track_info: Vec<TrackInfo>,
+    /// Category of each span (Chrome `cat`), or empty when the format has none.
+    pub category: Vec<NameId>,
+    /// Key/value attributes of the spans that have any.
+    pub attrs: SpanAttrs,
+    /// Trace-level facts stated by the file (Chrome `displayTimeUnit`, trace ids …).
+    pub meta: Vec<(String, String)>,
     /// Absolute time (Unix nanoseconds, or the format's own clock) of relative 0.
     pub origin_ns: u64,
     /// Damage found while importing or linking.
@@ -60,6 +313,16 @@ impl SpanSet {
         self.start_ns[i].saturating_add(self.dur_ns[i])
     }
 
+    /// Metadata of track `t` (the default when the format stated none).
+    pub fn track_info(&self, t: u32) -> TrackInfo {
+        self.track_info.get(t as usize).cloned().unwrap_or_default()
+    }
+
+    /// Category name of span `i`, when the format has categories.
+    pub fn category_of(&self, i: usize) -> Option<&str> {
+        self.category.get(i).map(|&c| self.names.get(c))
+    }
+
     /// `(first start, last end)` over all spans, relative.
     pub fn time_range(&self) -> (u64, u64) {
         let start = self.start_ns.iter().copied().min().unwrap_or(0);
@@ -71,20 +334,39 @@ impl SpanSet {
     /// absolute start times and durations; `ids` must be unique (later duplicates are
     /// dropped and counted). Links parents by id, counting orphans.
     pub fn from_ids(
+        names: Names,
+        spans: Vec<RawSpan>,
+        tracks: Vec<Track>,
+        warnings: Warnings,
+    ) -> SpanSet {
+        Self::from_ids_with(names, spans, tracks, warnings, SpanAttrs::default())
+    }
+
+    /// [`SpanSet::from_ids`] with attributes, given by position in `spans` (they follow
+    /// their span when duplicates are dropped).
+    pub fn from_ids_with(
         mut names: Names,
         spans: Vec<RawSpan>,
         tracks: Vec<Track>,
         mut warnings: Warnings,
+        attrs: SpanAttrs,
     ) -> SpanSet {
         let mut index: HashMap<u64, u32> = HashMap::with_capacity(spans.len());
         let mut kept: Vec<RawSpan> = Vec::with_capacity(spans.len());
+        let mut position = Vec::with_capacity(if attrs.is_empty() { 0 } else { spans.len() });
         let mut duplicates = 0u64;
         for s in spans {
             if index.contains_key(&s.id) {
                 duplicates += 1;
+                if !attrs.is_empty() {
+                    position.push(u32::MAX);
+                }
                 continue;
             }
             index.insert(s.id, kept.len() as u32);
+            if !attrs.is_empty() {
+                position.push(kept.len() as u32);
+            }
             kept.push(s);
         }
         if duplicates > 0 {
@@ -125,6 +407,13 @@ impl SpanSet {
         }
         set.names = names;
         set.warnings = warnings;
+        set.attrs = if duplicates > 0 {
+            attrs.remap(&position)
+        } else {
+            let mut a = attrs;
+            a.finish();
+            a
+        };
         set
     }
 }
@@ -355,6 +644,48 @@ mod tests {
             stack.extend_from_slice(t.children(v));
         }
         assert!(seen.iter().all(|&s| s == 1), "{seen:?}");
+    }
+
+    #[test]
+    fn attrs_follow_their_spans() {
+        let mut a = SpanAttrs::default();
+        a.push(3, [("c", "3")]);
+        a.push(1, [("a", "1"), ("b", "2")]);
+        a.push(2, [("", ""); 0]);
+        a.push(3, [("d", "4")]);
+        a.finish();
+        fn get(a: &SpanAttrs, s: u32) -> Vec<(&str, &str)> {
+            a.get(s).collect()
+        }
+        assert_eq!(get(&a, 1), [("a", "1"), ("b", "2")]);
+        assert_eq!(get(&a, 2), []);
+        assert_eq!(get(&a, 3), [("c", "3"), ("d", "4")]);
+        assert_eq!((a.spans_with_attrs(), a.pair_count()), (2, 4));
+        // Keys are stored once.
+        a.push(4, [("a", "5")]);
+        a.finish();
+        assert_eq!(a.keys().len(), 4);
+
+        // A dropped duplicate takes its attributes with it; later spans keep theirs.
+        let mut a = SpanAttrs::default();
+        a.push(0, [("k", "first")]);
+        a.push(1, [("k", "dup")]);
+        a.push(2, [("k", "third")]);
+        let set = SpanSet::from_ids_with(
+            Names::new(),
+            vec![
+                raw(7, 0, 0, 1, "a"),
+                raw(7, 0, 0, 1, "b"),
+                raw(8, 7, 0, 1, "c"),
+            ],
+            vec![Track::new("t")],
+            Warnings::default(),
+            a,
+        );
+        assert_eq!(set.len(), 2);
+        assert_eq!(get(&set.attrs, 0), [("k", "first")]);
+        assert_eq!(get(&set.attrs, 1), [("k", "third")]);
+        assert_eq!(set.track_info(0), TrackInfo::default());
     }
 
     #[test]
