@@ -407,7 +407,15 @@ impl App {
             format_duration_ns(spans.start_ns[i] as f64)
         ));
         if let Some(t) = spans.tracks.get(spans.track[i] as usize) {
-            lines.push(t.name.clone());
+            let group = spans.track_info(spans.track[i]).group;
+            lines.push(if group.is_empty() {
+                t.name.clone()
+            } else {
+                format!("{group} / {}", t.name)
+            });
+        }
+        if let Some(c) = spans.category_of(i) {
+            lines.push(format!("category: {c}"));
         }
         lines
     }
@@ -445,7 +453,7 @@ impl App {
         if lines.len() > DETAIL_LINES {
             let more = lines.len() - (DETAIL_LINES - 1);
             lines.truncate(DETAIL_LINES - 1);
-            lines.push(format!("… and {more} more attributes"));
+            lines.push(format!("… and {more} more lines of attributes"));
         }
         lines
     }
@@ -810,7 +818,33 @@ fn zoom_around_span(v: &mut ViewState, a: u64, b: u64, now: f64) {
     v.zoom_to_ticks(a.saturating_sub(m), b.saturating_add(m), now);
 }
 
-/// A span's attributes as `key: value` lines (none when the format has none).
-fn span_attributes(_spans: &crate::model::spans::SpanSet, _i: usize) -> Vec<String> {
-    Vec::new()
+/// A span's category and attributes as lines of `key: value` pairs, several to a line
+/// (none when the format has none).
+fn span_attributes(spans: &crate::model::spans::SpanSet, i: usize) -> Vec<String> {
+    const LINE_CHARS: usize = 160;
+    const VALUE_CHARS: usize = 120;
+    let mut items: Vec<String> = Vec::new();
+    if let Some(c) = spans.category_of(i) {
+        items.push(format!("category: {c}"));
+    }
+    for (k, v) in spans.attrs.get(i as u32) {
+        let v = if v.chars().count() > VALUE_CHARS {
+            let cut: String = v.chars().take(VALUE_CHARS).collect();
+            format!("{cut}…")
+        } else {
+            v.to_string()
+        };
+        items.push(format!("{k}: {v}"));
+    }
+    let mut lines: Vec<String> = Vec::new();
+    for it in items {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + it.chars().count() + 3 <= LINE_CHARS => {
+                l.push_str(" · ");
+                l.push_str(&it);
+            }
+            _ => lines.push(it),
+        }
+    }
+    lines
 }

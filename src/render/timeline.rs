@@ -434,8 +434,12 @@ impl Renderer {
                 [x, g.graph.y, line, g.graph.h],
                 rgba([235, 235, 235], 1.0),
             ));
+            let label = format_axis_time(t, ticks.step_ns);
+            if x + px(3.0) + self.text.measure(&label, small).width > ax.x + ax.w {
+                continue;
+            }
             self.text.push(
-                &format_axis_time(t, ticks.step_ns),
+                &label,
                 small,
                 x + px(3.0) - tx,
                 (ax.y + (ax.h - label_line) / 2.0).round() - ty - px(2.0),
