@@ -29,7 +29,7 @@ struct Globals {
     bar_height: f32,
     gap: f32,
     // 0 package hash, 1 name hash, 2 heat by self value, 3 diff, 4 track (palette index
-    // in values.y).
+    // in values.y), 5 category (palette index in values.z).
     color_mode: u32,
     // Largest self value (heat scale).
     max_self: f32,
@@ -63,7 +63,7 @@ struct Instance {
     // Interned name id: index into `hashes`.
     @location(2) name: u32,
     // (self ticks, left total, right total) as floats, for heat and diff colors; for
-    // timeline spans (duration, track palette index, duration). A bar
+    // timeline spans (duration, track palette index, category palette index). A bar
     // that stands for a merged run of sub-pixel bars (level of detail) stores
     // -(self + 1) in x and is drawn lighter.
     @location(3) values: vec3<f32>,
@@ -171,8 +171,11 @@ fn vs_main(@builtin(vertex_index) vi: u32, inst: Instance) -> VsOut {
         case 3u: {
             rgb = diff_color(inst.values.y, inst.values.z);
         }
-        default: {
+        case 4u: {
             rgb = g.palette[u32(inst.values.y) % PALETTE_LEN].rgb;
+        }
+        default: {
+            rgb = g.palette[u32(inst.values.z) % PALETTE_LEN].rgb;
         }
     }
 

@@ -34,6 +34,8 @@ pub enum ColorMode {
     Diff,
     /// Timelines: one color per track (process/thread, service, TiDB node type).
     Track,
+    /// Timelines: one color per category (Chrome `cat`; the track's color without one).
+    Category,
 }
 
 impl ColorMode {
@@ -45,6 +47,7 @@ impl ColorMode {
             ColorMode::Value => 2,
             ColorMode::Diff => 3,
             ColorMode::Track => 4,
+            ColorMode::Category => 5,
         }
     }
 
@@ -56,6 +59,7 @@ impl ColorMode {
             ColorMode::Value => "value",
             ColorMode::Diff => "diff",
             ColorMode::Track => "track",
+            ColorMode::Category => "category",
         }
     }
 }

@@ -224,6 +224,8 @@ enum ColorArg {
     Diff,
     /// One color per track (traces).
     Track,
+    /// One color per category, e.g. Chrome's `cat` (traces).
+    Category,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -269,6 +271,7 @@ fn color_arg(c: ColorArg) -> ColorMode {
         ColorArg::Value => ColorMode::Value,
         ColorArg::Diff => ColorMode::Diff,
         ColorArg::Track => ColorMode::Track,
+        ColorArg::Category => ColorMode::Category,
     }
 }
 

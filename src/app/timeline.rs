@@ -98,7 +98,11 @@ impl App {
         }
         let color = match self.opts.color {
             Some(
-                c @ (ColorMode::Track | ColorMode::Name | ColorMode::Package | ColorMode::Value),
+                c @ (ColorMode::Track
+                | ColorMode::Category
+                | ColorMode::Name
+                | ColorMode::Package
+                | ColorMode::Value),
             ) => c,
             _ => trace.default_color(),
         };
@@ -748,7 +752,8 @@ impl App {
                 }
                 "c" | "C" => {
                     d.color = match d.color {
-                        ColorMode::Track => ColorMode::Name,
+                        ColorMode::Track => ColorMode::Category,
+                        ColorMode::Category => ColorMode::Name,
                         ColorMode::Name => ColorMode::Package,
                         ColorMode::Package => ColorMode::Value,
                         _ => ColorMode::Track,

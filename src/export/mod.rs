@@ -130,8 +130,9 @@ pub fn color_mode(
             profile.meta.source,
             profile.meta.format.describe()
         ))),
-        Some(ColorMode::Track) => Err(ExportError::Options(format!(
-            "--color track colors a trace's spans by track, and {} is a profile",
+        Some(m @ (ColorMode::Track | ColorMode::Category)) => Err(ExportError::Options(format!(
+            "--color {} colors a trace's spans, and {} is a profile",
+            m.name(),
             profile.meta.source
         ))),
         Some(m) => Ok(m),

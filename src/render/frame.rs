@@ -463,9 +463,10 @@ impl Renderer {
                     continue;
                 };
                 let bg = match spec.color {
-                    ColorMode::Package | ColorMode::Name | ColorMode::Track => {
-                        color::palette_color(7)
-                    }
+                    ColorMode::Package
+                    | ColorMode::Name
+                    | ColorMode::Track
+                    | ColorMode::Category => color::palette_color(7),
                     ColorMode::Value => {
                         color::heat_color(profile.tree.self_ticks(n) as f64, max_self)
                     }

@@ -68,13 +68,25 @@ impl TimelineScene {
                 .map(|(_, n)| (color::package_name(None, n), n)),
         );
         let hashes = NameHashes::compute_packed(gpu, &keys);
+        // Category colors: the palette index of each category name, hashed once.
+        let cat_index: Vec<u32> = spans
+            .names
+            .iter()
+            .map(|(_, n)| color::palette_index(&color::pyroscope_key(n)) as u32)
+            .collect();
         let of = |s: u32| -> [f32; 3] {
             let s = s as usize;
             let d = spans.dur_ns[s] as f32;
-            [d, color::track_palette_index(spans.track[s]) as f32, d]
+            let track = color::track_palette_index(spans.track[s]);
+            let cat = spans
+                .category
+                .get(s)
+                .filter(|&&c| !spans.names.get(c).is_empty())
+                .map_or(track, |&c| cat_index[c as usize]);
+            [d, track as f32, cat as f32]
         };
-        // A merged run keeps its first span's track color and sums the durations.
-        let merge = |a: [f32; 3], b: [f32; 3]| [a[0] + b[0], a[1], a[2] + b[2]];
+        // A merged run keeps its first span's colors and sums the durations.
+        let merge = |a: [f32; 3], b: [f32; 3]| [a[0] + b[0], a[1], a[2]];
         let max_dur = spans.dur_ns.iter().copied().max().unwrap_or(0) as f32;
         let bars = BarScene::from_values(
             gpu,
@@ -198,6 +210,12 @@ fn span_color(mode: ColorMode, spans: &SpanSet, s: usize, max_dur: f64, greyed: 
             let c = color::track_color(spans.track[s]);
             c.map(|v| f32::from(v) / 255.0)
         }
+        ColorMode::Category => match spans.category_of(s) {
+            Some(c) if !c.is_empty() => {
+                color::palette_color(color::palette_index(&color::pyroscope_key(c)))
+            }
+            _ => color::track_color(spans.track[s]).map(|v| f32::from(v) / 255.0),
+        },
         ColorMode::Name => color::palette_color(color::palette_index(&color::pyroscope_key(name))),
         ColorMode::Package => color::palette_color(color::palette_index(&color::pyroscope_key(
             color::package_name(None, name),

@@ -437,7 +437,9 @@ impl ViewState {
             ColorMode::Package => ColorMode::Name,
             ColorMode::Name => ColorMode::Value,
             ColorMode::Value if diff_available => ColorMode::Diff,
-            ColorMode::Value | ColorMode::Diff | ColorMode::Track => ColorMode::Package,
+            ColorMode::Value | ColorMode::Diff | ColorMode::Track | ColorMode::Category => {
+                ColorMode::Package
+            }
         };
     }
 }
