@@ -133,6 +133,19 @@ pub struct TrackLayout {
 }
 
 impl TrackLayout {
+    /// Heap bytes held, for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        self.layout.heap_bytes()
+            + self.row_of.capacity() * 4
+            + self
+                .bands
+                .iter()
+                .map(|b| b.name.capacity() + std::mem::size_of::<Band>())
+                .sum::<usize>()
+            + self.connectors.capacity() * std::mem::size_of::<Connector>()
+            + self.parent.capacity() * 4
+    }
+
     /// The band holding `row`.
     pub fn band_of_row(&self, row: usize) -> Option<usize> {
         let i = self
@@ -141,6 +154,42 @@ impl TrackLayout {
             .checked_sub(1)?;
         let b = &self.bands[i];
         (row < (b.first_row + b.rows) as usize).then_some(i)
+    }
+}
+
+/// Resident CPU bytes of a loaded trace, by part, for `scorch info` and benchmarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraceMemory {
+    /// Span columns, names, categories and tracks.
+    pub spans: usize,
+    /// Span attributes.
+    pub attrs: usize,
+    /// The linked tree (children, roots, subtree ends, cycle fixes).
+    pub tree: usize,
+    /// The track layout: rows, row of each span, bands, connectors, cut parents.
+    pub layout: usize,
+    /// Of `layout`, the rows' bars (24 bytes each: x0, x1, name, node).
+    pub rows: usize,
+    /// Level-of-detail tiers.
+    pub lod: usize,
+}
+
+impl TraceMemory {
+    /// Measures `set`, `tree` and `layout`, with the LOD's bytes as given.
+    pub fn of(set: &SpanSet, tree: &SpanTree, layout: &TrackLayout, lod: usize) -> TraceMemory {
+        TraceMemory {
+            spans: set.heap_bytes(),
+            attrs: set.attrs.heap_bytes(),
+            tree: tree.heap_bytes(),
+            layout: layout.heap_bytes(),
+            rows: layout.layout.heap_bytes(),
+            lod,
+        }
+    }
+
+    /// All parts together.
+    pub fn total(&self) -> usize {
+        self.spans + self.attrs + self.tree + self.layout + self.lod
     }
 }
 

@@ -323,6 +323,25 @@ impl SpanSet {
         self.category.get(i).map(|&c| self.names.get(c))
     }
 
+    /// Heap bytes of the span columns, names, categories and tracks (not the
+    /// attributes: [`SpanAttrs::heap_bytes`]), for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        self.start_ns.capacity() * 8
+            + self.dur_ns.capacity() * 8
+            + (self.parent.capacity()
+                + self.name.capacity()
+                + self.track.capacity()
+                + self.category.capacity())
+                * 4
+            + self.names.heap_bytes()
+            + self
+                .tracks
+                .iter()
+                .map(|t| t.name.capacity() + std::mem::size_of::<Track>())
+                .sum::<usize>()
+            + self.track_info.capacity() * std::mem::size_of::<TrackInfo>()
+    }
+
     /// `(first start, last end)` over all spans, relative.
     pub fn time_range(&self) -> (u64, u64) {
         let start = self.start_ns.iter().copied().min().unwrap_or(0);
@@ -455,6 +474,16 @@ impl SpanTree {
     pub fn children(&self, i: u32) -> &[u32] {
         let i = i as usize;
         &self.child_list[self.child_start[i] as usize..self.child_start[i + 1] as usize]
+    }
+
+    /// Heap bytes held, for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        (self.parent.capacity()
+            + self.roots.capacity()
+            + self.child_start.capacity()
+            + self.child_list.capacity())
+            * 4
+            + self.max_end_ns.capacity() * 8
     }
 
     /// Links `set` into a tree.
