@@ -128,11 +128,27 @@ pub struct TrackLayout {
     pub bands: Vec<Band>,
     /// Connector lines (rows of `layout`).
     pub connectors: Vec<Connector>,
-    /// Parent of each span as laid out (links across bands cut).
+    /// Parent of each span as laid out (links across bands cut), only when that differs
+    /// from the span set's own parents; empty otherwise (Chrome traces never link across
+    /// threads, so they keep no copy). Read with [`TrackLayout::parents`].
     pub parent: Vec<u32>,
 }
 
 impl TrackLayout {
+    /// Parents as laid out; `set` is the one laid out.
+    pub fn parents<'a>(&'a self, set: &'a SpanSet) -> &'a [u32] {
+        if self.parent.is_empty() {
+            &set.parent
+        } else {
+            &self.parent
+        }
+    }
+
+    /// Parent of span `i` as laid out.
+    pub fn parent_of(&self, set: &SpanSet, i: usize) -> u32 {
+        self.parents(set)[i]
+    }
+
     /// Heap bytes held, for memory reports.
     pub fn heap_bytes(&self) -> usize {
         self.layout.heap_bytes()
@@ -366,14 +382,19 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
             BandMode::OneTree => 0,
         }
     };
-    // Per track: cut the links that cross bands.
+    // Per track: cut the links that cross bands (when there are any: a second tree
+    // costs as much as the first).
     let cut;
+    let tree_parent = tree.parents(set);
+    let crosses = |i: usize| {
+        let p = tree_parent[i];
+        p != NO_PARENT && band_of(p as usize) != band_of(i)
+    };
     let t: &SpanTree = match mode {
-        BandMode::OneTree => tree,
-        BandMode::PerTrack => {
+        BandMode::PerTrack if (0..n).any(crosses) => {
             let parent = (0..n)
                 .map(|i| {
-                    let p = tree.parent[i];
+                    let p = tree_parent[i];
                     if p != NO_PARENT && band_of(p as usize) != band_of(i) {
                         NO_PARENT
                     } else {
@@ -384,7 +405,9 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
             cut = SpanTree::build_with_parents(set, parent);
             &cut
         }
+        _ => tree,
     };
+    let parent = t.parents(set);
 
     // Each tree on its own, then its lane in the band.
     let mut depth = vec![0u32; n];
@@ -460,6 +483,7 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
         order[fill[r as usize] as usize] = i as u32;
         fill[r as usize] += 1;
     }
+    drop(fill);
     let mut rows = Vec::with_capacity(rows_n);
     for r in 0..rows_n {
         let spans = &mut order[count[r] as usize..count[r + 1] as usize];
@@ -484,7 +508,7 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
 
     let connectors = (0..n)
         .filter_map(|i| {
-            let p = t.parent[i];
+            let p = parent[i];
             (p != NO_PARENT && row_of[i] > row_of[p as usize] + 1).then(|| Connector {
                 span: i as u32,
                 from_row: row_of[p as usize],
@@ -503,7 +527,11 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
         row_of,
         bands,
         connectors,
-        parent: t.parent.clone(),
+        parent: if t.has_set_parents() {
+            Vec::new()
+        } else {
+            parent.to_vec()
+        },
     }
 }
 
@@ -553,7 +581,7 @@ mod tests {
         }
         let mut expected = 0;
         for i in 0..s.len() {
-            let p = t.parent[i];
+            let p = t.parent_of(s, i);
             if p != NO_PARENT {
                 assert!(
                     l.depth[i] > l.depth[p as usize],
@@ -740,7 +768,7 @@ mod tests {
             }
         }
         for i in 0..s.len() {
-            let p = l.parent[i];
+            let p = l.parent_of(s, i);
             if p != NO_PARENT {
                 assert!(l.row_of[i] > l.row_of[p as usize]);
             }
@@ -815,14 +843,15 @@ mod tests {
         assert_eq!((l.bands[0].first_row, l.bands[0].rows), (0, 2));
         assert_eq!((l.bands[1].first_row, l.bands[1].rows), (2, 2));
         assert_eq!(l.row_of, vec![0, 1, 2, 3]);
-        assert_eq!(l.parent[2], NO_PARENT, "the cross-track link is cut");
+        assert_eq!(l.parent_of(&s, 2), NO_PARENT, "the cross-track link is cut");
         assert_eq!(l.band_of_row(3), Some(1));
         assert_eq!(l.band_of_row(4), None);
         check_tracks(&s, &l);
         let one = track_layout(&s, &t, BandMode::OneTree);
         assert_eq!(one.bands.len(), 1);
         assert_eq!(one.row_of, vec![0, 1, 2, 3]);
-        assert_eq!(one.parent[2], 1);
+        assert_eq!(one.parent_of(&s, 2), 1);
+        assert!(one.parent.is_empty(), "no copy of unchanged parents");
         check_tracks(&s, &one);
     }
 
@@ -862,7 +891,7 @@ mod tests {
                 check_tracks(&s, &l);
                 let expected = (0..s.len())
                     .filter(|&i| {
-                        let p = l.parent[i];
+                        let p = l.parent_of(&s, i);
                         p != NO_PARENT && l.row_of[i] > l.row_of[p as usize] + 1
                     })
                     .count();
