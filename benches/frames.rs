@@ -98,7 +98,7 @@ fn w5(n: usize) -> (SpanSet, TrackLayout) {
             spans: n as u64,
         }],
         connectors: Vec::new(),
-        parent: vec![NO_PARENT; n],
+        parent: Vec::new(),
     };
     (set, tl)
 }

@@ -544,15 +544,21 @@ fn info(input: &Path) -> Result<()> {
     };
     match imported {
         import::Imported::Profile(p) => profile_info(*p, t0),
-        import::Imported::Trace(t) => trace_info(&t),
+        import::Imported::Trace(t) => trace_info(&t, t0),
     }
 }
 
-fn trace_info(t: &import::Trace) -> Result<()> {
+fn trace_info(t: &import::Trace, t0: Instant) -> Result<()> {
     use scorch::model::spans::SpanTree;
+    let t_load = t0.elapsed();
     let s = &t.spans;
     let tree = SpanTree::build(s);
-    let layout = scorch::layout::timeline::timeline_layout(s, &tree);
+    let t_link = t0.elapsed();
+    let mode = scorch::export::default_band_mode(t.format);
+    let layout = scorch::layout::timeline::track_layout(s, &tree, mode);
+    let t_layout = t0.elapsed();
+    let lod = scorch::lod::Lod::build(&layout.layout);
+    let t_lod = t0.elapsed();
     let (start, end) = s.time_range();
     let mut out = std::io::stdout().lock();
     writeln!(out, "file:     {}", t.source)?;
@@ -586,8 +592,43 @@ fn trace_info(t: &import::Trace) -> Result<()> {
     writeln!(
         out,
         "rows:     {} ({} spans pushed down by overlapping siblings)",
-        layout.rows.len(),
+        layout.layout.rows.len(),
         layout.connectors.len()
+    )?;
+    // Load speed: read + parse over the file's bytes (the uncompressed size when gzipped
+    // is not known here, so the rate is over what was read).
+    let bytes = std::fs::metadata(&t.source).map_or(0, |m| m.len());
+    let rate = if bytes > 0 {
+        format!(
+            " ({:.0} MB/s)",
+            bytes as f64 / 1e6 / t_load.as_secs_f64().max(1e-9)
+        )
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "timing:   read+parse {:.0} ms{rate}, link {:.0} ms, layout {:.0} ms, lod {:.0} ms, total {:.0} ms",
+        ms(t_load),
+        ms(t_link - t_load),
+        ms(t_layout - t_link),
+        ms(t_lod - t_layout),
+        ms(t_lod)
+    )?;
+    // Resident CPU bytes of what the viewer keeps for the trace.
+    let mem = scorch::layout::timeline::TraceMemory::of(s, &tree, &layout, lod.heap_bytes());
+    let per = |b: usize| b as f64 / s.len().max(1) as f64;
+    writeln!(
+        out,
+        "memory:   {:.1} B/span resident ({:.1} MiB): spans {:.1}, attrs {:.1}, tree {:.1}, layout {:.1} (rows {:.1}), lod {:.1}",
+        per(mem.total()),
+        mem.total() as f64 / (1 << 20) as f64,
+        per(mem.spans),
+        per(mem.attrs),
+        per(mem.tree),
+        per(mem.layout),
+        per(mem.rows),
+        per(mem.lod),
     )?;
     let mut warnings = s.warnings.lines();
     if tree.cycles_broken > 0 {

@@ -231,7 +231,7 @@ impl App {
         d.search = (!self.search_text.is_empty()).then(|| {
             search_spans(
                 &d.trace.spans,
-                &d.trace.tracks.parent,
+                d.trace.tracks.parents(&d.trace.spans),
                 &d.trace.tracks.layout,
                 &self.search_text,
             )
@@ -442,7 +442,7 @@ impl App {
             format_duration_ns(spans.start_ns[i] as f64),
             format_duration_ns(spans.end_ns(i) as f64),
         ));
-        let parent = d.trace.tree.parent[i];
+        let parent = d.trace.tree.parent_of(spans, i);
         let kids = d.trace.tree.children(sp).len();
         lines.push(format!(
             "parent: {} · {kids} child span{}",

@@ -64,10 +64,12 @@ use super::ImportError;
 use crate::model::names::{NameId, Names};
 use crate::model::spans::{AttrPair, SpanAttrs, SpanSet, Track, TrackInfo, TrackKind};
 use crate::model::{NO_PARENT, Warnings};
+use hashbrown::HashTable;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 
 /// Inputs at least this large are parsed on all cores.
 pub const PARALLEL_MIN_BYTES: usize = 8 << 20;
@@ -758,15 +760,45 @@ fn pid_of(raw: Option<&str>) -> Pid<'_> {
     }
 }
 
-/// What only async and metadata events have (boxed: most events have none of it).
+/// What only scoped async events and metadata events have (boxed: most events have none
+/// of it, and an async event with a plain id needs no allocation).
 struct Extra<'a> {
-    /// Async id as text, with whether it is process-local.
-    id: Option<(Cow<'a, str>, bool)>,
     scope: Cow<'a, str>,
     /// `args` of metadata events, kept raw.
     meta_args: Option<&'a str>,
     /// The name of a metadata event (`process_name` …), which is no span name.
     meta_name: Option<Cow<'a, str>>,
+}
+
+/// An async id's text: inline when it fits (nearly always: `0x1f`, numbers, short
+/// strings), so that matching a million ids while linking reads no input bytes, which by
+/// then are long out of cache (reading them made matching memory-latency bound).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum IdText<'a> {
+    /// Length and bytes (zero-padded).
+    Inline(u8, [u8; 22]),
+    Long(&'a str),
+}
+
+impl<'a> IdText<'a> {
+    fn new(t: &'a str) -> IdText<'a> {
+        let b = t.as_bytes();
+        if b.len() <= 22 {
+            let mut bytes = [0u8; 22];
+            bytes[..b.len()].copy_from_slice(b);
+            IdText::Inline(b.len() as u8, bytes)
+        } else {
+            IdText::Long(t)
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            // Whole `str`s were copied in, so the bytes are UTF-8.
+            IdText::Inline(n, b) => std::str::from_utf8(&b[..*n as usize]).unwrap_or(""),
+            IdText::Long(t) => t,
+        }
+    }
 }
 
 /// One event, as far as linking needs it.
@@ -783,7 +815,11 @@ struct Rec<'a> {
     cat: NameId,
     /// `args` of span events: `(first, count)` pairs in the run's [`ArgStore`].
     args: (u32, u32),
+    /// Async id as raw text (quotes stripped).
+    id: Option<IdText<'a>>,
     extra: Option<Box<Extra<'a>>>,
+    /// The async id is process-local (`id2.local`).
+    id_local: bool,
     /// The phase letter (0 for a missing, empty or multi-letter phase).
     ph: u8,
     /// Instant scope (`s`): b'g', b'p' or b't'.
@@ -802,8 +838,12 @@ impl Rec<'_> {
         (self.ts_ns != NONE).then_some(self.ts_ns)
     }
 
-    fn id(&self) -> Option<&(Cow<'_, str>, bool)> {
-        self.extra.as_ref().and_then(|e| e.id.as_ref())
+    fn id(&self) -> Option<(IdText<'_>, bool)> {
+        self.id.map(|id| (id, self.id_local))
+    }
+
+    fn scope(&self) -> &str {
+        self.extra.as_ref().map_or("", |e| &e.scope)
     }
 }
 
@@ -859,7 +899,7 @@ fn event_rec<'a>(
                 Ok(Id2 {
                     global: Some(g), ..
                 }) => Some((id_text(g.get()), false)),
-                _ => Some((Cow::Borrowed(id2), false)),
+                _ => Some((id2, false)),
             }
         }
         (None, None) => None,
@@ -877,9 +917,8 @@ fn event_rec<'a>(
     } else {
         (None, None)
     };
-    let extra = (id.is_some() || ev.scope.is_some() || meta_args.is_some()).then(|| {
+    let extra = (ev.scope.is_some() || meta_args.is_some()).then(|| {
         Box::new(Extra {
-            id,
             scope: ev.scope.unwrap_or(Cow::Borrowed("")),
             meta_args,
             meta_name,
@@ -899,7 +938,9 @@ fn event_rec<'a>(
             .filter(|n| !n.is_empty())
             .map_or(NO_NAME, |n| names.intern(&n)),
         args,
+        id: id.map(|(id, _)| IdText::new(id)),
         extra,
+        id_local: id.is_some_and(|(_, local)| local),
         ph,
         instant_scope: match ev.s.as_deref() {
             Some("g") => b'g',
@@ -910,11 +951,10 @@ fn event_rec<'a>(
     })
 }
 
-fn id_text(t: &str) -> Cow<'_, str> {
-    match t.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-        Some(inner) => Cow::Borrowed(inner),
-        None => Cow::Borrowed(t),
-    }
+fn id_text(t: &str) -> &str {
+    t.strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(t)
 }
 
 /// Microseconds (a JSON number, or a string holding one) → nanoseconds, rounded half
@@ -1207,6 +1247,22 @@ struct Process<'a> {
 /// Hash maps keyed by small ids: foldhash, as the name interner uses.
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
+/// What matches async events to each other: the process for local ids, category, id,
+/// scope, and for legacy `S`/`T`/`p`/`F` events also the name. `None` without an id.
+type AsyncKey<'k> = (Option<Pid<'k>>, NameId, IdText<'k>, &'k str, NameId);
+
+fn async_key<'r>(r: &'r Rec<'_>) -> Option<AsyncKey<'r>> {
+    let (id, local) = r.id()?;
+    let legacy = matches!(r.ph, b'S' | b'T' | b'p' | b'F');
+    Some((
+        local.then_some(r.pid),
+        r.cat,
+        id,
+        r.scope(),
+        if legacy { r.name } else { NO_NAME },
+    ))
+}
+
 fn build(recs: Vec<Rec<'_>>, mut names: Names, store: ArgStore, doc: Doc) -> SpanSet {
     let mut c = Counts::default();
 
@@ -1214,7 +1270,9 @@ fn build(recs: Vec<Rec<'_>>, mut names: Names, store: ArgStore, doc: Doc) -> Spa
     let mut processes: FastMap<Pid<'_>, Process<'_>> = FastMap::default();
     let mut thread_names: FastMap<(Pid<'_>, Pid<'_>), ThreadMeta<'_>> = FastMap::default();
     let mut trace_end = i64::MIN;
+    let mut async_count = 0;
     for r in &recs {
+        async_count += usize::from(r.id.is_some());
         if let Some(ts) = r.ts() {
             let d = if r.dur_ns == NONE { 0 } else { r.dur_ns.max(0) };
             trace_end = trace_end.max(ts.saturating_add(d));
@@ -1269,9 +1327,21 @@ fn build(recs: Vec<Rec<'_>>, mut names: Names, store: ArgStore, doc: Doc) -> Spa
     let mut tracks: Vec<TrackKey<'_>> = Vec::new();
     let mut track_of: FastMap<TrackKey<'_>, u32> = FastMap::default();
     let mut per_track: Vec<Vec<Slim>> = Vec::new();
-    type AsyncKey<'k> = (Option<Pid<'k>>, NameId, &'k str, &'k str, NameId);
-    let mut async_of: FastMap<AsyncKey<'_>, u32> = FastMap::default();
-    let mut async_events: Vec<Vec<Slim>> = Vec::new();
+    // Async events: a group per key, numbered in order of first appearance. The table
+    // holds only group numbers; a group's key is read back from its first event, so a
+    // million distinct ids cost 4 bytes of table each, and no allocation.
+    let hasher = foldhash::fast::FixedState::default();
+    let mut async_table: HashTable<u32> = HashTable::new();
+    let mut group_hash: Vec<u64> = Vec::new();
+    let mut group_first: Vec<u32> = Vec::new();
+    // (group, event) of every async event, in file order.
+    let mut async_events: Vec<(u32, u32)> = Vec::with_capacity(async_count);
+    // The `e` of an async span usually follows its `b` closely: a small direct-mapped
+    // cache of recently used groups (in L1/L2) answers it without a probe into the large
+    // table, whose random accesses made matching memory-latency bound.
+    const RECENT_GROUPS: usize = 4096;
+    let mut recent = vec![(0u64, u32::MAX); RECENT_GROUPS];
+    async_table.reserve(async_count / 2, |&g| group_hash[g as usize]);
     // Consecutive events are often on the same thread: skip the hash then.
     let mut last_thread: Option<(Pid<'_>, Pid<'_>, u32)> = None;
     for (k, r) in recs.iter().enumerate() {
@@ -1307,23 +1377,30 @@ fn build(recs: Vec<Rec<'_>>, mut names: Names, store: ArgStore, doc: Doc) -> Spa
         };
         match r.ph {
             b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F' => {
-                let (Some((id, local)), Some(extra)) = (r.id(), r.extra.as_ref()) else {
+                let Some(key) = async_key(r) else {
                     c.async_without_id += 1;
                     continue;
                 };
-                let legacy = matches!(r.ph, b'S' | b'T' | b'p' | b'F');
-                let key: AsyncKey<'_> = (
-                    local.then_some(r.pid),
-                    r.cat,
-                    id,
-                    &extra.scope,
-                    if legacy { r.name } else { NO_NAME },
-                );
-                let g = *async_of.entry(key).or_insert_with(|| {
-                    async_events.push(Vec::new());
-                    async_events.len() as u32 - 1
-                });
-                async_events[g as usize].push(Slim::of(r, ts, k));
+                let h = hasher.hash_one(key);
+                let same = |g: u32| {
+                    group_hash[g as usize] == h
+                        && async_key(&recs[group_first[g as usize] as usize]) == Some(key)
+                };
+                let slot = (h >> 32) as usize % RECENT_GROUPS;
+                let (rh, rg) = recent[slot];
+                let g = if rh == h && rg != u32::MAX && same(rg) {
+                    rg
+                } else if let Some(&g) = async_table.find(h, |&g| same(g)) {
+                    g
+                } else {
+                    let g = group_first.len() as u32;
+                    group_first.push(k);
+                    group_hash.push(h);
+                    async_table.insert_unique(h, g, |&g| group_hash[g as usize]);
+                    g
+                };
+                recent[slot] = (h, g);
+                async_events.push((g, k));
             }
             _ => {
                 let t = if matches!(r.ph, b'i' | b'I' | b'R') && r.instant_scope != b't' {
@@ -1423,24 +1500,63 @@ fn build(recs: Vec<Rec<'_>>, mut names: Names, store: ArgStore, doc: Doc) -> Spa
         pending.push(spans);
     }
 
-    // Async groups.
-    for evs in async_events.iter_mut() {
+    // Async groups: their events gathered group by group (a counting sort, file order
+    // kept within a group), each group's sorted by time.
+    drop(async_table);
+    let groups = group_first.len();
+    let mut group_start = vec![0u32; groups + 1];
+    for &(g, _) in &async_events {
+        group_start[g as usize + 1] += 1;
+    }
+    for g in 0..groups {
+        group_start[g + 1] += group_start[g];
+    }
+    let mut by_group = vec![0u32; async_events.len()];
+    {
+        let mut fill = group_start.clone();
+        for &(g, k) in &async_events {
+            by_group[fill[g as usize] as usize] = k;
+            fill[g as usize] += 1;
+        }
+    }
+    drop(async_events);
+    let mut evs: Vec<Slim> = Vec::new();
+    let mut open: Vec<usize> = Vec::new(); // indices into the track's list
+    let mut legacy_open: Vec<usize> = Vec::new();
+    let mut last_async: Option<(Pid<'_>, usize)> = None;
+    for g in 0..groups {
+        evs.clear();
+        evs.extend(
+            by_group[group_start[g] as usize..group_start[g + 1] as usize]
+                .iter()
+                .map(|&k| {
+                    let r = &recs[k as usize];
+                    Slim::of(r, r.ts_ns, k)
+                }),
+        );
         if !evs.is_sorted() {
             evs.sort_unstable();
         }
-        let first = &recs[evs[0].k as usize];
-        let t = intern_track(
-            &mut track_of,
-            &mut tracks,
-            &mut per_track,
-            TrackKey::Async(first.pid),
-        ) as usize;
+        let pid = recs[evs[0].k as usize].pid;
+        let t = match last_async {
+            Some((p, t)) if p == pid => t,
+            _ => {
+                let t = intern_track(
+                    &mut track_of,
+                    &mut tracks,
+                    &mut per_track,
+                    TrackKey::Async(pid),
+                ) as usize;
+                last_async = Some((pid, t));
+                t
+            }
+        };
         if t >= pending.len() {
             pending.resize_with(t + 1, Vec::new);
         }
         let list = &mut pending[t];
-        let mut open: Vec<usize> = Vec::new(); // indices into `list`
-        let mut legacy_open: Vec<usize> = Vec::new();
+        open.clear();
+        legacy_open.clear();
         for e in evs.iter() {
             let (at, k) = (e.ts, e.k);
             let parent = open.last().map_or(u32::MAX, |&p| p as u32);
@@ -1499,7 +1615,7 @@ fn build(recs: Vec<Rec<'_>>, mut names: Names, store: ArgStore, doc: Doc) -> Spa
                 _ => c.steps += 1, // T, p
             }
         }
-        for o in open.into_iter().chain(legacy_open) {
+        for &o in open.iter().chain(&legacy_open) {
             c.unclosed_async += 1;
             list[o].end = trace_end.max(list[o].start);
         }
@@ -1619,7 +1735,7 @@ fn build(recs: Vec<Rec<'_>>, mut names: Names, store: ArgStore, doc: Doc) -> Spa
             if p.flags & HAS_ID != 0
                 && let Some((id, _)) = recs[p.rec as usize].id()
             {
-                let pair = attrs.intern_pair("id", id);
+                let pair = attrs.intern_pair("id", id.as_str());
                 attrs.push_pair(pair);
             }
             for (flag, k) in [(OWN_ARGS, p.rec), (CLOSE_ARGS, p.close)] {

@@ -128,11 +128,40 @@ pub struct TrackLayout {
     pub bands: Vec<Band>,
     /// Connector lines (rows of `layout`).
     pub connectors: Vec<Connector>,
-    /// Parent of each span as laid out (links across bands cut).
+    /// Parent of each span as laid out (links across bands cut), only when that differs
+    /// from the span set's own parents; empty otherwise (Chrome traces never link across
+    /// threads, so they keep no copy). Read with [`TrackLayout::parents`].
     pub parent: Vec<u32>,
 }
 
 impl TrackLayout {
+    /// Parents as laid out; `set` is the one laid out.
+    pub fn parents<'a>(&'a self, set: &'a SpanSet) -> &'a [u32] {
+        if self.parent.is_empty() {
+            &set.parent
+        } else {
+            &self.parent
+        }
+    }
+
+    /// Parent of span `i` as laid out.
+    pub fn parent_of(&self, set: &SpanSet, i: usize) -> u32 {
+        self.parents(set)[i]
+    }
+
+    /// Heap bytes held, for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        self.layout.heap_bytes()
+            + self.row_of.capacity() * 4
+            + self
+                .bands
+                .iter()
+                .map(|b| b.name.capacity() + std::mem::size_of::<Band>())
+                .sum::<usize>()
+            + self.connectors.capacity() * std::mem::size_of::<Connector>()
+            + self.parent.capacity() * 4
+    }
+
     /// The band holding `row`.
     pub fn band_of_row(&self, row: usize) -> Option<usize> {
         let i = self
@@ -141,6 +170,42 @@ impl TrackLayout {
             .checked_sub(1)?;
         let b = &self.bands[i];
         (row < (b.first_row + b.rows) as usize).then_some(i)
+    }
+}
+
+/// Resident CPU bytes of a loaded trace, by part, for `scorch info` and benchmarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraceMemory {
+    /// Span columns, names, categories and tracks.
+    pub spans: usize,
+    /// Span attributes.
+    pub attrs: usize,
+    /// The linked tree (children, roots, subtree ends, cycle fixes).
+    pub tree: usize,
+    /// The track layout: rows, row of each span, bands, connectors, cut parents.
+    pub layout: usize,
+    /// Of `layout`, the rows' bars (24 bytes each: x0, x1, name, node).
+    pub rows: usize,
+    /// Level-of-detail tiers.
+    pub lod: usize,
+}
+
+impl TraceMemory {
+    /// Measures `set`, `tree` and `layout`, with the LOD's bytes as given.
+    pub fn of(set: &SpanSet, tree: &SpanTree, layout: &TrackLayout, lod: usize) -> TraceMemory {
+        TraceMemory {
+            spans: set.heap_bytes(),
+            attrs: set.attrs.heap_bytes(),
+            tree: tree.heap_bytes(),
+            layout: layout.heap_bytes(),
+            rows: layout.layout.heap_bytes(),
+            lod,
+        }
+    }
+
+    /// All parts together.
+    pub fn total(&self) -> usize {
+        self.spans + self.attrs + self.tree + self.layout + self.lod
     }
 }
 
@@ -317,14 +382,19 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
             BandMode::OneTree => 0,
         }
     };
-    // Per track: cut the links that cross bands.
+    // Per track: cut the links that cross bands (when there are any: a second tree
+    // costs as much as the first).
     let cut;
+    let tree_parent = tree.parents(set);
+    let crosses = |i: usize| {
+        let p = tree_parent[i];
+        p != NO_PARENT && band_of(p as usize) != band_of(i)
+    };
     let t: &SpanTree = match mode {
-        BandMode::OneTree => tree,
-        BandMode::PerTrack => {
+        BandMode::PerTrack if (0..n).any(crosses) => {
             let parent = (0..n)
                 .map(|i| {
-                    let p = tree.parent[i];
+                    let p = tree_parent[i];
                     if p != NO_PARENT && band_of(p as usize) != band_of(i) {
                         NO_PARENT
                     } else {
@@ -335,7 +405,9 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
             cut = SpanTree::build_with_parents(set, parent);
             &cut
         }
+        _ => tree,
     };
+    let parent = t.parents(set);
 
     // Each tree on its own, then its lane in the band.
     let mut depth = vec![0u32; n];
@@ -411,6 +483,7 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
         order[fill[r as usize] as usize] = i as u32;
         fill[r as usize] += 1;
     }
+    drop(fill);
     let mut rows = Vec::with_capacity(rows_n);
     for r in 0..rows_n {
         let spans = &mut order[count[r] as usize..count[r + 1] as usize];
@@ -435,7 +508,7 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
 
     let connectors = (0..n)
         .filter_map(|i| {
-            let p = t.parent[i];
+            let p = parent[i];
             (p != NO_PARENT && row_of[i] > row_of[p as usize] + 1).then(|| Connector {
                 span: i as u32,
                 from_row: row_of[p as usize],
@@ -454,7 +527,11 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
         row_of,
         bands,
         connectors,
-        parent: t.parent.clone(),
+        parent: if t.has_set_parents() {
+            Vec::new()
+        } else {
+            parent.to_vec()
+        },
     }
 }
 
@@ -504,7 +581,7 @@ mod tests {
         }
         let mut expected = 0;
         for i in 0..s.len() {
-            let p = t.parent[i];
+            let p = t.parent_of(s, i);
             if p != NO_PARENT {
                 assert!(
                     l.depth[i] > l.depth[p as usize],
@@ -691,7 +768,7 @@ mod tests {
             }
         }
         for i in 0..s.len() {
-            let p = l.parent[i];
+            let p = l.parent_of(s, i);
             if p != NO_PARENT {
                 assert!(l.row_of[i] > l.row_of[p as usize]);
             }
@@ -766,14 +843,15 @@ mod tests {
         assert_eq!((l.bands[0].first_row, l.bands[0].rows), (0, 2));
         assert_eq!((l.bands[1].first_row, l.bands[1].rows), (2, 2));
         assert_eq!(l.row_of, vec![0, 1, 2, 3]);
-        assert_eq!(l.parent[2], NO_PARENT, "the cross-track link is cut");
+        assert_eq!(l.parent_of(&s, 2), NO_PARENT, "the cross-track link is cut");
         assert_eq!(l.band_of_row(3), Some(1));
         assert_eq!(l.band_of_row(4), None);
         check_tracks(&s, &l);
         let one = track_layout(&s, &t, BandMode::OneTree);
         assert_eq!(one.bands.len(), 1);
         assert_eq!(one.row_of, vec![0, 1, 2, 3]);
-        assert_eq!(one.parent[2], 1);
+        assert_eq!(one.parent_of(&s, 2), 1);
+        assert!(one.parent.is_empty(), "no copy of unchanged parents");
         check_tracks(&s, &one);
     }
 
@@ -813,7 +891,7 @@ mod tests {
                 check_tracks(&s, &l);
                 let expected = (0..s.len())
                     .filter(|&i| {
-                        let p = l.parent[i];
+                        let p = l.parent_of(&s, i);
                         p != NO_PARENT && l.row_of[i] > l.row_of[p as usize] + 1
                     })
                     .count();

@@ -165,6 +165,7 @@ impl SpanAttrs {
             self.index.pop();
         }
         if !self.unsorted {
+            self.shrink_to_fit();
             return;
         }
         let mut order: Vec<usize> = (0..self.index.len()).collect();
@@ -181,6 +182,13 @@ impl SpanAttrs {
         self.index = index;
         self.pairs = pairs;
         self.unsorted = false;
+        self.shrink_to_fit();
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.index.shrink_to_fit();
+        self.pairs.shrink_to_fit();
+        self.text.shrink_to_fit();
     }
 
     fn range(&self, k: usize) -> std::ops::Range<usize> {
@@ -323,6 +331,25 @@ impl SpanSet {
         self.category.get(i).map(|&c| self.names.get(c))
     }
 
+    /// Heap bytes of the span columns, names, categories and tracks (not the
+    /// attributes: [`SpanAttrs::heap_bytes`]), for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        self.start_ns.capacity() * 8
+            + self.dur_ns.capacity() * 8
+            + (self.parent.capacity()
+                + self.name.capacity()
+                + self.track.capacity()
+                + self.category.capacity())
+                * 4
+            + self.names.heap_bytes()
+            + self
+                .tracks
+                .iter()
+                .map(|t| t.name.capacity() + std::mem::size_of::<Track>())
+                .sum::<usize>()
+            + self.track_info.capacity() * std::mem::size_of::<TrackInfo>()
+    }
+
     /// `(first start, last end)` over all spans, relative.
     pub fn time_range(&self) -> (u64, u64) {
         let start = self.start_ns.iter().copied().min().unwrap_or(0);
@@ -436,10 +463,15 @@ pub struct RawSpan {
 }
 
 /// The linked spans: children, roots and end times over subtrees.
+///
+/// Parents are the set's own ([`SpanSet::parent`]) unless links had to be changed (cycles
+/// broken, or [`SpanTree::build_with_parents`]): only then does the tree hold a copy, so
+/// a million spans do not pay 4 bytes each for a duplicate. Read them with
+/// [`SpanTree::parent_of`] or [`SpanTree::parents`].
 #[derive(Clone, Debug, Default)]
 pub struct SpanTree {
-    /// Parent of each span after cycle breaking ([`NO_PARENT`] for roots).
-    pub parent: Vec<u32>,
+    /// Parent of each span when they differ from the set's; empty otherwise.
+    own_parent: Vec<u32>,
     /// Roots, sorted like siblings.
     pub roots: Vec<u32>,
     child_start: Vec<u32>,
@@ -451,16 +483,48 @@ pub struct SpanTree {
 }
 
 impl SpanTree {
+    /// Parent of span `i` in this tree ([`NO_PARENT`] for roots); `set` is the one the
+    /// tree was built from.
+    pub fn parent_of(&self, set: &SpanSet, i: usize) -> u32 {
+        self.parents(set)[i]
+    }
+
+    /// Parents of all spans in this tree (`set` is the one the tree was built from).
+    pub fn parents<'a>(&'a self, set: &'a SpanSet) -> &'a [u32] {
+        if self.own_parent.is_empty() {
+            &set.parent
+        } else {
+            &self.own_parent
+        }
+    }
+
+    /// True when the tree's parents are the set's own.
+    pub fn has_set_parents(&self) -> bool {
+        self.own_parent.is_empty()
+    }
+
     /// Children of span `i`, sorted by start, longer first on ties.
     pub fn children(&self, i: u32) -> &[u32] {
         let i = i as usize;
         &self.child_list[self.child_start[i] as usize..self.child_start[i + 1] as usize]
     }
 
+    /// Heap bytes held, for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        (self.own_parent.capacity()
+            + self.roots.capacity()
+            + self.child_start.capacity()
+            + self.child_list.capacity())
+            * 4
+            + self.max_end_ns.capacity() * 8
+    }
+
     /// Links `set` into a tree.
     pub fn build(set: &SpanSet) -> SpanTree {
         let n = set.len();
-        let mut parent = set.parent.clone();
+        let parent = &set.parent;
+        // Links cut to break cycles; the set's parents are copied only if there are any.
+        let mut cuts: Vec<u32> = Vec::new();
 
         // Break cycles: walk up from every span; meeting a span still on the current walk
         // closes a cycle, broken by cutting the link that closed it.
@@ -483,7 +547,7 @@ impl SpanTree {
                     break;
                 }
                 if state[p as usize] == ON_PATH {
-                    parent[cur as usize] = NO_PARENT;
+                    cuts.push(cur);
                     cycles_broken += 1;
                     break;
                 }
@@ -494,18 +558,39 @@ impl SpanTree {
             }
             path.clear();
         }
-        Self::link(set, parent, cycles_broken)
+        drop(state);
+        let own_parent = if cuts.is_empty() {
+            Vec::new()
+        } else {
+            let mut own = set.parent.clone();
+            for c in cuts {
+                own[c as usize] = NO_PARENT;
+            }
+            own
+        };
+        Self::link(set, own_parent, cycles_broken)
     }
 
     /// Links `set` with the given parents instead of its own, which must already be
     /// acyclic (e.g. a built tree's parents with some links cut: the timeline cuts links
     /// that cross tracks so each track is a forest of its own).
     pub fn build_with_parents(set: &SpanSet, parent: Vec<u32>) -> SpanTree {
-        Self::link(set, parent, 0)
+        let own = if parent == set.parent {
+            Vec::new()
+        } else {
+            parent
+        };
+        Self::link(set, own, 0)
     }
 
-    fn link(set: &SpanSet, parent: Vec<u32>, cycles_broken: u64) -> SpanTree {
+    /// Links with `own_parent` (empty: the set's parents).
+    fn link(set: &SpanSet, own_parent: Vec<u32>, cycles_broken: u64) -> SpanTree {
         let n = set.len();
+        let parent: &[u32] = if own_parent.is_empty() {
+            &set.parent
+        } else {
+            &own_parent
+        };
         // Children in CSR form, sorted by start (ties: longer first).
         let key = |i: u32| {
             (
@@ -515,7 +600,7 @@ impl SpanTree {
             )
         };
         let mut child_start = vec![0u32; n + 1];
-        for &p in &parent {
+        for &p in parent {
             if p != NO_PARENT {
                 child_start[p as usize + 1] += 1;
             }
@@ -534,11 +619,19 @@ impl SpanTree {
                 fill[p as usize] += 1;
             }
         }
+        drop(fill);
+        // Importers mostly emit spans in this order already: check before sorting. Keys
+        // are unique (they end with the index), so an unstable sort gives the same order.
         for p in 0..n {
-            child_list[child_start[p] as usize..child_start[p + 1] as usize]
-                .sort_by_key(|&c| key(c));
+            let kids = &mut child_list[child_start[p] as usize..child_start[p + 1] as usize];
+            if !kids.is_sorted_by_key(|&c| key(c)) {
+                kids.sort_unstable_by_key(|&c| key(c));
+            }
         }
-        roots.sort_by_key(|&r| key(r));
+        if !roots.is_sorted_by_key(|&r| key(r)) {
+            roots.sort_unstable_by_key(|&r| key(r));
+        }
+        roots.shrink_to_fit();
 
         // Latest end over subtrees: a post-order by explicit stack.
         let mut max_end_ns: Vec<u64> = (0..n).map(|i| set.end_ns(i)).collect();
@@ -559,7 +652,7 @@ impl SpanTree {
             }
         }
         SpanTree {
-            parent,
+            own_parent,
             roots,
             child_start,
             child_list,

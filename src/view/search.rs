@@ -231,7 +231,7 @@ mod tests {
         );
         let t = SpanTree::build(&s);
         let l = track_layout(&s, &t, BandMode::OneTree);
-        let r = search_spans(&s, &l.parent, &l.layout, "DB\\.");
+        let r = search_spans(&s, l.parents(&s), &l.layout, "DB\\.");
         assert!(r.is_regex);
         assert_eq!(r.bars.len(), 2);
         assert_eq!(
@@ -239,10 +239,10 @@ mod tests {
             "the nested query is inside the outer one"
         );
         assert!((r.share - 0.5).abs() < 1e-9);
-        let r = search_spans(&s, &l.parent, &l.layout, "render(");
+        let r = search_spans(&s, l.parents(&s), &l.layout, "render(");
         assert!(!r.is_regex);
         assert_eq!(r.bars.len(), 0);
-        let r = search_spans(&s, &l.parent, &l.layout, "render");
+        let r = search_spans(&s, l.parents(&s), &l.layout, "render");
         assert_eq!(r.matched_ticks, 20);
     }
 
