@@ -41,7 +41,10 @@ fn every_shader_parses_and_validates() {
         checked.push(name);
     }
     checked.sort();
-    assert_eq!(checked, ["bars.wgsl", "name_hash.wgsl", "rects.wgsl"]);
+    assert_eq!(
+        checked,
+        ["bars.wgsl", "blit.wgsl", "name_hash.wgsl", "rects.wgsl"]
+    );
 }
 
 #[test]
