@@ -294,14 +294,25 @@ impl App {
                         .and_then(|imported| match imported {
                             import::Imported::Trace(t) => {
                                 let view = crate::export::TraceView::new(*t, None);
-                                let scene = maker.get().map(|(gpu, bind_layout)| {
-                                    crate::render::timeline::TimelineScene::with_layout(
-                                        gpu,
-                                        bind_layout,
-                                        &view.spans,
-                                        &view.tracks,
-                                    )
-                                });
+                                let scene = maker
+                                    .get()
+                                    .map(|(gpu, bind_layout)| {
+                                        let bytes = view.tracks.layout.bar_count() as u64 * 48;
+                                        gpu.allocating(
+                                            &format!("{} spans", view.spans.len()),
+                                            bytes,
+                                            || {
+                                                crate::render::timeline::TimelineScene::with_layout(
+                                                    gpu,
+                                                    bind_layout,
+                                                    &view.spans,
+                                                    &view.tracks,
+                                                )
+                                            },
+                                        )
+                                    })
+                                    .transpose()
+                                    .map_err(|e| e.to_string())?;
                                 Ok(Loaded::Trace(Box::new((view, scene))))
                             }
                             import::Imported::Profile(_) => {
@@ -312,14 +323,19 @@ impl App {
                     let _ = proxy.send_event(UserEvent::Loaded { id, result: loaded });
                     return;
                 }
-                let result = result
-                    .map(|profile| {
-                        let layout = flame_layout(&profile.tree);
-                        // With the device up, tiers and uploads happen here, not on the
-                        // UI thread (seconds for millions of bars).
-                        let scene = maker.get().map(|(gpu, bind_layout)| {
+                let result = result.map_err(|e| e.to_string()).and_then(|profile| {
+                    let layout = flame_layout(&profile.tree);
+                    // With the device up, tiers and uploads happen here, not on the UI
+                    // thread (seconds for millions of bars).
+                    let scene = maker
+                        .get()
+                        .map(|(gpu, bind_layout)| {
                             let t = Instant::now();
-                            let s = Scene::with_layout(gpu, bind_layout, &profile, &layout);
+                            let bytes = layout.bar_count() as u64 * 48;
+                            let what = format!("{} bars", layout.bar_count());
+                            let s = gpu.allocating(&what, bytes, || {
+                                Scene::with_layout(gpu, bind_layout, &profile, &layout)
+                            })?;
                             eprintln!(
                                 "scorch: {} bars and {} merged tiers uploaded ({} MiB) in {:.0} ms",
                                 layout.bar_count(),
@@ -327,11 +343,12 @@ impl App {
                                 s.bars.instance_bytes >> 20,
                                 t.elapsed().as_secs_f64() * 1000.0
                             );
-                            s
-                        });
-                        Loaded::Profile(Box::new((profile, layout, scene)))
-                    })
-                    .map_err(|e| e.to_string());
+                            Ok(s)
+                        })
+                        .transpose()
+                        .map_err(|e: crate::render::GpuError| e.to_string())?;
+                    Ok(Loaded::Profile(Box::new((profile, layout, scene))))
+                });
                 done2.store(true, Ordering::Relaxed);
                 let _ = proxy.send_event(UserEvent::Loaded { id, result });
             })

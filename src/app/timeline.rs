@@ -769,19 +769,28 @@ impl App {
                     d.collapsed = vec![false; d.trace.tracks.bands.len()];
                     d.scroll_px = 0.0;
                     d.search_generation += 1;
+                    let mut failed = None;
                     if let Some(gfx) = &mut self.gfx {
-                        gfx.tscene = Some(TimelineScene::new(
-                            &gfx.gpu,
-                            &gfx.renderer,
-                            &d.trace.spans,
-                            &d.trace.tracks,
-                        ));
+                        let bytes = d.trace.tracks.layout.bar_count() as u64 * 48;
+                        let (spans, tracks) = (&d.trace.spans, &d.trace.tracks);
+                        match gfx.gpu.allocating("the re-laid-out spans", bytes, || {
+                            TimelineScene::new(&gfx.gpu, &gfx.renderer, spans, tracks)
+                        }) {
+                            Ok(scene) => gfx.tscene = Some(scene),
+                            Err(e) => {
+                                gfx.tscene = None;
+                                failed = Some(e.to_string());
+                            }
+                        }
                     }
                     eprintln!(
                         "scorch: re-laid out {} spans in {:.0} ms",
                         d.trace.spans.len(),
                         t0.elapsed().as_secs_f64() * 1000.0
                     );
+                    if let Some(e) = failed {
+                        self.say(e);
+                    }
                     self.tl_run_search();
                 }
                 "x" | "X" => {

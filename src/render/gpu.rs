@@ -60,6 +60,21 @@ pub enum GpuError {
         /// What is missing.
         missing: String,
     },
+    /// The device could not allocate what a profile needs.
+    #[error(
+        "the GPU '{adapter}' has no room for {what} (about {mib} MiB): {detail}. \
+         Try a GPU with more memory, or a smaller part of the input"
+    )]
+    OutOfMemory {
+        /// Adapter name.
+        adapter: String,
+        /// What was being uploaded.
+        what: String,
+        /// Its size.
+        mib: u64,
+        /// wgpu's message.
+        detail: String,
+    },
 }
 
 /// How to choose the adapter.
@@ -214,6 +229,28 @@ impl Gpu {
             device,
             queue,
         })
+    }
+
+    /// Runs `upload` (which allocates GPU memory for `what`, about `bytes`) inside an
+    /// out-of-memory error scope, so a profile too big for the device gives a message
+    /// instead of wgpu's default handler aborting the process.
+    pub fn allocating<T>(
+        &self,
+        what: &str,
+        bytes: u64,
+        upload: impl FnOnce() -> T,
+    ) -> Result<T, GpuError> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let out = upload();
+        match pollster::block_on(scope.pop()) {
+            None => Ok(out),
+            Some(e) => Err(GpuError::OutOfMemory {
+                adapter: self.describe(),
+                what: what.to_string(),
+                mib: bytes >> 20,
+                detail: e.to_string(),
+            }),
+        }
     }
 
     /// "name (backend, device type)", for logs and `--verbose`.
