@@ -547,7 +547,11 @@ fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
         }
         i += 8;
     }
-    i + a[i..].iter().zip(&b[i..]).take_while(|(x, y)| x == y).count()
+    i + a[i..]
+        .iter()
+        .zip(&b[i..])
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// Turns a parsed (and merged) chunk into the profile, or the no-samples error.
@@ -766,7 +770,11 @@ mod tests {
         let mut prev: Vec<&str> = Vec::new();
         for i in 0..4000u64 {
             // Mostly a variation of the previous stack, as in real files.
-            let keep = if prev.is_empty() { 0 } else { next() % (prev.len() + 1) };
+            let keep = if prev.is_empty() {
+                0
+            } else {
+                next() % (prev.len() + 1)
+            };
             let mut stack: Vec<&str> = prev[..keep].to_vec();
             for _ in 0..next() % 4 {
                 stack.push(frames[next() % frames.len()]);
