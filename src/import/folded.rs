@@ -326,7 +326,9 @@ fn merge(file: &str, into: &mut Chunk, other: Chunk) -> Result<(), ImportError> 
 /// Adds every node and self value of `from` (whose names live in `from_names`) into
 /// `into` (names in `into_names`), re-interning each distinct name once; O(nodes of
 /// `from`). Parents precede children in a builder, so one forward pass maps every node.
-/// The perf-script importer merges its per-thread trees with this too.
+/// The perf-script importer merges its per-thread trees with this too. `from`'s siblings
+/// must have distinct names (a tree built with [`CallTreeBuilder::child`]): below a node
+/// this merge creates, children are appended without looking for an equal one.
 pub(super) fn merge_nodes(
     into: &mut CallTreeBuilder,
     into_names: &mut Names,
@@ -335,14 +337,26 @@ pub(super) fn merge_nodes(
 ) -> Result<(), crate::model::tree::TotalOverflow> {
     let mut name_map: Vec<Option<u32>> = vec![None; from_names.len()];
     let mut node_map: Vec<NodeId> = Vec::with_capacity(from.len());
+    // Whether the node was created by this merge: its children cannot exist in `into`
+    // yet, so they are appended without a lookup (most of another chunk's nodes are new).
+    let mut fresh: Vec<bool> = Vec::with_capacity(from.len());
     node_map.push(0);
+    fresh.push(false);
     for n in 1..from.len() as NodeId {
-        let parent = node_map[from.parent_of(n) as usize];
+        let op = from.parent_of(n) as usize;
+        let parent = node_map[op];
         let on = from.name_of(n) as usize;
         let name =
             *name_map[on].get_or_insert_with(|| into_names.intern(from_names.get(on as u32)));
-        let m = into.child(parent, name);
+        let (m, new) = if fresh[op] {
+            (into.push_child(parent, name), true)
+        } else {
+            let before = into.len();
+            let m = into.child(parent, name);
+            (m, into.len() > before)
+        };
         node_map.push(m);
+        fresh.push(new);
         let s = from.self_of(n);
         if s > 0 {
             if into.is_diff() {
