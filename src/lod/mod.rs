@@ -44,6 +44,14 @@ impl Tier {
         self.x0.is_empty()
     }
 
+    fn shrink_to_fit(&mut self) {
+        self.x0.shrink_to_fit();
+        self.x1.shrink_to_fit();
+        self.name.shrink_to_fit();
+        self.count.shrink_to_fit();
+        self.first.shrink_to_fit();
+    }
+
     /// Bars intersecting `[start, end)`.
     pub fn range_between(&self, start: u64, end: u64) -> std::ops::Range<usize> {
         crate::layout::range_between(&self.x0, &self.x1, start, end)
@@ -263,6 +271,9 @@ fn build_row(row: &Row, ticks_per_px: f64, keep_all: bool) -> Vec<Tier> {
             if !keep_all && let Some(old) = tiers.pop() {
                 spare = old;
             }
+            // A recycled buffer may be far larger than this tier: a window keeps the
+            // tiers, and memory reports count capacity.
+            out.shrink_to_fit();
             tiers.push(out);
             if let Some(old) = scratch.take() {
                 spare = old;
@@ -396,6 +407,8 @@ mod tests {
             lod.bar_count() <= r.len() + l.rows[1].len(),
             "tiers hold at most the row again"
         );
+        // No tier keeps a recycled buffer's spare capacity.
+        assert_eq!(lod.heap_bytes(), lod.bar_count() * 28);
     }
 
     /// The one tier `build_for_view` keeps is, bar for bar, the tier the full pyramid
