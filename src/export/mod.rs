@@ -2,7 +2,8 @@
 //!
 //! [`frame_spec`] turns [`ExportOptions`] into what to draw (GPU-free, so the window and
 //! tests share it); [`render_png`] renders it offscreen (in tiles past the texture limit),
-//! and writes an RGB PNG.
+//! and writes an RGB PNG. A flame graph export builds and uploads only the level of
+//! detail its one frame draws ([`view_scene`]), not the pyramid a window keeps.
 
 use crate::color::ColorMode;
 use crate::layout::Layout;

@@ -12,6 +12,10 @@
 //! most half the bars of the last kept one, so all tiers together hold at most as many
 //! bars as the row itself. Tier 0 is the row (not copied). Merged bars never replace the
 //! rows for picking: hover and click still binary-search the exact bars.
+//!
+//! A window keeps the whole pyramid ([`Lod::build`]) to zoom freely. An export draws one
+//! frame at one zoom, so [`Lod::build_for_view`] stops merging at that zoom and keeps only
+//! the tier the frame uses: the same bars, for a fraction of the memory.
 
 use crate::layout::{Layout, Row};
 use crate::model::NameId;

@@ -3,7 +3,9 @@
 //! [`BarScene::new`] packs every row's bars into instance buffers once (rows back to back,
 //! split into chunks that respect the adapter's `max_buffer_size`; a row may span chunks).
 //! A frame then only writes the [`BarGlobals`] uniform and, per visible row, binds the
-//! instance range that two binary searches found and issues one instanced draw. The bar
+//! instance range that two binary searches found and issues one instanced draw. An
+//! export, which draws a single frame, uploads only the list each row uses in it
+//! ([`BarScene::with_layout_only`]). The bar
 //! colors come from `bars.wgsl`; names are hashed once by `name_hash.wgsl` ([`super::names`]).
 
 use super::gpu::{Gpu, IMMEDIATE_BYTES};
