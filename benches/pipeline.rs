@@ -213,6 +213,11 @@ fn bench_layout_and_pick(c: &mut Criterion) {
     g.bench_function(format!("build/{}bars", layout.bar_count()), |b| {
         b.iter(|| Lod::build(black_box(&layout)))
     });
+    // What a full-view export builds: the one tier per row a 1200 px frame draws.
+    let export_tpp = p.tree.grand_total() as f64 / 1200.0;
+    g.bench_function(format!("build_for_view/{}bars", layout.bar_count()), |b| {
+        b.iter(|| Lod::build_for_view(black_box(&layout), export_tpp))
+    });
     // Tier selection for every row at zoom levels from the whole profile down to a
     // thousandth of it: what a frame does before drawing.
     let lod = Lod::build(&layout);

@@ -18,8 +18,9 @@
 # Needs: cargo, /usr/bin/time (apt-get install time), inferno-collapse-perf and
 # inferno-flamegraph (cargo install inferno), python3 (median and table).
 #
-# What is measured, per input and tool: wall time (median of RUNS), input MB/s at that
-# median, peak RSS (median; /usr/bin/time's maximum resident set size), and for scorch
+# What is measured, per input and tool (the tools take turns, run by run): wall time
+# (median of RUNS), input MB/s at that median, peak RSS (median; /usr/bin/time's
+# maximum resident set size), and for scorch
 # the call-tree node count and bytes per node (RSS / nodes, and the CPU data alone as
 # `scorch info` reports it). Ratios are peer time / scorch time (> 1: scorch faster).
 # Peers:
@@ -78,40 +79,41 @@ RESULTS="$WORK/results.tsv"
 : >"$RESULTS"
 : >"$WORK/parse.tsv"
 
-# run INPUT TOOL CMD...: RUNS timed runs; appends "input tool wall_s rss_kb" rows.
+# run INPUT TOOL CMD...: one timed run; appends "input tool wall_s rss_kb" to the results.
 run() {
     local input=$1 tool=$2
     shift 2
-    for _ in $(seq "$RUNS"); do
-        if ! /usr/bin/time -o "$WORK/time.txt" -f '%e %M' bash -c "$*" >/dev/null 2>"$WORK/err.txt"; then
-            echo "compare.sh: $tool failed on $input: $(tail -3 "$WORK/err.txt")" >&2
-            return 0
-        fi
-        local t
-        t=$(tail -1 "$WORK/time.txt")
-        printf '%s\t%s\t%s\n' "$input" "$tool" "${t// /$'\t'}" >>"$RESULTS"
-    done
+    if ! /usr/bin/time -o "$WORK/time.txt" -f '%e %M' bash -c "$*" >/dev/null 2>"$WORK/err.txt"; then
+        echo "compare.sh: $tool failed on $input: $(tail -3 "$WORK/err.txt")" >&2
+        return 0
+    fi
+    local t
+    t=$(tail -1 "$WORK/time.txt")
+    printf '%s\t%s\t%s\n' "$input" "$tool" "${t// /$'\t'}" >>"$RESULTS"
 }
 
+# The tools take turns: run k of every tool before run k+1 of any. On a shared machine
+# the load drifts over a minute; interleaving gives every tool the same drift, so the
+# ratios compare like with like.
 for spec in "${INPUTS[@]}"; do
     IFS=: read -r file kind label <<<"$spec"
     echo "== $label ($kind, $(du -h "$file" | cut -f1))" >&2
     q=$(printf %q "$file")
     png=$(printf %q "$WORK/out.png")
-    if [ "$kind" = perf ]; then
-        run "$file" "inferno-collapse-perf" "inferno-collapse-perf $q >/dev/null"
-        run "$file" "collapse-perf → flamegraph" \
-            "inferno-collapse-perf $q | inferno-flamegraph >$WORK/out.svg"
-    else
-        run "$file" "inferno-flamegraph" "inferno-flamegraph $q >$WORK/out.svg"
-    fi
-    run "$file" "scorch info" "$SCORCH info $q"
-    # Parse time alone, as scorch info reports it (no process start, layout or LOD).
     for _ in $(seq "$RUNS"); do
+        if [ "$kind" = perf ]; then
+            run "$file" "inferno-collapse-perf" "inferno-collapse-perf $q >/dev/null"
+            run "$file" "collapse-perf → flamegraph" \
+                "inferno-collapse-perf $q | inferno-flamegraph >$WORK/out.svg"
+        else
+            run "$file" "inferno-flamegraph" "inferno-flamegraph $q >$WORK/out.svg"
+        fi
+        run "$file" "scorch info" "$SCORCH info $q"
+        # Parse time alone, as scorch info reports it (no process start, layout or LOD).
         "$SCORCH" info "$file" 2>/dev/null | sed -n 's/^time: *read+parse \([0-9.]*\) ms.*/\1/p' \
             | xargs -I{} printf '%s\tscorch parse only\t%s\t0\n' "$file" "{}" >>"$WORK/parse.tsv"
+        run "$file" "scorch render" "$SCORCH render $q -o $png ${RENDER_ARGS[*]:-}"
     done
-    run "$file" "scorch render" "$SCORCH render $q -o $png ${RENDER_ARGS[*]:-}"
     "$SCORCH" info "$file" >"$WORK/info-$(basename "$file").txt" 2>&1 || true
 done
 

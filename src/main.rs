@@ -338,6 +338,36 @@ fn load_any(input: &Path) -> Result<import::Imported> {
 
 fn render(a: RenderArgs) -> Result<()> {
     let t0 = Instant::now();
+    // Opening a device (tens of milliseconds on llvmpipe, loading drivers and LLVM) does
+    // not depend on the input: it runs on its own thread while the input is parsed and
+    // laid out. On every other way out (a trace, a bad input, bad options) the guard
+    // still joins it: exiting while a driver initialises on another thread would run
+    // the driver's exit handlers under it.
+    struct DeviceThread(Option<std::thread::JoinHandle<Result<Gpu, scorch::render::GpuError>>>);
+    impl DeviceThread {
+        fn wait(mut self) -> Result<Gpu> {
+            match self.0.take().map(|h| h.join()) {
+                Some(Ok(gpu)) => Ok(gpu?),
+                _ => bail!("the device thread panicked"),
+            }
+        }
+    }
+    impl Drop for DeviceThread {
+        fn drop(&mut self) {
+            if let Some(h) = self.0.take() {
+                let _ = h.join();
+            }
+        }
+    }
+    let gpu_opts = GpuOptions {
+        backend: a.backend.map(backend_arg),
+    };
+    let device = DeviceThread(Some(
+        std::thread::Builder::new()
+            .name("scorch-device".into())
+            .spawn(move || Gpu::new(&gpu_opts))
+            .context("starting the device thread")?,
+    ));
     let profile = match load_any(&a.input)? {
         import::Imported::Trace(t) => return render_timeline(a, *t, t0),
         import::Imported::Profile(p) => *p,
@@ -365,13 +395,11 @@ fn render(a: RenderArgs) -> Result<()> {
         colorblind: a.colorblind,
         title: a.title,
     };
-    // Check the options before paying for a device.
+    // Check the options before waiting for the device.
     export::frame_spec(&profile, &layout, &opts)?;
-    let gpu = Gpu::new(&GpuOptions {
-        backend: a.backend.map(backend_arg),
-    })?;
+    let gpu = device.wait()?;
     let t_gpu = t0.elapsed();
-    let report = export::render_png(&gpu, &profile, &layout, &opts, &a.output)?;
+    let (report, times) = export::render_png_timed(&gpu, &profile, &layout, &opts, &a.output)?;
     let t_done = t0.elapsed();
     if report.rows_cut > 0 {
         eprintln!(
@@ -391,11 +419,18 @@ fn render(a: RenderArgs) -> Result<()> {
             report.tiles
         );
         eprintln!(
-            "scorch: load {:.1} ms, layout {:.1} ms, device {:.1} ms, render+png {:.1} ms",
+            "scorch: load {:.1} ms, layout {:.1} ms, device {:.1} ms (waited for; opened alongside the load), render+png {:.1} ms",
             ms(t_load),
             ms(t_layout - t_load),
             ms(t_gpu - t_layout),
             ms(t_done - t_gpu)
+        );
+        eprintln!(
+            "scorch: render: pipelines {:.1} ms, LOD+upload {:.1} ms, draw+readback {:.1} ms, png {:.1} ms",
+            ms(times.pipelines),
+            ms(times.scene),
+            ms(times.draw),
+            ms(times.encode)
         );
     }
     let mut out = std::io::stdout().lock();

@@ -2,14 +2,18 @@
 //!
 //! [`frame_spec`] turns [`ExportOptions`] into what to draw (GPU-free, so the window and
 //! tests share it); [`render_png`] renders it offscreen (in tiles past the texture limit),
-//! and writes an RGB PNG.
+//! and writes an RGB PNG. A flame graph export builds and uploads only the level of
+//! detail its one frame draws ([`view_scene`]), not the pyramid a window keeps.
 
 use crate::color::ColorMode;
 use crate::layout::Layout;
+use crate::lod::Lod;
 use crate::model::Profile;
+use crate::render::bars::BarScene;
 use crate::render::{self, FrameSpec, Gpu, RenderError, Renderer, RgbaImage, Scene, TARGET_FORMAT};
 use crate::view::{FrameGeometry, Orientation, Style};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// Default image width in logical pixels (flamegraph.pl's default).
 pub const DEFAULT_WIDTH: u32 = 1200;
@@ -189,6 +193,44 @@ pub fn frame_spec(
     Ok((spec, rows_cut))
 }
 
+/// Where the time of an export went (`scorch render -v`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExportTimings {
+    /// Compiling the pipelines and loading the font.
+    pub pipelines: Duration,
+    /// The level-of-detail tier the frame uses, and uploading its bars and name hashes.
+    pub scene: Duration,
+    /// Drawing every tile and reading it back.
+    pub draw: Duration,
+    /// Encoding the PNG and writing it.
+    pub encode: Duration,
+}
+
+/// The scene a one-off frame of `spec` needs: per row only the tier (or the row) that
+/// frame draws, built and uploaded; not the whole pyramid a window keeps for zooming.
+/// The pixels are those of a full [`Scene::new`]: [`Lod::build_for_view`] keeps exactly
+/// the tier the full pyramid would give this zoom.
+pub fn view_scene(
+    gpu: &Gpu,
+    renderer: &Renderer,
+    profile: &Profile,
+    layout: &Layout,
+    spec: &FrameSpec,
+) -> Scene {
+    // The same expression `Renderer::render` picks tiers with.
+    let ticks_per_px = 1.0 / spec.camera.px_per_tick;
+    let lod = Lod::build_for_view(layout, ticks_per_px);
+    let bars = BarScene::with_layout_only(
+        gpu,
+        &renderer.scene_layout(),
+        profile,
+        layout,
+        &lod,
+        &|row, tier| lod.tier_for(row, ticks_per_px) == tier,
+    );
+    Scene { lod, bars }
+}
+
 /// Renders `profile` to an image.
 pub fn render_rgba(
     gpu: &Gpu,
@@ -196,10 +238,26 @@ pub fn render_rgba(
     layout: &Layout,
     opts: &ExportOptions,
 ) -> Result<(RgbaImage, ExportReport), ExportError> {
+    render_rgba_timed(gpu, profile, layout, opts, &mut ExportTimings::default())
+}
+
+fn render_rgba_timed(
+    gpu: &Gpu,
+    profile: &Profile,
+    layout: &Layout,
+    opts: &ExportOptions,
+    times: &mut ExportTimings,
+) -> Result<(RgbaImage, ExportReport), ExportError> {
     let (spec, rows_cut) = frame_spec(profile, layout, opts)?;
+    let t0 = Instant::now();
     let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
-    let scene = Scene::new(gpu, &renderer, profile, layout);
+    let t1 = Instant::now();
+    let scene = view_scene(gpu, &renderer, profile, layout, &spec);
+    let t2 = Instant::now();
     let (image, stats) = render::render_image(gpu, &mut renderer, &scene, profile, layout, &spec)?;
+    times.pipelines = t1 - t0;
+    times.scene = t2 - t1;
+    times.draw = t2.elapsed();
     let report = ExportReport {
         width_px: image.width,
         height_px: image.height,
@@ -220,7 +278,20 @@ pub fn render_png(
     opts: &ExportOptions,
     path: &Path,
 ) -> Result<ExportReport, ExportError> {
-    let (image, mut report) = render_rgba(gpu, profile, layout, opts)?;
+    render_png_timed(gpu, profile, layout, opts, path).map(|(report, _)| report)
+}
+
+/// [`render_png`], also saying where the time went.
+pub fn render_png_timed(
+    gpu: &Gpu,
+    profile: &Profile,
+    layout: &Layout,
+    opts: &ExportOptions,
+    path: &Path,
+) -> Result<(ExportReport, ExportTimings), ExportError> {
+    let mut times = ExportTimings::default();
+    let (image, mut report) = render_rgba_timed(gpu, profile, layout, opts, &mut times)?;
+    let t0 = Instant::now();
     let png = encode_png(&image).map_err(|detail| ExportError::Write {
         path: path.display().to_string(),
         detail,
@@ -229,8 +300,9 @@ pub fn render_png(
         path: path.display().to_string(),
         detail: e.to_string(),
     })?;
+    times.encode = t0.elapsed();
     report.png_bytes = png.len() as u64;
-    Ok(report)
+    Ok((report, times))
 }
 
 /// Encodes an opaque RGBA image as an RGB PNG.
@@ -521,4 +593,58 @@ pub fn render_timeline_png(
     })?;
     report.png_bytes = png.len() as u64;
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::{Limits, load_bytes};
+    use crate::layout::flame_layout;
+    use crate::render::GpuOptions;
+
+    /// An export's one-tier scene draws exactly what the full scene (every tier
+    /// uploaded, as the window keeps it) draws for the same frame. Skipped without an
+    /// adapter (Mesa llvmpipe counts as one).
+    #[test]
+    fn view_scene_draws_what_the_full_scene_draws() {
+        let Ok(gpu) = Gpu::new(&GpuOptions::default()) else {
+            eprintln!("skipping: no GPU adapter");
+            return;
+        };
+        // Many sub-pixel bars at several depths, so most rows draw a merged tier.
+        let mut text = String::new();
+        let mut x = 5u64;
+        for i in 0..20_000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let depth = 1 + (x >> 40) % 6;
+            let frames: Vec<String> = (0..depth).map(|d| format!("f{}", (i >> d) % 53)).collect();
+            text.push_str(&format!(
+                "main;{} {}\n",
+                frames.join(";"),
+                1 + (x >> 20) % 9
+            ));
+        }
+        let profile = load_bytes("lod.folded", text.as_bytes(), Limits::default()).unwrap();
+        let layout = flame_layout(&profile.tree);
+        for (width, scale) in [(400, 1.0), (1200, 1.0), (900, 2.0)] {
+            let opts = ExportOptions {
+                width,
+                scale,
+                ..ExportOptions::default()
+            };
+            let (spec, _) = frame_spec(&profile, &layout, &opts).unwrap();
+            let mut renderer = Renderer::new(&gpu, TARGET_FORMAT);
+            let full = Scene::new(&gpu, &renderer, &profile, &layout);
+            let view = view_scene(&gpu, &renderer, &profile, &layout, &spec);
+            assert!(view.bars.instance_bytes < full.bars.instance_bytes / 2);
+            let a =
+                render::render_image(&gpu, &mut renderer, &full, &profile, &layout, &spec).unwrap();
+            let b =
+                render::render_image(&gpu, &mut renderer, &view, &profile, &layout, &spec).unwrap();
+            assert_eq!(a.1, b.1, "{width} px at scale {scale}");
+            assert!(a.0 == b.0, "pixels differ at {width} px, scale {scale}");
+        }
+    }
 }

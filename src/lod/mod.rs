@@ -12,6 +12,10 @@
 //! most half the bars of the last kept one, so all tiers together hold at most as many
 //! bars as the row itself. Tier 0 is the row (not copied). Merged bars never replace the
 //! rows for picking: hover and click still binary-search the exact bars.
+//!
+//! A window keeps the whole pyramid ([`Lod::build`]) to zoom freely. An export draws one
+//! frame at one zoom, so [`Lod::build_for_view`] stops merging at that zoom and keeps only
+//! the tier the frame uses: the same bars, for a fraction of the memory.
 
 use crate::layout::{Layout, Row};
 use crate::model::NameId;
@@ -42,6 +46,14 @@ impl Tier {
     /// True when empty.
     pub fn is_empty(&self) -> bool {
         self.x0.is_empty()
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.x0.shrink_to_fit();
+        self.x1.shrink_to_fit();
+        self.name.shrink_to_fit();
+        self.count.shrink_to_fit();
+        self.first.shrink_to_fit();
     }
 
     /// Bars intersecting `[start, end)`.
@@ -75,7 +87,26 @@ impl Lod {
     /// Builds the tiers of every row of `layout`.
     pub fn build(layout: &Layout) -> Lod {
         Lod {
-            rows: layout.rows.iter().map(build_row).collect(),
+            rows: layout
+                .rows
+                .iter()
+                .map(|r| build_row(r, f64::INFINITY, true))
+                .collect(),
+        }
+    }
+
+    /// Builds, per row, only the tier a view at `ticks_per_px` uses: the one
+    /// [`tier_for`](Self::tier_for) of the full [`build`](Self::build) would pick (the
+    /// same bars, so the same pixels), or none when that is the row itself. A one-off
+    /// frame (an export) needs nothing else, and stops merging at the first threshold
+    /// wider than a pixel instead of building the whole pyramid.
+    pub fn build_for_view(layout: &Layout, ticks_per_px: f64) -> Lod {
+        Lod {
+            rows: layout
+                .rows
+                .iter()
+                .map(|r| build_row(r, ticks_per_px, false))
+                .collect(),
         }
     }
 
@@ -120,14 +151,59 @@ impl Lod {
     }
 }
 
-/// Merges one level: runs of bars narrower than `2^shift` with gaps narrower than it.
-fn merge(src: &Tier, shift: u32) -> Tier {
+/// The bars a merge reads: a row (every bar stands for itself) or a tier.
+#[derive(Clone, Copy)]
+struct Bars<'a> {
+    x0: &'a [u64],
+    x1: &'a [u64],
+    name: &'a [NameId],
+    /// `None`: a row, each bar standing for one bar, itself.
+    merged: Option<(&'a [u32], &'a [u32])>,
+}
+
+impl<'a> Bars<'a> {
+    fn row(r: &'a Row) -> Self {
+        Bars {
+            x0: &r.x0,
+            x1: &r.x1,
+            name: &r.name,
+            merged: None,
+        }
+    }
+
+    fn tier(t: &'a Tier) -> Self {
+        Bars {
+            x0: &t.x0,
+            x1: &t.x1,
+            name: &t.name,
+            merged: Some((&t.count, &t.first)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.x0.len()
+    }
+
+    fn count(&self, i: usize) -> u32 {
+        self.merged.map_or(1, |(c, _)| c[i])
+    }
+
+    fn first(&self, i: usize) -> u32 {
+        self.merged.map_or(i as u32, |(_, f)| f[i])
+    }
+}
+
+/// Merges one level into `out` (cleared first, its buffers reused): runs of bars
+/// narrower than `2^shift` with gaps narrower than it.
+fn merge_into(src: Bars<'_>, shift: u32, out: &mut Tier) {
     let limit = 1u128 << shift;
     let small = |i: usize| u128::from(src.x1[i] - src.x0[i]) < limit;
-    let mut out = Tier {
-        shift,
-        ..Tier::default()
-    };
+    out.shift = shift;
+    out.x0.clear();
+    out.x1.clear();
+    out.name.clear();
+    out.count.clear();
+    out.first.clear();
     let n = src.len();
     let mut i = 0;
     while i < n {
@@ -135,18 +211,18 @@ fn merge(src: &Tier, shift: u32) -> Tier {
             out.x0.push(src.x0[i]);
             out.x1.push(src.x1[i]);
             out.name.push(src.name[i]);
-            out.count.push(src.count[i]);
-            out.first.push(src.first[i]);
+            out.count.push(src.count(i));
+            out.first.push(src.first(i));
             i += 1;
             continue;
         }
         // A run of small bars with small gaps.
         let start = i;
         let mut best = i;
-        let mut count = src.count[i];
+        let mut count = src.count(i);
         while i + 1 < n && small(i + 1) && u128::from(src.x0[i + 1] - src.x1[i]) < limit {
             i += 1;
-            count = count.saturating_add(src.count[i]);
+            count = count.saturating_add(src.count(i));
             if src.x1[i] - src.x0[i] > src.x1[best] - src.x0[best] {
                 best = i;
             }
@@ -155,51 +231,83 @@ fn merge(src: &Tier, shift: u32) -> Tier {
         out.x1.push(src.x1[i]);
         out.name.push(src.name[best]);
         out.count.push(count);
-        out.first.push(src.first[start]);
+        out.first.push(src.first(start));
         i += 1;
     }
+}
+
+#[cfg(test)]
+fn merge(src: Bars<'_>, shift: u32) -> Tier {
+    let mut out = Tier::default();
+    merge_into(src, shift, &mut out);
     out
 }
 
-fn build_row(row: &Row) -> Vec<Tier> {
-    let mut tiers = Vec::new();
+/// The tiers of one row, merging at thresholds up to `ticks_per_px` (infinite: all).
+/// `keep_all` keeps every tier that halves the last kept one; otherwise only the last
+/// such tier within the limit (what [`Lod::tier_for`] picks at `ticks_per_px`).
+///
+/// The first merge reads the row's columns directly (copying the row into a "tier 0"
+/// first would cost as much as the merge), and merges that are not kept recycle their
+/// buffers: fresh memory costs a page fault per 4 KiB, a large share of building tiers.
+fn build_row(row: &Row, ticks_per_px: f64, keep_all: bool) -> Vec<Tier> {
+    let mut tiers: Vec<Tier> = Vec::new();
     if row.len() < 2 {
         return tiers;
     }
-    let base = Tier {
-        shift: 0,
-        x0: row.x0.clone(),
-        x1: row.x1.clone(),
-        name: row.name.clone(),
-        count: vec![1; row.len()],
-        first: (0..row.len() as u32).collect(),
-    };
-    let mut kept_len = base.len();
-    let mut cur = base;
-    let mut shift = next_shift(&cur, 0);
-    while shift < 64 {
-        cur = merge(&cur, shift);
-        if cur.len() * 2 <= kept_len {
-            kept_len = cur.len();
-            tiers.push(cur.clone());
+    let within = |shift: u32| (1u128 << shift) as f64 <= ticks_per_px;
+    let mut kept_len = row.len();
+    // The last merge result when it was not kept (merging goes on from it), and a
+    // buffer to merge into.
+    let mut scratch: Option<Tier> = None;
+    let mut spare = Tier::default();
+    let mut shift = next_shift(Bars::row(row), 0);
+    while shift < 64 && within(shift) {
+        let mut out = std::mem::take(&mut spare);
+        let src = match (&scratch, tiers.last()) {
+            (Some(t), _) | (None, Some(t)) => Bars::tier(t),
+            (None, None) => Bars::row(row),
+        };
+        merge_into(src, shift, &mut out);
+        let len = out.len();
+        if len * 2 <= kept_len {
+            kept_len = len;
+            if !keep_all && let Some(old) = tiers.pop() {
+                spare = old;
+            }
+            // A recycled buffer may be far larger than this tier: a window keeps the
+            // tiers, and memory reports count capacity.
+            out.shrink_to_fit();
+            tiers.push(out);
+            if let Some(old) = scratch.take() {
+                spare = old;
+            }
+        } else if let Some(old) = scratch.replace(out) {
+            spare = old;
         }
-        if cur.len() <= 1 {
+        if len <= 1 {
             break;
         }
-        shift = next_shift(&cur, shift);
+        let last = match (&scratch, tiers.last()) {
+            (Some(t), _) | (None, Some(t)) => Bars::tier(t),
+            (None, None) => Bars::row(row),
+        };
+        shift = next_shift(last, shift);
     }
     tiers
 }
 
-/// The next threshold at which merging can change anything: the bit length of the
-/// narrowest bar or gap (thresholds below it merge nothing new).
-fn next_shift(t: &Tier, shift: u32) -> u32 {
+/// The next threshold at which merging changes anything: the smallest over neighbours
+/// of the bit length of the widest of the two bars and the gap between them (below it
+/// no two neighbours are both small and close). Skipped thresholds would produce the
+/// same bars, never kept, so the tiers are those of trying every threshold.
+fn next_shift(t: Bars<'_>, shift: u32) -> u32 {
     let mut m = u64::MAX;
-    for i in 0..t.len() {
-        m = m.min(t.x1[i] - t.x0[i]);
-        if i > 0 {
-            m = m.min(t.x0[i] - t.x1[i - 1]);
-        }
+    for i in 1..t.len() {
+        let w0 = t.x1[i - 1] - t.x0[i - 1];
+        let w1 = t.x1[i] - t.x0[i];
+        let gap = t.x0[i] - t.x1[i - 1];
+        m = m.min(w0.max(w1).max(gap));
     }
     (64 - m.leading_zeros()).max(shift + 1)
 }
@@ -239,7 +347,7 @@ mod tests {
             count: vec![1; 7],
             first: (0..7).collect(),
         };
-        let t = merge(&base, 2);
+        let t = merge(Bars::tier(&base), 2);
         assert_eq!(t.x0, vec![0, 4, 200]);
         assert_eq!(t.x1, vec![4, 100, 202]);
         assert_eq!(t.count, vec![4, 1, 2]);
@@ -259,7 +367,7 @@ mod tests {
             count: vec![1; 3],
             first: vec![0, 1, 2],
         };
-        let t = merge(&base, 2);
+        let t = merge(Bars::tier(&base), 2);
         assert_eq!(t.x0, vec![0, 5]);
         assert_eq!(t.count, vec![1, 2]);
     }
@@ -303,6 +411,46 @@ mod tests {
             lod.bar_count() <= r.len() + l.rows[1].len(),
             "tiers hold at most the row again"
         );
+        // No tier keeps a recycled buffer's spare capacity.
+        assert_eq!(lod.heap_bytes(), lod.bar_count() * 28);
+    }
+
+    /// The one tier `build_for_view` keeps is, bar for bar, the tier the full pyramid
+    /// gives a frame at the same zoom; none where the frame draws the row itself.
+    #[test]
+    fn view_tiers_equal_what_the_full_pyramid_picks() {
+        let mut text = String::new();
+        let mut seed = 11u64;
+        for i in 0..5000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let w = 1 + (seed >> 33) % if i % 89 == 0 { 9000 } else { 30 };
+            let depth = 1 + (seed >> 20) % 4;
+            let stack: Vec<String> = (0..depth).map(|d| format!("f{}", (i >> d) % 37)).collect();
+            text.push_str(&format!("root;{} {w}\n", stack.join(";")));
+        }
+        let p = load_bytes("t", text.as_bytes(), Limits::default()).unwrap();
+        let l = flame_layout(&p.tree);
+        let full = Lod::build(&l);
+        let mut tiers_seen = 0;
+        for tpp in [0.5, 1.0, 3.0, 17.0, 250.0, 4096.0, 1e5, 1e9] {
+            let view = Lod::build_for_view(&l, tpp);
+            for r in 0..l.rows.len() {
+                match full.tier_for(r, tpp) {
+                    TierRef::Row => {
+                        assert_eq!(view.tier_for(r, tpp), TierRef::Row, "row {r} at {tpp}");
+                        assert!(view.rows[r].is_empty());
+                    }
+                    TierRef::Tier(k) => {
+                        assert_eq!(view.tier_for(r, tpp), TierRef::Tier(0), "row {r} at {tpp}");
+                        assert_eq!(view.rows[r], vec![full.rows[r][k].clone()]);
+                        tiers_seen += 1;
+                    }
+                }
+            }
+        }
+        assert!(tiers_seen > 10, "only {tiers_seen} rows used a tier");
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! [`BarScene::new`] packs every row's bars into instance buffers once (rows back to back,
 //! split into chunks that respect the adapter's `max_buffer_size`; a row may span chunks).
 //! A frame then only writes the [`BarGlobals`] uniform and, per visible row, binds the
-//! instance range that two binary searches found and issues one instanced draw. The bar
+//! instance range that two binary searches found and issues one instanced draw. An
+//! export, which draws a single frame, uploads only the list each row uses in it
+//! ([`BarScene::with_layout_only`]). The bar
 //! colors come from `bars.wgsl`; names are hashed once by `name_hash.wgsl` ([`super::names`]).
 
 use super::gpu::{Gpu, IMMEDIATE_BYTES};
@@ -370,6 +372,21 @@ impl BarScene {
         layout: &Layout,
         lod: &Lod,
     ) -> BarScene {
+        Self::with_layout_only(gpu, bind_layout, profile, layout, lod, &|_, _| true)
+    }
+
+    /// [`with_layout`](Self::with_layout) uploading only the lists `wanted` accepts (per
+    /// row: the row itself, [`TierRef::Row`], or one of its tiers). The others are left
+    /// empty, so a frame drawing them draws nothing: an export, which draws one frame
+    /// at one zoom, uploads just the list of each row that frame uses.
+    pub fn with_layout_only(
+        gpu: &Gpu,
+        bind_layout: &wgpu::BindGroupLayout,
+        profile: &Profile,
+        layout: &Layout,
+        lod: &Lod,
+        wanted: &dyn Fn(usize, TierRef) -> bool,
+    ) -> BarScene {
         let tree = &profile.tree;
         let diff = profile.is_diff();
         // (self, left total, right total) of one node.
@@ -382,7 +399,7 @@ impl BarScene {
                 [tree.self_ticks(n) as f32, total as f32, total as f32]
             }
         };
-        Self::from_values(
+        Self::from_values_only(
             gpu,
             bind_layout,
             &NameHashes::compute(gpu, profile),
@@ -395,6 +412,7 @@ impl BarScene {
                 max_self: tree.max_self() as f32,
                 diff_ticks: profile.diff_ticks(),
             },
+            wanted,
         )
     }
 
@@ -410,6 +428,31 @@ impl BarScene {
         lod: &Lod,
         values: SceneValues<'_>,
     ) -> BarScene {
+        Self::from_values_only(
+            gpu,
+            bind_layout,
+            name_hashes,
+            names,
+            layout,
+            lod,
+            values,
+            &|_, _| true,
+        )
+    }
+
+    /// [`from_values`](Self::from_values) uploading only the lists `wanted` accepts (see
+    /// [`with_layout_only`](Self::with_layout_only)).
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_values_only(
+        gpu: &Gpu,
+        bind_layout: &wgpu::BindGroupLayout,
+        name_hashes: &NameHashes,
+        names: usize,
+        layout: &Layout,
+        lod: &Lod,
+        values: SceneValues<'_>,
+        wanted: &dyn Fn(usize, TierRef) -> bool,
+    ) -> BarScene {
         let device = &gpu.device;
         let stride = std::mem::size_of::<BarInstance>() as u64;
         let max_chunk_bytes = device.limits().max_buffer_size.min(256 << 20);
@@ -423,14 +466,30 @@ impl BarScene {
         let mut rows = Vec::with_capacity(layout.rows.len());
         for (r, row) in layout.rows.iter().enumerate() {
             let mut lists = Vec::new();
-            lists.push(up.push_list(row.len(), |k| BarInstance {
+            let row_len = if wanted(r, TierRef::Row) {
+                row.len()
+            } else {
+                0
+            };
+            lists.push(up.push_list(row_len, |k| BarInstance {
                 x0: BarInstance::split(row.x0[k]),
                 x1: BarInstance::split(row.x1[k]),
                 name: row.name[k],
                 values: (values.of)(row.node[k]),
             }));
-            for tier in lod.rows.get(r).map_or(&[][..], |t| &t[..]) {
-                lists.push(up.push_list(tier.len(), |j| {
+            for (i, tier) in lod
+                .rows
+                .get(r)
+                .map_or(&[][..], |t| &t[..])
+                .iter()
+                .enumerate()
+            {
+                let tier_len = if wanted(r, TierRef::Tier(i)) {
+                    tier.len()
+                } else {
+                    0
+                };
+                lists.push(up.push_list(tier_len, |j| {
                     let first = tier.first[j] as usize;
                     let count = tier.count[j] as usize;
                     let mut v = (values.of)(row.node[first]);
