@@ -281,3 +281,28 @@ fn export_options_are_checked() {
     o.color = Some(ColorMode::Diff);
     assert!(timeline_spec(&t, &o).is_err());
 }
+
+/// Scenes are uploaded inside an out-of-memory error scope; what a failure says.
+#[test]
+fn uploads_run_in_an_out_of_memory_scope() {
+    let Some(gpu) = gpu() else { return };
+    let t = tidb_demo(None);
+    let renderer = Renderer::new(gpu, TARGET_FORMAT);
+    let scene = gpu
+        .allocating("5 spans", 5 * 48, || {
+            TimelineScene::new(gpu, &renderer, &t.spans, &t.tracks)
+        })
+        .expect("a small trace fits");
+    assert!(scene.bars.instance_bytes > 0);
+    let e = scorch::render::GpuError::OutOfMemory {
+        adapter: "llvmpipe".into(),
+        what: "100000000 spans".into(),
+        mib: 4577,
+        detail: "Not enough memory left".into(),
+    }
+    .to_string();
+    assert!(
+        e.contains("no room for 100000000 spans (about 4577 MiB)") && e.contains("Not enough"),
+        "{e}"
+    );
+}

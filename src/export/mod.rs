@@ -62,6 +62,9 @@ pub enum ExportError {
     /// Rendering failed.
     #[error(transparent)]
     Render(#[from] RenderError),
+    /// The device could not hold the profile.
+    #[error(transparent)]
+    Gpu(#[from] crate::render::GpuError),
     /// Writing the PNG failed.
     #[error("cannot write {path}: {detail}")]
     Write {
@@ -252,7 +255,11 @@ fn render_rgba_timed(
     let t0 = Instant::now();
     let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
     let t1 = Instant::now();
-    let scene = view_scene(gpu, &renderer, profile, layout, &spec);
+    let what = format!("{} bars", layout.bar_count());
+    let bytes = layout.bar_count() as u64 * 32;
+    let scene = gpu.allocating(&what, bytes, || {
+        view_scene(gpu, &renderer, profile, layout, &spec)
+    })?;
     let t2 = Instant::now();
     let (image, stats) = render::render_image(gpu, &mut renderer, &scene, profile, layout, &spec)?;
     times.pipelines = t1 - t0;
@@ -541,7 +548,11 @@ pub fn render_timeline_rgba(
     use crate::render::timeline::{TimelineContent, TimelineScene};
     let spec = timeline_spec(trace, opts)?;
     let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
-    let scene = TimelineScene::new(gpu, &renderer, &trace.spans, &trace.tracks);
+    let what = format!("{} spans", trace.spans.len());
+    let bytes = trace.tracks.layout.bar_count() as u64 * 48;
+    let scene = gpu.allocating(&what, bytes, || {
+        TimelineScene::new(gpu, &renderer, &trace.spans, &trace.tracks)
+    })?;
     let content = TimelineContent {
         scene: &scene,
         spans: &trace.spans,
