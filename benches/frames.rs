@@ -22,7 +22,7 @@ use scorch::model::spans::{SpanSet, Track};
 use scorch::render::timeline::{TimelineContent, TimelineScene, TimelineSpec};
 use scorch::render::{Gpu, GpuOptions, GpuTimer, Renderer, TARGET_FORMAT, Tile};
 use scorch::view::state::ViewState;
-use scorch::view::timeline::{TimelineGeometry, TimelineStyle};
+use scorch::view::timeline::{TimelineGeometry, TimelineStyle, pick_span};
 use scorch::view::{Camera, Orientation};
 use std::time::Instant;
 
@@ -145,9 +145,9 @@ fn main() {
     };
     println!("adapter: {}", gpu.describe());
     println!(
-        "| spans | size | CPU encode p50 | p99 | GPU pass p50 | p99 | wall p50 | p99 | bars drawn p50 | CPU B/span | GPU B/span |"
+        "| spans | size | CPU encode p50 | p99 | GPU pass p50 | p99 | wall p50 | p99 | bars drawn p50 | CPU B/span | GPU B/span | hover pick p50 | p99 |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &n in &spans {
         let t = Instant::now();
         let (set, tl) = w5(n);
@@ -205,6 +205,8 @@ fn main() {
             let x = f64::from(g.graph.w) * 0.37;
             let (mut cpu, mut gpu_ms, mut wall, mut drawn) =
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let mut picks: Vec<f64> = Vec::new();
+            let mut rng = 0x9e37_79b9_u64;
             let tile = Tile { x: 0, y: 0, w, h };
             // One frame first: the overview texture is drawn once and then reused.
             let warm = TimelineSpec::new(g.clone(), view.camera, ColorMode::Name, "W5".into());
@@ -220,6 +222,19 @@ fn main() {
                 } else {
                     view.zoom_around(x, 1.0 / factor);
                 }
+                // Hover picks at this zoom: 2000 pointer positions over the rows.
+                for _ in 0..2000 {
+                    rng = rng
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let px = g.graph.x + (rng >> 40) as f32 % g.graph.w;
+                    let py = g.graph.y
+                        + g.header_px
+                        + ((rng >> 20) & 0xffff) as f32 % (ROWS as f32 * g.row_pitch_px);
+                    let t = Instant::now();
+                    std::hint::black_box(pick_span(&tl.layout, &g, &view.camera, px, py, 4.0));
+                    picks.push(t.elapsed().as_nanos() as f64);
+                }
                 let t0 = Instant::now();
                 let cam: Camera = view.camera;
                 let spec = TimelineSpec::new(g.clone(), cam, ColorMode::Name, "W5".into());
@@ -230,6 +245,15 @@ fn main() {
                     .poll(wgpu::PollType::wait_indefinitely())
                     .expect("device poll");
                 wall.push(t0.elapsed().as_secs_f64() * 1000.0);
+                if std::env::var_os("FRAMES_TRACE").is_some() {
+                    eprintln!(
+                        "step {step}: {:.2} ms wall, {:.3} ms encode, {} bars, {:.3e} ns/px",
+                        wall.last().unwrap(),
+                        stats.encode_ms,
+                        stats.bars_drawn,
+                        1.0 / cam.px_per_tick
+                    );
+                }
                 cpu.push(f64::from(stats.encode_ms));
                 drawn.push(stats.bars_drawn as f64);
                 if let Some(t) = timer.as_mut() {
@@ -249,7 +273,7 @@ fn main() {
                 )
             };
             println!(
-                "| {n} | {w}×{h} | {:.3} ms | {:.3} ms | {} | {} | {:.2} ms | {:.2} ms | {:.0} | {:.1} | {:.1} |",
+                "| {n} | {w}×{h} | {:.3} ms | {:.3} ms | {} | {} | {:.2} ms | {:.2} ms | {:.0} | {:.1} | {:.1} | {:.0} ns | {:.0} ns |",
                 pct(&mut cpu, 0.5),
                 pct(&mut cpu, 0.99),
                 gpu_col.0,
@@ -259,6 +283,8 @@ fn main() {
                 pct(&mut drawn, 0.5),
                 cpu_bytes as f64 / n as f64,
                 scene.bars.instance_bytes as f64 / n as f64,
+                pct(&mut picks, 0.5),
+                pct(&mut picks, 0.99),
             );
         }
     }
