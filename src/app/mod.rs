@@ -289,6 +289,9 @@ impl App {
                 if let (Err(import::ImportError::IsTrace { .. }), Source::Path(p)) =
                     (&result, &source)
                 {
+                    // The trace parsers report no progress: show elapsed time, not a
+                    // percentage stuck at zero.
+                    prog.total.store(0, Ordering::Relaxed);
                     let loaded = import::load_any_path(p)
                         .map_err(|e| e.to_string())
                         .and_then(|imported| match imported {

@@ -410,14 +410,7 @@ impl App {
             format_duration_ns(spans.dur_ns[i] as f64),
             format_duration_ns(spans.start_ns[i] as f64)
         ));
-        if let Some(t) = spans.tracks.get(spans.track[i] as usize) {
-            let group = spans.track_info(spans.track[i]).group;
-            lines.push(if group.is_empty() {
-                t.name.clone()
-            } else {
-                format!("{group} / {}", t.name)
-            });
-        }
+        lines.push(track_label(spans, spans.track[i]));
         if let Some(c) = spans.category_of(i) {
             lines.push(format!("category: {c}"));
         }
@@ -432,10 +425,7 @@ impl App {
         let spans = &d.trace.spans;
         let i = sp as usize;
         let mut lines = vec![spans.names.get(spans.name[i]).to_string()];
-        let track = spans
-            .tracks
-            .get(spans.track[i] as usize)
-            .map_or("", |t| t.name.as_str());
+        let track = track_label(spans, spans.track[i]);
         lines.push(format!(
             "duration {} · start {} after the trace's start · end {} · track {track}",
             format_duration_ns(spans.dur_ns[i] as f64),
@@ -824,6 +814,17 @@ pub fn timeline_style(details: bool) -> TimelineStyle {
         s.details_height = (DETAIL_LINES as f32 * line + 16.0).round();
     }
     s
+}
+
+/// A track's name under its group (process), as the bands show it.
+fn track_label(spans: &crate::model::spans::SpanSet, t: u32) -> String {
+    let name = spans.tracks.get(t as usize).map_or("", |t| t.name.as_str());
+    let group = spans.track_info(t).group;
+    if group.is_empty() || name.starts_with(&group) {
+        name.to_string()
+    } else {
+        format!("{group} / {name}")
+    }
 }
 
 /// Zooms to `[a, b)` with a margin of a tenth on each side, as Perfetto's "F" does.
