@@ -16,7 +16,7 @@ use crate::lod::{Lod, TierRef};
 use crate::model::Profile;
 use crate::model::units::format_percent;
 use crate::pick::BarRef;
-use crate::view::{Camera, FrameGeometry};
+use crate::view::{Camera, FrameGeometry, RectPx};
 
 /// Texture format of every scorch target: colors are sRGB values written as they are
 /// (like a browser canvas), so blending and text match what users know.
@@ -200,6 +200,53 @@ pub(super) fn srgb(c: [u8; 3]) -> [f32; 4] {
 
 fn to_u8(c: [f32; 3]) -> [u8; 3] {
     c.map(|v| (v * 255.0).round().clamp(0.0, 255.0) as u8)
+}
+
+/// Begins a render pass into `view` that clears it to `bg` (sRGB).
+pub(super) fn clear_pass<'e>(
+    enc: &'e mut wgpu::CommandEncoder,
+    label: &str,
+    view: &wgpu::TextureView,
+    bg: [u8; 3],
+    timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'e>>,
+) -> wgpu::RenderPass<'e> {
+    let bg = srgb(bg);
+    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some(label),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(wgpu::Color {
+                    r: f64::from(bg[0]),
+                    g: f64::from(bg[1]),
+                    b: f64::from(bg[2]),
+                    a: 1.0,
+                }),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
+}
+
+/// Clips drawing to `rect` (image pixels) within `tile`; false (and nothing set) when
+/// they do not intersect.
+pub(super) fn scissor_to(pass: &mut wgpu::RenderPass<'_>, rect: RectPx, tile: Tile) -> bool {
+    let (tx, ty) = (tile.x as f32, tile.y as f32);
+    let x0 = (rect.x - tx).max(0.0).floor();
+    let y0 = (rect.y - ty).max(0.0).floor();
+    let x1 = (rect.x + rect.w - tx).min(tile.w as f32).ceil();
+    let y1 = (rect.y + rect.h - ty).min(tile.h as f32).ceil();
+    if x1 <= x0 || y1 <= y0 {
+        return false;
+    }
+    pass.set_scissor_rect(x0 as u32, y0 as u32, (x1 - x0) as u32, (y1 - y0) as u32);
+    true
 }
 
 /// The four edges of `rect` = (left, top, width, height) as rectangles `t` thick.
@@ -547,35 +594,7 @@ impl Renderer {
 
         // Overlays: their rectangles after the base ones, their text on the top layer.
         let base_rects = rects.len() as u32;
-        for o in &spec.overlays {
-            match o {
-                Overlay::Rect { rect, color } => rects.push(RectInstance {
-                    rect: [rect[0] - tx, rect[1] - ty, rect[2], rect[3]],
-                    color: [
-                        f32::from(color[0]) / 255.0,
-                        f32::from(color[1]) / 255.0,
-                        f32::from(color[2]) / 255.0,
-                        f32::from(color[3]) / 255.0,
-                    ],
-                }),
-                Overlay::Text {
-                    text,
-                    size,
-                    x,
-                    y,
-                    color,
-                    clip,
-                } => self.text.push_on(
-                    Layer::Overlay,
-                    text,
-                    *size,
-                    x - tx,
-                    y - ty,
-                    [clip[0] - tx, clip[1] - ty, clip[2] - tx, clip[3] - ty],
-                    *color,
-                ),
-            }
-        }
+        self.push_overlays(&spec.overlays, &mut rects, tile);
         let all_rects = rects.len() as u32;
 
         // Uniforms.
@@ -609,47 +628,15 @@ impl Renderer {
             });
         let bars_drawn;
         {
-            let bg = srgb(BACKGROUND);
-            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("Renderer::pass"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: target,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color {
-                            r: f64::from(bg[0]),
-                            g: f64::from(bg[1]),
-                            b: f64::from(bg[2]),
-                            a: 1.0,
-                        }),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: timer.as_mut().and_then(|t| t.pass_writes()),
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+            let timestamps = timer.as_mut().and_then(|t| t.pass_writes());
+            let mut pass = clear_pass(&mut enc, "Renderer::pass", target, BACKGROUND, timestamps);
             // Clip bars to the graph area within this tile.
-            let sx0 = (g.graph.x - tx).max(0.0).floor();
-            let sy0 = (g.graph.y - ty).max(0.0).floor();
-            let sx1 = (graph_right - tx).min(tile.w as f32).ceil();
-            let sy1 = (g.graph.y + g.graph.h - ty).min(tile.h as f32).ceil();
-            if let Some(scene) = scene
-                && sx1 > sx0
-                && sy1 > sy0
-            {
-                pass.set_scissor_rect(
-                    sx0 as u32,
-                    sy0 as u32,
-                    (sx1 - sx0) as u32,
-                    (sy1 - sy0) as u32,
-                );
-                bars_drawn = scene.bars.draw(&mut pass, &self.bars, draws);
-            } else {
-                bars_drawn = 0;
-            }
+            bars_drawn = match scene {
+                Some(scene) if scissor_to(&mut pass, g.graph, tile) => {
+                    scene.bars.draw(&mut pass, &self.bars, draws)
+                }
+                _ => 0,
+            };
             pass.set_scissor_rect(0, 0, tile.w, tile.h);
             self.rects.render(&mut pass, 0..base_rects);
             self.text.render(&mut pass, Layer::Base)?;
@@ -670,6 +657,40 @@ impl Renderer {
             labels,
             encode_ms,
         })
+    }
+
+    /// Queues `overlays`: their rectangles onto `rects`, their text on the top layer.
+    pub(super) fn push_overlays(
+        &mut self,
+        overlays: &[Overlay],
+        rects: &mut Vec<RectInstance>,
+        tile: Tile,
+    ) {
+        let (tx, ty) = (tile.x as f32, tile.y as f32);
+        for o in overlays {
+            match o {
+                Overlay::Rect { rect, color } => rects.push(RectInstance {
+                    rect: [rect[0] - tx, rect[1] - ty, rect[2], rect[3]],
+                    color: color.map(|c| f32::from(c) / 255.0),
+                }),
+                Overlay::Text {
+                    text,
+                    size,
+                    x,
+                    y,
+                    color,
+                    clip,
+                } => self.text.push_on(
+                    Layer::Overlay,
+                    text,
+                    *size,
+                    x - tx,
+                    y - ty,
+                    [clip[0] - tx, clip[1] - ty, clip[2] - tx, clip[3] - ty],
+                    *color,
+                ),
+            }
+        }
     }
 
     fn legend_captions(long: bool) -> (&'static str, &'static str) {

@@ -14,7 +14,8 @@
 use super::bars::{BarGlobals, BarScene, SceneValues, diff_palette};
 use super::blit::BlitSource;
 use super::frame::{
-    FrameError, FrameStats, MUTED_COLOR, Overlay, Renderer, TITLE_COLOR, Tile, srgb,
+    FrameError, FrameStats, MUTED_COLOR, Overlay, Renderer, TITLE_COLOR, Tile, clear_pass,
+    scissor_to, srgb,
 };
 use super::gpu::Gpu;
 use super::names::{NameHashes, PackedKeys};
@@ -303,28 +304,7 @@ impl Renderer {
                 label: Some("timeline::overview"),
             });
         {
-            let bg = srgb([250, 250, 250]);
-            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("timeline::overview"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color {
-                            r: f64::from(bg[0]),
-                            g: f64::from(bg[1]),
-                            b: f64::from(bg[2]),
-                            a: 1.0,
-                        }),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+            let mut pass = clear_pass(&mut enc, "timeline::overview", &view, [250, 250, 250], None);
             scene.bars.draw(&mut pass, &self.bars, draws);
         }
         // Submitted on its own: the frame rewrites the same uniform buffer afterwards.
@@ -692,35 +672,7 @@ impl Renderer {
         rects.extend(over);
         let n_base = rects.len() as u32;
         rects.extend(top_rects);
-        for o in &spec.overlays {
-            match o {
-                Overlay::Rect { rect: r, color: c } => rects.push(rect(
-                    *r,
-                    [
-                        f32::from(c[0]) / 255.0,
-                        f32::from(c[1]) / 255.0,
-                        f32::from(c[2]) / 255.0,
-                        f32::from(c[3]) / 255.0,
-                    ],
-                )),
-                Overlay::Text {
-                    text,
-                    size,
-                    x,
-                    y,
-                    color,
-                    clip,
-                } => self.text.push_on(
-                    Layer::Overlay,
-                    text,
-                    *size,
-                    x - tx,
-                    y - ty,
-                    [clip[0] - tx, clip[1] - ty, clip[2] - tx, clip[3] - ty],
-                    *color,
-                ),
-            }
-        }
+        self.push_overlays(&spec.overlays, &mut rects, tile);
         let n_all = rects.len() as u32;
 
         let mut globals = BarGlobals::new(spec.color, diff_palette(false));
@@ -753,59 +705,29 @@ impl Renderer {
             });
         let bars_drawn;
         {
-            let bg = srgb(super::frame::BACKGROUND);
-            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("Renderer::timeline_pass"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: target,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color {
-                            r: f64::from(bg[0]),
-                            g: f64::from(bg[1]),
-                            b: f64::from(bg[2]),
-                            a: 1.0,
-                        }),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: timer.as_mut().and_then(|t| t.pass_writes()),
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+            let timestamps = timer.as_mut().and_then(|t| t.pass_writes());
+            let mut pass = clear_pass(
+                &mut enc,
+                "Renderer::timeline_pass",
+                target,
+                super::frame::BACKGROUND,
+                timestamps,
+            );
             // The overview, clipped to this tile.
-            if have_overview && let Some(o) = &self.overview {
-                let x0 = (ov.x - tx).max(0.0).floor();
-                let y0 = (ov.y - ty).max(0.0).floor();
-                let x1 = (ov.x + ov.w - tx).min(tile.w as f32).ceil();
-                let y1 = (ov.y + ov.h - ty).min(tile.h as f32).ceil();
-                if x1 > x0 && y1 > y0 {
-                    pass.set_scissor_rect(x0 as u32, y0 as u32, (x1 - x0) as u32, (y1 - y0) as u32);
-                    self.blit.render(&mut pass, &o.source);
-                }
+            if have_overview
+                && let Some(o) = &self.overview
+                && scissor_to(&mut pass, ov, tile)
+            {
+                self.blit.render(&mut pass, &o.source);
             }
             pass.set_scissor_rect(0, 0, tile.w, tile.h);
             self.rects.render(&mut pass, 0..n_under);
-            let sx0 = (gx - tx).max(0.0).floor();
-            let sy0 = (g.graph.y - ty).max(0.0).floor();
-            let sx1 = (graph_right - tx).min(tile.w as f32).ceil();
-            let sy1 = (g.graph.y + g.graph.h - ty).min(tile.h as f32).ceil();
-            if let Some(c) = &content
-                && sx1 > sx0
-                && sy1 > sy0
-            {
-                pass.set_scissor_rect(
-                    sx0 as u32,
-                    sy0 as u32,
-                    (sx1 - sx0) as u32,
-                    (sy1 - sy0) as u32,
-                );
-                bars_drawn = c.scene.bars.draw(&mut pass, &self.bars, draws);
-            } else {
-                bars_drawn = 0;
-            }
+            bars_drawn = match &content {
+                Some(c) if scissor_to(&mut pass, g.graph, tile) => {
+                    c.scene.bars.draw(&mut pass, &self.bars, draws)
+                }
+                _ => 0,
+            };
             pass.set_scissor_rect(0, 0, tile.w, tile.h);
             self.rects.render(&mut pass, n_under..n_base);
             self.text.render(&mut pass, Layer::Base)?;
