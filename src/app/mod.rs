@@ -490,17 +490,11 @@ impl App {
         // A merged run of sub-pixel bars drawn at this zoom, under the pointer.
         let run = match (&self.doc, &self.gfx, self.cursor, new) {
             (Some(d), Some(gfx), Some((x, _)), Some(bar)) => gfx.scene.as_ref().and_then(|sc| {
-                let tpp = 1.0 / d.view.camera.px_per_tick;
-                match sc.lod.tier_for(bar.row, tpp) {
-                    crate::lod::TierRef::Tier(k) => {
-                        let t = &sc.lod.rows[bar.row][k];
-                        let tick = d.view.camera.tick_at(f64::from(x - g.graph.x));
-                        t.bar_at(tick)
-                            .filter(|&j| t.count[j] > 1)
-                            .map(|j| (bar.row, k, j))
-                    }
-                    crate::lod::TierRef::Row => None,
-                }
+                let cam = &d.view.camera;
+                let tick = cam.tick_at(f64::from(x - g.graph.x));
+                sc.lod
+                    .merged_run_at(bar.row, 1.0 / cam.px_per_tick, tick)
+                    .map(|(k, j)| (bar.row, k, j))
             }),
             _ => None,
         };

@@ -179,8 +179,9 @@ impl App {
     }
 
     pub(super) fn tl_update_hover(&mut self) {
-        let new = match (&self.tdoc, self.cursor, self.tl_geometry()) {
-            (Some(d), Some((x, y)), Some(g)) if self.tl_drag.is_none() => pick_span(
+        let Some(g) = self.tl_geometry() else { return };
+        let new = match (&self.tdoc, self.cursor) {
+            (Some(d), Some((x, y))) if self.tl_drag.is_none() => pick_span(
                 &d.trace.tracks.layout,
                 &g,
                 &d.view.camera,
@@ -191,22 +192,13 @@ impl App {
             _ => None,
         };
         let run = match (&self.tdoc, &self.gfx, self.cursor, new) {
-            (Some(d), Some(gfx), Some((x, _)), Some(bar)) => {
-                let g = self.tl_geometry().expect("a trace is loaded");
-                gfx.tscene.as_ref().and_then(|sc| {
-                    let tpp = 1.0 / d.view.camera.px_per_tick;
-                    match sc.lod.tier_for(bar.row, tpp) {
-                        crate::lod::TierRef::Tier(k) => {
-                            let t = &sc.lod.rows[bar.row][k];
-                            let tick = d.view.camera.tick_at(f64::from(x - g.graph.x));
-                            t.bar_at(tick)
-                                .filter(|&j| t.count[j] > 1)
-                                .map(|j| (bar.row, k, j))
-                        }
-                        crate::lod::TierRef::Row => None,
-                    }
-                })
-            }
+            (Some(d), Some(gfx), Some((x, _)), Some(bar)) => gfx.tscene.as_ref().and_then(|sc| {
+                let cam = &d.view.camera;
+                let tick = cam.tick_at(f64::from(x - g.graph.x));
+                sc.lod
+                    .merged_run_at(bar.row, 1.0 / cam.px_per_tick, tick)
+                    .map(|(k, j)| (bar.row, k, j))
+            }),
             _ => None,
         };
         if new != self.hover || run != self.hover_run {

@@ -133,6 +133,22 @@ impl Lod {
             .sum()
     }
 
+    /// The merged run (several bars drawn as one) at `tick` in row `row` as a view at
+    /// `ticks_per_px` draws it: `(tier, index in the tier)`, or `None` over a single bar
+    /// or nothing.
+    pub fn merged_run_at(
+        &self,
+        row: usize,
+        ticks_per_px: f64,
+        tick: u64,
+    ) -> Option<(usize, usize)> {
+        let TierRef::Tier(k) = self.tier_for(row, ticks_per_px) else {
+            return None;
+        };
+        let t = &self.rows[row][k];
+        t.bar_at(tick).filter(|&j| t.count[j] > 1).map(|j| (k, j))
+    }
+
     /// The tier of row `row` for a view showing `ticks_per_px` ticks per pixel: the
     /// coarsest one whose merge threshold is at most a pixel.
     pub fn tier_for(&self, row: usize, ticks_per_px: f64) -> TierRef {

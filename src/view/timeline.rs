@@ -611,55 +611,24 @@ mod tests {
         assert_eq!(brush_grab(&g, window, total, xr + 50.0), BrushGrab::Outside);
 
         let x_of = |ns: u64| g.overview_x(ns, total);
+        let drag = |grab, from, to, min| brush_drag(&g, grab, window, total, from, to, min);
         // Edges resize.
-        let w = brush_drag(&g, BrushGrab::Left, window, total, xl, x_of(100_000), 10);
+        let w = drag(BrushGrab::Left, xl, x_of(100_000), 10);
         assert_eq!(w, (100_000, 500_000));
-        let w = brush_drag(&g, BrushGrab::Right, window, total, xr, x_of(900_000), 10);
+        let w = drag(BrushGrab::Right, xr, x_of(900_000), 10);
         assert_eq!(w, (250_000, 900_000));
         // An edge dragged past the other stops short of it.
-        let w = brush_drag(&g, BrushGrab::Left, window, total, xl, x_of(800_000), 10);
+        let w = drag(BrushGrab::Left, xl, x_of(800_000), 10);
         assert_eq!(w, (499_990, 500_000));
         // Inside moves, keeping the width, and stops at the ends.
-        let w = brush_drag(
-            &g,
-            BrushGrab::Inside,
-            window,
-            total,
-            x_of(300_000),
-            x_of(400_000),
-            10,
-        );
+        let w = drag(BrushGrab::Inside, x_of(300_000), x_of(400_000), 10);
         assert_eq!(w, (350_000, 600_000));
-        let w = brush_drag(
-            &g,
-            BrushGrab::Inside,
-            window,
-            total,
-            x_of(300_000),
-            ov.x + ov.w + 500.0,
-            10,
-        );
+        let w = drag(BrushGrab::Inside, x_of(300_000), ov.x + ov.w + 500.0, 10);
         assert_eq!(w, (750_000, 1_000_000));
         // Outside selects a new window, in either direction.
-        let w = brush_drag(
-            &g,
-            BrushGrab::Outside,
-            window,
-            total,
-            x_of(900_000),
-            x_of(700_000),
-            10,
-        );
+        let w = drag(BrushGrab::Outside, x_of(900_000), x_of(700_000), 10);
         assert_eq!(w, (700_000, 900_000));
-        let w = brush_drag(
-            &g,
-            BrushGrab::Outside,
-            window,
-            total,
-            x_of(10_000),
-            x_of(10_000),
-            5_000,
-        );
+        let w = drag(BrushGrab::Outside, x_of(10_000), x_of(10_000), 5_000);
         assert_eq!(w, (10_000, 15_000));
     }
 
