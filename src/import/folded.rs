@@ -238,25 +238,9 @@ pub fn parse_with_threads(
         return finish(file, chunk);
     };
     // Chunk boundaries right after a newline, and the first line number of each.
-    let mut bounds = vec![0usize];
-    for k in 1..threads {
-        let target = text.len() * k / threads;
-        let start = *bounds.last().expect("non-empty");
-        if target <= start {
-            continue;
-        }
-        match memchr::memchr(b'\n', &text[target..]) {
-            Some(i) => bounds.push(target + i + 1),
-            None => break,
-        }
-    }
-    bounds.push(text.len());
-    bounds.dedup();
-    let mut first_lines = vec![1u64];
-    for w in bounds.windows(2).take(bounds.len().saturating_sub(2)) {
-        let n = memchr::memchr_iter(b'\n', &text[w[0]..w[1]]).count() as u64;
-        first_lines.push(first_lines.last().expect("non-empty") + n);
-    }
+    let (bounds, first_lines) = split_chunks(text, threads, |text, target| {
+        memchr::memchr(b'\n', &text[target..]).map(|i| target + i + 1)
+    });
     let results: Vec<Result<Chunk, ImportError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = bounds
             .windows(2)
@@ -636,6 +620,34 @@ fn finish(file: &str, chunk: Chunk) -> Result<Profile, ImportError> {
             warnings,
         },
     })
+}
+
+/// Splits `text` into at most `threads` chunks for parallel parsing: `boundary(text, at)`
+/// gives the first chunk start at or after `at` (a line start for folded stacks, the
+/// line after a blank one for perf script). Returns the chunk boundaries (first 0, last
+/// `text.len()`) and the 1-based line number each chunk starts at.
+pub(crate) fn split_chunks(
+    text: &[u8],
+    threads: usize,
+    boundary: impl Fn(&[u8], usize) -> Option<usize>,
+) -> (Vec<usize>, Vec<u64>) {
+    let mut bounds = vec![0usize];
+    for k in 1..threads {
+        let start = *bounds.last().expect("non-empty");
+        let target = (text.len() * k / threads).max(start);
+        match boundary(text, target) {
+            Some(b) if b < text.len() => bounds.push(b),
+            _ => break,
+        }
+    }
+    bounds.push(text.len());
+    bounds.dedup();
+    let mut first_lines = vec![1u64];
+    for w in bounds.windows(2).take(bounds.len().saturating_sub(2)) {
+        let n = memchr::memchr_iter(b'\n', &text[w[0]..w[1]]).count() as u64;
+        first_lines.push(first_lines.last().expect("non-empty") + n);
+    }
+    (bounds, first_lines)
 }
 
 #[cfg(test)]

@@ -89,22 +89,7 @@ pub fn parse_with_threads(
     }
     let filter = first_event_type(text).map(|r| text[r].to_vec());
     // Chunk boundaries right after a blank line, and the first line number of each.
-    let mut bounds = vec![0usize];
-    for k in 1..threads {
-        let start = *bounds.last().expect("non-empty");
-        let target = (text.len() * k / threads).max(start);
-        match next_blank_line_end(text, target) {
-            Some(b) if b < text.len() => bounds.push(b),
-            _ => break,
-        }
-    }
-    bounds.push(text.len());
-    bounds.dedup();
-    let mut first_lines = vec![1u64];
-    for w in bounds.windows(2).take(bounds.len().saturating_sub(2)) {
-        let n = memchr::memchr_iter(b'\n', &text[w[0]..w[1]]).count() as u64;
-        first_lines.push(first_lines.last().expect("non-empty") + n);
-    }
+    let (bounds, first_lines) = super::folded::split_chunks(text, threads, next_blank_line_end);
     let results: Vec<Result<Parser, ImportError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = bounds
             .windows(2)
