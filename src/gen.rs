@@ -411,6 +411,25 @@ struct Open {
     begin_end: bool,
 }
 
+impl Open {
+    /// Writes what closes this span at `end_ns`: an `E` event, or the whole `X` event.
+    fn close<W: Write>(
+        &self,
+        out: &mut W,
+        first: &mut bool,
+        name: &str,
+        end_ns: u64,
+        tid: u32,
+    ) -> io::Result<()> {
+        if self.begin_end {
+            event(out, first, name, b'E', end_ns, None, 1, tid)
+        } else {
+            let dur = end_ns - self.start_ns;
+            event(out, first, name, b'X', self.start_ns, Some(dur), 1, tid)
+        }
+    }
+}
+
 /// W5–W7 as Chrome Trace Event JSON.
 fn chrome<W: Write>(
     w: Workload,
@@ -488,30 +507,7 @@ fn chrome<W: Write>(
                             begin_end,
                         });
                     } else if let Some(o) = stack.pop() {
-                        if o.begin_end {
-                            event(
-                                out,
-                                &mut first,
-                                &names[o.name],
-                                b'E',
-                                clock[t],
-                                None,
-                                1,
-                                t as u32,
-                            )?;
-                        } else {
-                            let dur = clock[t] - o.start_ns;
-                            event(
-                                out,
-                                &mut first,
-                                &names[o.name],
-                                b'X',
-                                o.start_ns,
-                                Some(dur),
-                                1,
-                                t as u32,
-                            )?;
-                        }
+                        o.close(out, &mut first, &names[o.name], clock[t], t as u32)?;
                         items += 1;
                     }
                 }
@@ -521,30 +517,7 @@ fn chrome<W: Write>(
             for (t, stack) in stacks.iter_mut().enumerate() {
                 while let Some(o) = stack.pop() {
                     clock[t] += 100;
-                    if o.begin_end {
-                        event(
-                            out,
-                            &mut first,
-                            &names[o.name],
-                            b'E',
-                            clock[t],
-                            None,
-                            1,
-                            t as u32,
-                        )?;
-                    } else {
-                        let dur = clock[t] - o.start_ns;
-                        event(
-                            out,
-                            &mut first,
-                            &names[o.name],
-                            b'X',
-                            o.start_ns,
-                            Some(dur),
-                            1,
-                            t as u32,
-                        )?;
-                    }
+                    o.close(out, &mut first, &names[o.name], clock[t], t as u32)?;
                     items += 1;
                 }
             }
