@@ -276,82 +276,20 @@ impl App {
             .name("scorch-load".into())
             .spawn(move || {
                 let result = match &source {
-                    Source::Path(p) => import::load_path_with(p, Some(&prog)),
+                    Source::Path(p) => import::load_any_path_with(p, Some(&prog)),
                     Source::Demo => import::load_bytes_with(
                         "demo.folded",
                         DEMO_PROFILE,
                         import::Limits::default(),
                         Some(&prog),
-                    ),
+                    )
+                    .map(|p| import::Imported::Profile(Box::new(p))),
                 };
-                // A trace is recognised after decoding and detection, before parsing:
-                // read it again as a trace.
-                if let (Err(import::ImportError::IsTrace { .. }), Source::Path(p)) =
-                    (&result, &source)
-                {
-                    // The trace parsers report no progress: show elapsed time, not a
-                    // percentage stuck at zero.
-                    prog.total.store(0, Ordering::Relaxed);
-                    let loaded = import::load_any_path(p)
-                        .map_err(|e| e.to_string())
-                        .and_then(|imported| match imported {
-                            import::Imported::Trace(t) => {
-                                let view = crate::export::TraceView::new(*t, None);
-                                let scene = maker
-                                    .get()
-                                    .map(|(gpu, bind_layout)| {
-                                        let bytes = view.tracks.layout.bar_count() as u64 * 48;
-                                        gpu.allocating(
-                                            &format!("{} spans", view.spans.len()),
-                                            bytes,
-                                            || {
-                                                crate::render::timeline::TimelineScene::with_layout(
-                                                    gpu,
-                                                    bind_layout,
-                                                    &view.spans,
-                                                    &view.tracks,
-                                                )
-                                            },
-                                        )
-                                    })
-                                    .transpose()
-                                    .map_err(|e| e.to_string())?;
-                                Ok(Loaded::Trace(Box::new((view, scene))))
-                            }
-                            import::Imported::Profile(_) => {
-                                Err("the file changed while it was being read".to_string())
-                            }
-                        });
-                    done2.store(true, Ordering::Relaxed);
-                    let _ = proxy.send_event(UserEvent::Loaded { id, result: loaded });
-                    return;
-                }
-                let result = result.map_err(|e| e.to_string()).and_then(|profile| {
-                    let layout = flame_layout(&profile.tree);
-                    // With the device up, tiers and uploads happen here, not on the UI
-                    // thread (seconds for millions of bars).
-                    let scene = maker
-                        .get()
-                        .map(|(gpu, bind_layout)| {
-                            let t = Instant::now();
-                            let bytes = layout.bar_count() as u64 * 48;
-                            let what = format!("{} bars", layout.bar_count());
-                            let s = gpu.allocating(&what, bytes, || {
-                                Scene::with_layout(gpu, bind_layout, &profile, &layout)
-                            })?;
-                            eprintln!(
-                                "scorch: {} bars and {} merged tiers uploaded ({} MiB) in {:.0} ms",
-                                layout.bar_count(),
-                                s.lod.bar_count(),
-                                s.bars.instance_bytes >> 20,
-                                t.elapsed().as_secs_f64() * 1000.0
-                            );
-                            Ok(s)
-                        })
-                        .transpose()
-                        .map_err(|e: crate::render::GpuError| e.to_string())?;
-                    Ok(Loaded::Profile(Box::new((profile, layout, scene))))
-                });
+                // With the device up, tiers and uploads happen here, not on the UI thread
+                // (seconds for millions of bars).
+                let result = result
+                    .map_err(|e| e.to_string())
+                    .and_then(|imported| prepare(imported, maker.get()));
                 done2.store(true, Ordering::Relaxed);
                 let _ = proxy.send_event(UserEvent::Loaded { id, result });
             })
@@ -889,6 +827,58 @@ impl App {
             _ => d.view.reset(),
         }
         self.redraw();
+    }
+}
+
+/// Lays out what a loader read and, when the device is up, builds its GPU scene (inside
+/// an out-of-memory scope).
+fn prepare(
+    imported: import::Imported,
+    device: Option<&(Arc<Gpu>, wgpu::BindGroupLayout)>,
+) -> Result<Loaded, String> {
+    match imported {
+        import::Imported::Trace(t) => {
+            let view = crate::export::TraceView::new(*t, None);
+            let scene = device
+                .map(|(gpu, bind_layout)| {
+                    let bytes = view.tracks.layout.bar_count() as u64 * 48;
+                    gpu.allocating(&format!("{} spans", view.spans.len()), bytes, || {
+                        crate::render::timeline::TimelineScene::with_layout(
+                            gpu,
+                            bind_layout,
+                            &view.spans,
+                            &view.tracks,
+                        )
+                    })
+                })
+                .transpose()
+                .map_err(|e| e.to_string())?;
+            Ok(Loaded::Trace(Box::new((view, scene))))
+        }
+        import::Imported::Profile(profile) => {
+            let profile = *profile;
+            let layout = flame_layout(&profile.tree);
+            let scene = device
+                .map(|(gpu, bind_layout)| {
+                    let t = Instant::now();
+                    let bytes = layout.bar_count() as u64 * 48;
+                    let what = format!("{} bars", layout.bar_count());
+                    let s = gpu.allocating(&what, bytes, || {
+                        Scene::with_layout(gpu, bind_layout, &profile, &layout)
+                    })?;
+                    eprintln!(
+                        "scorch: {} bars and {} merged tiers uploaded ({} MiB) in {:.0} ms",
+                        layout.bar_count(),
+                        s.lod.bar_count(),
+                        s.bars.instance_bytes >> 20,
+                        t.elapsed().as_secs_f64() * 1000.0
+                    );
+                    Ok(s)
+                })
+                .transpose()
+                .map_err(|e: crate::render::GpuError| e.to_string())?;
+            Ok(Loaded::Profile(Box::new((profile, layout, scene))))
+        }
     }
 }
 

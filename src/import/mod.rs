@@ -233,7 +233,6 @@ impl InputBytes {
         matches!(self, InputBytes::Mapped(_))
     }
 }
-
 /// Opens `path` and maps it (regular files of [`MMAP_MIN_BYTES`] or more) or reads it.
 pub fn read_input(path: &Path) -> Result<InputBytes, ImportError> {
     let io = |error| ImportError::Io {
@@ -259,24 +258,82 @@ pub fn read_input(path: &Path) -> Result<InputBytes, ImportError> {
 
 /// Reads the input at `path` as whatever it holds: a profile or a trace.
 pub fn load_any_path(path: &Path) -> Result<Imported, ImportError> {
+    load_any_path_with(path, None)
+}
+
+/// [`load_any_path`], reporting progress (profiles report parsing progress; trace
+/// parsers report none).
+pub fn load_any_path_with(
+    path: &Path,
+    progress: Option<&Progress>,
+) -> Result<Imported, ImportError> {
     let file = path.display().to_string();
     let bytes = read_input(path)?;
-    load_any_bytes(&file, &bytes, Limits::default())
+    load_any_bytes_with(&file, &bytes, Limits::default(), progress)
 }
 
 /// [`load_any_path`] for bytes.
 pub fn load_any_bytes(file: &str, bytes: &[u8], limits: Limits) -> Result<Imported, ImportError> {
-    let decoded = decode::decode(file, bytes, limits)?;
+    load_any_bytes_with(file, bytes, limits, None)
+}
+
+/// Decodes, detects and parses once, whatever the input holds.
+fn load_any_bytes_with(
+    file: &str,
+    bytes: &[u8],
+    limits: Limits,
+    progress: Option<&Progress>,
+) -> Result<Imported, ImportError> {
+    import_decoded(file, decode::decode(file, bytes, limits)?, progress, true)
+}
+
+/// Detects and parses decoded input; with `traces` false a trace is refused
+/// ([`ImportError::IsTrace`]) after detection instead of parsed.
+fn import_decoded(
+    file: &str,
+    decoded: decode::Decoded<'_>,
+    progress: Option<&Progress>,
+    traces: bool,
+) -> Result<Imported, ImportError> {
     let text = decoded.text.as_ref();
-    let format = detect::detect(text, Some(file)).ok();
+    if let Some(p) = progress {
+        p.total.store(text.len() as u64, Ordering::Relaxed);
+    }
+    if text.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(ImportError::Empty {
+            file: file.to_string(),
+        });
+    }
+    let format = detect::detect(text, Some(file)).map_err(|hint| ImportError::Unrecognised {
+        file: file.to_string(),
+        hint,
+    })?;
+    let is_trace = matches!(
+        format,
+        SourceFormat::TiDBTrace
+            | SourceFormat::ChromeTrace
+            | SourceFormat::Jaeger
+            | SourceFormat::Otlp
+    );
+    if is_trace && !traces {
+        return Err(ImportError::IsTrace {
+            file: file.to_string(),
+            format,
+        });
+    }
+    if is_trace && let Some(p) = progress {
+        // Trace parsers report no progress: say the total is unknown rather than let a
+        // percentage sit at zero.
+        p.total.store(0, Ordering::Relaxed);
+    }
     let spans = match format {
-        Some(SourceFormat::TiDBTrace) => Some(tidb::parse(file, text)?),
-        Some(SourceFormat::ChromeTrace) => Some(chrome::parse(file, text)?),
-        Some(SourceFormat::Jaeger) => Some(jaeger::parse(file, text)?),
-        Some(SourceFormat::Otlp) => Some(otlp::parse(file, text)?),
+        SourceFormat::TiDBTrace => Some(tidb::parse(file, text)?),
+        SourceFormat::ChromeTrace => Some(chrome::parse(file, text)?),
+        SourceFormat::Jaeger => Some(jaeger::parse(file, text)?),
+        SourceFormat::Otlp => Some(otlp::parse(file, text)?),
         _ => None,
     };
-    if let (Some(mut spans), Some(format)) = (spans, format) {
+    if let Some(mut spans) = spans {
         if let Some(note) = decoded.note {
             spans.warnings.notes.push(note);
         }
@@ -287,7 +344,27 @@ pub fn load_any_bytes(file: &str, bytes: &[u8], limits: Limits) -> Result<Import
             gzipped: decoded.gzipped,
         })));
     }
-    load_bytes(file, bytes, limits).map(|p| Imported::Profile(Box::new(p)))
+    let mut profile = match format {
+        SourceFormat::Folded | SourceFormat::FoldedDiff => {
+            folded::parse_with(file, text, progress)?
+        }
+        SourceFormat::PerfScript => perf::parse_with(file, text, progress)?,
+        SourceFormat::FlamebearerSingle | SourceFormat::FlamebearerDiff => {
+            flamebearer::parse(file, text)?
+        }
+        other => {
+            return Err(ImportError::Unsupported {
+                file: file.to_string(),
+                format: other,
+            });
+        }
+    };
+    Progress::set_done(progress, text.len() as u64);
+    profile.meta.gzipped = decoded.gzipped;
+    if let Some(note) = decoded.note {
+        profile.meta.warnings.notes.push(note);
+    }
+    Ok(Imported::Profile(Box::new(profile)))
 }
 
 /// Reads and imports the profile at `path`.
@@ -315,49 +392,13 @@ pub fn load_bytes_with(
     progress: Option<&Progress>,
 ) -> Result<Profile, ImportError> {
     let decoded = decode::decode(file, bytes, limits)?;
-    let text = decoded.text.as_ref();
-    if let Some(p) = progress {
-        p.total.store(text.len() as u64, Ordering::Relaxed);
-    }
-    if text.iter().all(|b| b.is_ascii_whitespace()) {
-        return Err(ImportError::Empty {
+    match import_decoded(file, decoded, progress, false)? {
+        Imported::Profile(p) => Ok(*p),
+        Imported::Trace(t) => Err(ImportError::IsTrace {
             file: file.to_string(),
-        });
+            format: t.format,
+        }),
     }
-    let format = detect::detect(text, Some(file)).map_err(|hint| ImportError::Unrecognised {
-        file: file.to_string(),
-        hint,
-    })?;
-    let mut profile = match format {
-        SourceFormat::Folded | SourceFormat::FoldedDiff => {
-            folded::parse_with(file, text, progress)?
-        }
-        SourceFormat::PerfScript => perf::parse_with(file, text, progress)?,
-        SourceFormat::FlamebearerSingle | SourceFormat::FlamebearerDiff => {
-            flamebearer::parse(file, text)?
-        }
-        SourceFormat::TiDBTrace
-        | SourceFormat::ChromeTrace
-        | SourceFormat::Jaeger
-        | SourceFormat::Otlp => {
-            return Err(ImportError::IsTrace {
-                file: file.to_string(),
-                format,
-            });
-        }
-        other => {
-            return Err(ImportError::Unsupported {
-                file: file.to_string(),
-                format: other,
-            });
-        }
-    };
-    Progress::set_done(progress, text.len() as u64);
-    profile.meta.gzipped = decoded.gzipped;
-    if let Some(note) = decoded.note {
-        profile.meta.warnings.notes.push(note);
-    }
-    Ok(profile)
 }
 
 #[cfg(test)]
