@@ -45,10 +45,43 @@ pub struct TimelineScene {
     pub bars: BarScene,
     /// Connector indices sorted by time, for a range search per frame.
     connectors_by_ns: Vec<u32>,
+    /// Per name id: the palette index of the name, and of its package part.
+    name_palette: Vec<u8>,
+    package_palette: Vec<u8>,
     id: u64,
 }
 
 impl TimelineScene {
+    /// The color span `s` is drawn in under `mode` (the CPU side of `bars.wgsl`), for
+    /// choosing a label color that reads on it.
+    fn span_color(
+        &self,
+        mode: ColorMode,
+        spans: &SpanSet,
+        s: usize,
+        max_dur: f64,
+        greyed: bool,
+    ) -> [f32; 3] {
+        if greyed {
+            return [0.87, 0.87, 0.87];
+        }
+        let track = color::track_palette_index(spans.track[s]) as usize;
+        let name = spans.name[s] as usize;
+        let index = match mode {
+            ColorMode::Track => track,
+            ColorMode::Category => spans
+                .category
+                .get(s)
+                .filter(|&&c| !spans.names.get(c).is_empty())
+                .map_or(track, |&c| usize::from(self.name_palette[c as usize])),
+            ColorMode::Name => usize::from(self.name_palette[name]),
+            ColorMode::Package => usize::from(self.package_palette[name]),
+            ColorMode::Value => return color::heat_color(spans.dur_ns[s] as f64, max_dur),
+            ColorMode::Diff => 7,
+        };
+        color::palette_color(index)
+    }
+
     /// Builds the tiers of `tracks` and uploads the spans of `spans`.
     pub fn new(gpu: &Gpu, renderer: &Renderer, spans: &SpanSet, tracks: &TrackLayout) -> Self {
         Self::with_layout(gpu, &renderer.scene_layout(), spans, tracks)
@@ -69,11 +102,20 @@ impl TimelineScene {
                 .map(|(_, n)| (color::package_name(None, n), n)),
         );
         let hashes = NameHashes::compute_packed(gpu, &keys);
-        // Category colors: the palette index of each category name, hashed once.
-        let cat_index: Vec<u32> = spans
+        // Palette indices of every interned name (span names and categories) and of its
+        // package part, hashed once: the shader's category colors and the labels' contrast
+        // read them, instead of hashing per span or per label every frame.
+        let name_palette: Vec<u8> = spans
             .names
             .iter()
-            .map(|(_, n)| color::palette_index(&color::pyroscope_key(n)) as u32)
+            .map(|(_, n)| color::palette_index(&color::pyroscope_key(n)) as u8)
+            .collect();
+        let package_palette: Vec<u8> = spans
+            .names
+            .iter()
+            .map(|(_, n)| {
+                color::palette_index(&color::pyroscope_key(color::package_name(None, n))) as u8
+            })
             .collect();
         let of = |s: u32| -> [f32; 3] {
             let s = s as usize;
@@ -83,7 +125,7 @@ impl TimelineScene {
                 .category
                 .get(s)
                 .filter(|&&c| !spans.names.get(c).is_empty())
-                .map_or(track, |&c| cat_index[c as usize]);
+                .map_or(track, |&c| u32::from(name_palette[c as usize]));
             [d, track as f32, cat as f32]
         };
         // A merged run keeps its first span's colors and sums the durations.
@@ -109,6 +151,8 @@ impl TimelineScene {
             lod,
             bars,
             connectors_by_ns,
+            name_palette,
+            package_palette,
             id: NEXT_SCENE_ID.fetch_add(1, Ordering::Relaxed),
         }
     }
@@ -198,32 +242,6 @@ pub struct OverviewCache {
     key: OverviewKey,
     _texture: wgpu::Texture,
     source: BlitSource,
-}
-
-/// The label color that reads on a span of color mode `mode`.
-fn span_color(mode: ColorMode, spans: &SpanSet, s: usize, max_dur: f64, greyed: bool) -> [f32; 3] {
-    if greyed {
-        return [0.87, 0.87, 0.87];
-    }
-    let name = spans.names.get(spans.name[s]);
-    match mode {
-        ColorMode::Track => {
-            let c = color::track_color(spans.track[s]);
-            c.map(|v| f32::from(v) / 255.0)
-        }
-        ColorMode::Category => match spans.category_of(s) {
-            Some(c) if !c.is_empty() => {
-                color::palette_color(color::palette_index(&color::pyroscope_key(c)))
-            }
-            _ => color::track_color(spans.track[s]).map(|v| f32::from(v) / 255.0),
-        },
-        ColorMode::Name => color::palette_color(color::palette_index(&color::pyroscope_key(name))),
-        ColorMode::Package => color::palette_color(color::palette_index(&color::pyroscope_key(
-            color::package_name(None, name),
-        ))),
-        ColorMode::Value => color::heat_color(spans.dur_ns[s] as f64, max_dur),
-        ColorMode::Diff => color::palette_color(7),
-    }
 }
 
 fn rgba(c: [u8; 3], a: f32) -> [f32; 4] {
@@ -545,7 +563,7 @@ impl Renderer {
                     let greyed = spec.search_active
                         && c.matches
                             .is_none_or(|m| m.get(c.spans.name[s] as usize) != Some(&true));
-                    let bg = span_color(spec.color, c.spans, s, max_dur, greyed);
+                    let bg = c.scene.span_color(spec.color, c.spans, s, max_dur, greyed);
                     let fg = color::label_color(bg);
                     let avail = vx1 - vx0 - 2.0 * pad;
                     let text_top = (top + (g.bar_height_px - label_line) / 2.0).round() - ty;
