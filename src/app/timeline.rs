@@ -578,11 +578,8 @@ impl App {
         let Some(d) = &mut self.tdoc else { return };
         if moved {
             if let Some(TimelineDrag::Brush { window, .. }) = drag {
-                // Keep the brushed window in Backspace's history.
-                let cur = d.view.camera.visible_ticks(f64::from(g.graph.w));
-                d.view.show_ticks(window.0, window.1);
-                d.view.zoom_to_ticks(cur.0, cur.1.saturating_sub(1), now);
-                d.view.tick(f64::INFINITY);
+                // Backspace returns to the window before the brush.
+                d.view.remember_ticks(window.0, window.1);
             }
             return;
         }

@@ -226,8 +226,12 @@ impl ViewState {
     }
 
     fn save(&mut self) {
+        self.save_camera(self.target_camera());
+    }
+
+    fn save_camera(&mut self, camera: Camera) {
         self.history.push(Saved {
-            camera: self.target_camera(),
+            camera,
             zoomed: self.zoomed,
             focus: self.focus,
             scroll_px: self.scroll_px,
@@ -235,6 +239,14 @@ impl ViewState {
         if self.history.len() > 256 {
             self.history.remove(0);
         }
+    }
+
+    /// Records `[x0, x1)` as the view Backspace returns to: the state before a change
+    /// made directly with [`show_ticks`](Self::show_ticks) (the timeline's overview
+    /// brush moves the camera while the pointer drags).
+    pub fn remember_ticks(&mut self, x0: u64, x1: u64) {
+        let camera = self.clamp_camera(Camera::range(x0, x1.max(x0 + 1), self.graph_w));
+        self.save_camera(camera);
     }
 
     /// The camera the view is heading to (the current one when not animating).
@@ -594,6 +606,20 @@ mod tests {
         v.tick(20.0);
         assert_eq!(v.camera, fit);
         assert!(!v.back(21.0));
+    }
+
+    /// A window set directly (the overview brush) goes back to the one remembered.
+    #[test]
+    fn brushed_windows_are_remembered() {
+        let l = layout("a 600\nb 400\n");
+        let mut v = view(&l);
+        v.show_ticks(100, 300);
+        v.remember_ticks(100, 300);
+        v.show_ticks(500, 900);
+        assert_eq!(v.camera, Camera::range(500, 900, 1000.0));
+        assert!(v.back(0.0));
+        v.tick(1.0);
+        assert_eq!(v.camera, Camera::range(100, 300, 1000.0));
     }
 
     #[test]
