@@ -96,10 +96,14 @@ pub struct ExportReport {
 
 /// The default title of a profile: its file name.
 pub fn default_title(profile: &Profile) -> String {
-    Path::new(&profile.meta.source)
+    file_title(&profile.meta.source)
+}
+
+/// The file name of an input's source, or the source itself (`<stdin>`).
+fn file_title(source: &str) -> String {
+    Path::new(source)
         .file_name()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_else(|| profile.meta.source.clone())
+        .map_or_else(|| source.to_string(), |s| s.to_string_lossy().to_string())
 }
 
 /// The summary drawn after the title: totals in the profile's units.
@@ -411,10 +415,7 @@ impl TraceView {
 
     /// File name for titles.
     pub fn title(&self) -> String {
-        Path::new(&self.source)
-            .file_name()
-            .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_else(|| self.source.clone())
+        file_title(&self.source)
     }
 
     /// Span count, tracks and duration, for the title band.
