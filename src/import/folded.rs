@@ -237,26 +237,14 @@ pub fn parse_with_threads(
         let chunk = parse_chunk(file, text, 1, 0, None, progress)?;
         return finish(file, chunk);
     };
-    // Chunk boundaries right after a newline, and the first line number of each.
-    let (bounds, first_lines) = split_chunks(text, threads, |text, target| {
-        memchr::memchr(b'\n', &text[target..]).map(|i| target + i + 1)
-    });
-    let results: Vec<Result<Chunk, ImportError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = bounds
-            .windows(2)
-            .zip(&first_lines)
-            .map(|(w, &line)| {
-                let part = &text[w[0]..w[1]];
-                let base = w[0];
-                scope.spawn(move || parse_chunk(file, part, line, base, Some(mode), progress))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a parser thread panicked"))
-            .collect()
-    });
-    let mut chunks = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    // Chunks start right after a newline.
+    let results = parse_in_chunks(
+        text,
+        threads,
+        |text, target| memchr::memchr(b'\n', &text[target..]).map(|i| target + i + 1),
+        |part, line, base| parse_chunk(file, part, line, base, Some(mode), progress),
+    );
+    let mut chunks = results?;
     let mut merged = chunks.remove(0);
     for c in chunks {
         merge(file, &mut merged, c)?;
@@ -622,15 +610,16 @@ fn finish(file: &str, chunk: Chunk) -> Result<Profile, ImportError> {
     })
 }
 
-/// Splits `text` into at most `threads` chunks for parallel parsing: `boundary(text, at)`
-/// gives the first chunk start at or after `at` (a line start for folded stacks, the
-/// line after a blank one for perf script). Returns the chunk boundaries (first 0, last
-/// `text.len()`) and the 1-based line number each chunk starts at.
-pub(crate) fn split_chunks(
+/// Parses `text` on up to `threads` threads: split where `boundary(text, at)` says (the
+/// first chunk start at or after `at`: a line start for folded stacks, the line after a
+/// blank one for perf script), each chunk handed to `parse` with its 1-based first line
+/// number and byte offset. Results come back in input order.
+pub(crate) fn parse_in_chunks<T: Send>(
     text: &[u8],
     threads: usize,
     boundary: impl Fn(&[u8], usize) -> Option<usize>,
-) -> (Vec<usize>, Vec<u64>) {
+    parse: impl Fn(&[u8], u64, usize) -> Result<T, ImportError> + Sync,
+) -> Result<Vec<T>, ImportError> {
     let mut bounds = vec![0usize];
     for k in 1..threads {
         let start = *bounds.last().expect("non-empty");
@@ -647,7 +636,23 @@ pub(crate) fn split_chunks(
         let n = memchr::memchr_iter(b'\n', &text[w[0]..w[1]]).count() as u64;
         first_lines.push(first_lines.last().expect("non-empty") + n);
     }
-    (bounds, first_lines)
+    let parse = &parse;
+    let results: Vec<Result<T, ImportError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .zip(&first_lines)
+            .map(|(w, &line)| {
+                let part = &text[w[0]..w[1]];
+                let base = w[0];
+                scope.spawn(move || parse(part, line, base))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a parser thread panicked"))
+            .collect()
+    });
+    results.into_iter().collect()
 }
 
 #[cfg(test)]

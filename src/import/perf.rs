@@ -88,27 +88,13 @@ pub fn parse_with_threads(
         return finish(file, p);
     }
     let filter = first_event_type(text).map(|r| text[r].to_vec());
-    // Chunk boundaries right after a blank line, and the first line number of each.
-    let (bounds, first_lines) = super::folded::split_chunks(text, threads, next_blank_line_end);
-    let results: Vec<Result<Parser, ImportError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = bounds
-            .windows(2)
-            .zip(&first_lines)
-            .map(|(w, &line)| {
-                let part = &text[w[0]..w[1]];
-                let filter = filter.clone();
-                scope.spawn(move || {
-                    let mut p = Parser::new(filter);
-                    p.run(file, part, line, progress).map(|()| p)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a parser thread panicked"))
-            .collect()
-    });
-    let mut parts = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    // Chunks start right after a blank line (between samples).
+    let results =
+        super::folded::parse_in_chunks(text, threads, next_blank_line_end, |part, line, _| {
+            let mut p = Parser::new(filter.clone());
+            p.run(file, part, line, progress).map(|()| p)
+        });
+    let mut parts = results?;
     let mut merged = parts.remove(0);
     for p in parts {
         merged.absorb(file, p)?;
