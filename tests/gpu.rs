@@ -444,13 +444,14 @@ fn lod_bounds_the_bars_drawn_per_frame() {
         panic!("row 2 needs a tier at full view");
     };
     let tier = &scene.lod.rows[2][k];
-    let j = (0..tier.len())
-        .filter(|&j| tier.count[j] > 1)
-        .max_by_key(|&j| tier.x1[j] - tier.x0[j])
+    let run = (0..tier.len())
+        .filter_map(|j| scene.lod.run(&layout, 2, k, j))
+        .filter(|run| run.count > 1)
+        .max_by_key(|run| run.x1 - run.x0)
         .expect("a merged run");
-    let x = g.graph.x as f64 + (spec.camera.x_of(tier.x0[j]) + spec.camera.x_of(tier.x1[j])) / 2.0;
+    let x = g.graph.x as f64 + (spec.camera.x_of(run.x0) + spec.camera.x_of(run.x1)) / 2.0;
     let y = (g.row_top(2) + g.bar_height_px / 2.0) as u32;
-    let c = PALETTE[palette_index(&pyroscope_key(p.names.get(tier.name[j])))];
+    let c = PALETTE[palette_index(&pyroscope_key(p.names.get(run.name)))];
     let want = c.map(|v| (f32::from(v) + (255.0 - f32::from(v)) * 0.35).round() as u8);
     let got = img.pixel(x as u32, y);
     assert!(

@@ -431,7 +431,7 @@ impl App {
                 let cam = &d.view.camera;
                 let tick = cam.tick_at(f64::from(x - g.graph.x));
                 sc.lod
-                    .merged_run_at(bar.row, 1.0 / cam.px_per_tick, tick)
+                    .merged_run_at(&d.layout, bar.row, 1.0 / cam.px_per_tick, tick)
                     .map(|(k, j)| (bar.row, k, j))
             }),
             _ => None,
@@ -444,10 +444,10 @@ impl App {
     }
 
     /// The merged LOD run under the pointer, as its tier and index.
-    fn hovered_run(&self) -> Option<(&crate::lod::Tier, usize)> {
+    fn hovered_run(&self) -> Option<crate::lod::MergedRun> {
         let (r, k, j) = self.hover_run?;
-        let t = self.gfx.as_ref()?.scene.as_ref()?.lod.tier(r, k)?;
-        (j < t.len()).then_some((t, j))
+        let layout = &self.doc.as_ref()?.layout;
+        self.gfx.as_ref()?.scene.as_ref()?.lod.run(layout, r, k, j)
     }
 
     fn graph_x(&self, x: f32) -> f64 {
@@ -1169,7 +1169,7 @@ impl ApplicationHandler<UserEvent> for App {
                         if drag.is_some_and(|d| !d.moved) {
                             let now = self.now_s();
                             let g = self.geometry();
-                            let run = self.hovered_run().map(|(t, j)| (t.x0[j], t.x1[j]));
+                            let run = self.hovered_run().map(|run| (run.x0, run.x1));
                             if let Some(d) = &mut self.doc {
                                 if g.is_header(y) {
                                     d.view.reset();

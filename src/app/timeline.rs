@@ -196,7 +196,7 @@ impl App {
                 let cam = &d.view.camera;
                 let tick = cam.tick_at(f64::from(x - g.graph.x));
                 sc.lod
-                    .merged_run_at(bar.row, 1.0 / cam.px_per_tick, tick)
+                    .merged_run_at(&d.trace.tracks.layout, bar.row, 1.0 / cam.px_per_tick, tick)
                     .map(|(k, j)| (bar.row, k, j))
             }),
             _ => None,
@@ -212,10 +212,10 @@ impl App {
         }
     }
 
-    fn tl_merged_run(&self) -> Option<(&crate::lod::Tier, usize)> {
+    fn tl_merged_run(&self) -> Option<crate::lod::MergedRun> {
         let (r, k, j) = self.hover_run?;
-        let t = self.gfx.as_ref()?.tscene.as_ref()?.lod.tier(r, k)?;
-        (j < t.len()).then_some((t, j))
+        let layout = &self.tdoc.as_ref()?.trace.tracks.layout;
+        self.gfx.as_ref()?.tscene.as_ref()?.lod.run(layout, r, k, j)
     }
 
     pub(super) fn tl_run_search(&mut self) {
@@ -309,7 +309,7 @@ impl App {
         spec.selected = d.selected.and_then(|sp| d.bar_of(sp));
         if !for_screenshot {
             spec.hover = self.hover;
-            spec.hover_ticks = self.tl_merged_run().map(|(t, j)| (t.x0[j], t.x1[j]));
+            spec.hover_ticks = self.tl_merged_run().map(|run| (run.x0, run.x1));
             spec.cursor_x = self
                 .cursor
                 .filter(|&(x, y)| y >= g.axis.y && y < g.graph.y + g.graph.h && x >= g.graph.x)
@@ -382,17 +382,17 @@ impl App {
         let spans = &d.trace.spans;
         let i = sp as usize;
         let mut lines = Vec::new();
-        if let Some((t, j)) = self.tl_merged_run() {
+        if let Some(run) = self.tl_merged_run() {
             lines.push(format!(
                 "{} spans merged at this zoom, mostly {}",
-                t.count[j],
-                spans.names.get(t.name[j])
+                run.count,
+                spans.names.get(run.name)
             ));
             lines.push(format!(
                 "{} from {} to {} · click to zoom in",
-                format_duration_ns((t.x1[j] - t.x0[j]) as f64),
-                format_duration_ns(t.x0[j] as f64),
-                format_duration_ns(t.x1[j] as f64)
+                format_duration_ns((run.x1 - run.x0) as f64),
+                format_duration_ns(run.x0 as f64),
+                format_duration_ns(run.x1 as f64)
             ));
             return lines;
         }
@@ -574,7 +574,7 @@ impl App {
         let drag = self.tl_drag.take();
         let now = self.now_s();
         let Some(g) = self.tl_geometry() else { return };
-        let run = self.tl_merged_run().map(|(t, j)| (t.x0[j], t.x1[j]));
+        let run = self.tl_merged_run().map(|run| (run.x0, run.x1));
         let Some(d) = &mut self.tdoc else { return };
         if moved {
             if let Some(TimelineDrag::Brush { window, .. }) = drag {

@@ -191,7 +191,7 @@ impl App {
         }
         if !for_screenshot {
             spec.hover = self.hover;
-            spec.hover_ticks = self.hovered_run().map(|(t, j)| (t.x0[j], t.x1[j]));
+            spec.hover_ticks = self.hovered_run().map(|run| (run.x0, run.x1));
         }
 
         // Status line: the zoom path on the left, search or messages on the right.
@@ -483,12 +483,12 @@ impl App {
             .max(1);
         let v = &p.values;
         let mut lines = Vec::new();
-        if let Some((tier, j)) = self.hovered_run() {
-            let span: u64 = tier.x1[j] - tier.x0[j];
+        if let Some(run) = self.hovered_run() {
+            let span: u64 = run.x1 - run.x0;
             lines.push(format!(
                 "{} bars merged at this zoom, mostly {} — click to zoom in",
-                tier.count[j],
-                p.names.get(tier.name[j])
+                run.count,
+                p.names.get(run.name)
             ));
             lines.push(format!(
                 "run: {} · {} of all",

@@ -45,6 +45,24 @@ impl Row {
         self.x0.is_empty()
     }
 
+    /// An empty row with room for `n` bars.
+    pub fn with_capacity(n: usize) -> Row {
+        Row {
+            x0: Vec::with_capacity(n),
+            x1: Vec::with_capacity(n),
+            name: Vec::with_capacity(n),
+            node: Vec::with_capacity(n),
+        }
+    }
+
+    /// Releases spare capacity.
+    pub fn shrink_to_fit(&mut self) {
+        self.x0.shrink_to_fit();
+        self.x1.shrink_to_fit();
+        self.name.shrink_to_fit();
+        self.node.shrink_to_fit();
+    }
+
     pub(crate) fn push(&mut self, x0: u64, x1: u64, name: NameId, node: NodeId) {
         self.x0.push(x0);
         self.x1.push(x1);
@@ -152,14 +170,26 @@ impl Layout {
 /// time comes first, then its children side by side in the tree's child order. Nodes with
 /// a total of zero (and so their subtrees) get no bar.
 pub fn flame_layout(tree: &CallTree) -> Layout {
-    let mut rows: Vec<Row> = Vec::with_capacity(tree.max_depth() as usize + 1);
     let total = tree.grand_total();
     if total == 0 {
         return Layout {
-            rows,
+            rows: Vec::new(),
             total_ticks: 0,
         };
     }
+    // Rows sized exactly: a bar is 24 bytes, not up to twice that after Vec doubling.
+    // Only nodes with a nonzero total get a bar, and children of a zero-total node have
+    // zero totals too, so counting per depth gives each row's length.
+    let mut lens = vec![0usize; tree.max_depth() as usize + 1];
+    for n in 0..tree.len() as NodeId {
+        if tree.total(n) > 0 {
+            lens[tree.depth(n) as usize] += 1;
+        }
+    }
+    while lens.last() == Some(&0) {
+        lens.pop();
+    }
+    let mut rows: Vec<Row> = lens.iter().map(|&n| Row::with_capacity(n)).collect();
     // (node, x0) pairs still to place; children are pushed in reverse so that the leftmost
     // child is popped first (pre-order, left to right).
     let mut stack: Vec<(NodeId, u64)> = vec![(tree.root(), 0)];
@@ -180,6 +210,10 @@ pub fn flame_layout(tree: &CallTree) -> Layout {
             cursor -= t;
             stack.push((c, cursor));
         }
+    }
+    for r in &mut rows {
+        // A no-op when the counts held (they do for trees whose totals add up).
+        r.shrink_to_fit();
     }
     Layout {
         rows,

@@ -10,8 +10,11 @@
 //!
 //! Tiers are built bottom-up in one linear pass each, and one is kept only when it has at
 //! most half the bars of the last kept one, so all tiers together hold at most as many
-//! bars as the row itself. Tier 0 is the row (not copied). Merged bars never replace the
-//! rows for picking: hover and click still binary-search the exact bars.
+//! bars as the row itself. Tier 0 is the row (not copied). A tier is a partition of its
+//! row into runs, stored as each run's first row index and dominant name (8 bytes a bar;
+//! ticks are read from the row), so all tiers together cost at most 8 bytes per bar.
+//! Merged bars never replace the rows for picking: hover and click still binary-search
+//! the exact bars.
 //!
 //! A window keeps the whole pyramid ([`Lod::build`]) to zoom freely. An export draws one
 //! frame at one zoom, so [`Lod::build_for_view`] stops merging at that zoom and keeps only
@@ -20,51 +23,114 @@
 use crate::layout::{Layout, Row};
 use crate::model::NameId;
 
-/// One coarser version of a row.
+/// One coarser version of a row: a partition of the row's bars into consecutive runs.
+///
+/// Tier bar `j` stands for the row's bars `first[j]..first[j + 1]` (one bar, or a merged
+/// run of several), so its extent is the first member's start to the last member's end
+/// and its count is the difference of two `first`s: a tier bar costs 8 bytes (`first`
+/// and the dominant name), its ticks are read from the row. Methods that need ticks take
+/// the row the tier was built from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tier {
     /// Bars narrower than 2^shift ticks (with small gaps) are merged here.
     pub shift: u32,
-    /// Start ticks, sorted.
-    pub x0: Vec<u64>,
-    /// End ticks, sorted.
-    pub x1: Vec<u64>,
+    /// Index in the row of each tier bar's first member, then the row's length: one
+    /// more entry than the tier has bars (empty for an empty tier).
+    first: Vec<u32>,
     /// Dominant name (of the widest member).
     pub name: Vec<NameId>,
-    /// Bars of the row this bar stands for (1: an original bar).
-    pub count: Vec<u32>,
-    /// Index in the row of the first bar it stands for.
-    pub first: Vec<u32>,
 }
 
 impl Tier {
     /// Number of bars.
     pub fn len(&self) -> usize {
-        self.x0.len()
+        self.name.len()
     }
 
     /// True when empty.
     pub fn is_empty(&self) -> bool {
-        self.x0.is_empty()
+        self.name.is_empty()
+    }
+
+    /// Index in the row of bar `j`'s first member.
+    pub fn first(&self, j: usize) -> usize {
+        self.first[j] as usize
+    }
+
+    /// The row's bars bar `j` stands for.
+    pub fn members(&self, j: usize) -> std::ops::Range<usize> {
+        self.first[j] as usize..self.first[j + 1] as usize
+    }
+
+    /// Bars of the row bar `j` stands for (1: an original bar).
+    pub fn count(&self, j: usize) -> u32 {
+        self.first[j + 1] - self.first[j]
+    }
+
+    /// Start tick of bar `j` (`row`: the row the tier was built from).
+    pub fn x0(&self, row: &Row, j: usize) -> u64 {
+        row.x0[self.first[j] as usize]
+    }
+
+    /// End tick of bar `j`.
+    pub fn x1(&self, row: &Row, j: usize) -> u64 {
+        row.x1[self.first[j + 1] as usize - 1]
+    }
+
+    fn clear(&mut self) {
+        self.first.clear();
+        self.name.clear();
+    }
+
+    fn push(&mut self, first: u32, name: NameId) {
+        self.first.push(first);
+        self.name.push(name);
+    }
+
+    /// Closes the partition after the last bar (`row_len`: the row's length).
+    fn seal(&mut self, row_len: usize) {
+        if !self.name.is_empty() {
+            self.first.push(row_len as u32);
+        }
     }
 
     fn shrink_to_fit(&mut self) {
-        self.x0.shrink_to_fit();
-        self.x1.shrink_to_fit();
-        self.name.shrink_to_fit();
-        self.count.shrink_to_fit();
         self.first.shrink_to_fit();
+        self.name.shrink_to_fit();
     }
 
-    /// Bars intersecting `[start, end)`.
-    pub fn range_between(&self, start: u64, end: u64) -> std::ops::Range<usize> {
-        crate::layout::range_between(&self.x0, &self.x1, start, end)
+    /// Heap bytes.
+    pub fn heap_bytes(&self) -> usize {
+        (self.first.capacity() + self.name.capacity()) * 4
+    }
+
+    /// Bars intersecting `[start, end)`: two binary searches through the row's ticks.
+    pub fn range_between(&self, row: &Row, start: u64, end: u64) -> std::ops::Range<usize> {
+        let n = self.len();
+        let lo = partition(n, |j| self.x1(row, j) <= start);
+        let hi = partition(n, |j| self.x0(row, j) < end);
+        lo..hi.max(lo)
     }
 
     /// The bar containing `tick`, if any.
-    pub fn bar_at(&self, tick: u64) -> Option<usize> {
-        crate::layout::bar_at(&self.x0, &self.x1, tick)
+    pub fn bar_at(&self, row: &Row, tick: u64) -> Option<usize> {
+        let j = partition(self.len(), |j| self.x1(row, j) <= tick);
+        (j < self.len() && self.x0(row, j) <= tick).then_some(j)
     }
+}
+
+/// The first index in `0..n` for which `pred` is false (`pred` true then false).
+fn partition(n: usize, pred: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// The tiers of every row.
@@ -72,6 +138,19 @@ impl Tier {
 pub struct Lod {
     /// `rows[r]` are row r's tiers, finest first (tier 0, the row itself, is implicit).
     pub rows: Vec<Vec<Tier>>,
+}
+
+/// A merged run as the hover and tooltips show it: extent, bars held, dominant name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MergedRun {
+    /// Start tick of the first member.
+    pub x0: u64,
+    /// End tick of the last member.
+    pub x1: u64,
+    /// Bars of the row it stands for.
+    pub count: u32,
+    /// Name of its widest member.
+    pub name: NameId,
 }
 
 /// The tier a frame uses for a row: the row itself, or index `i` of `Lod::rows[r]`.
@@ -115,6 +194,18 @@ impl Lod {
         self.rows.get(row)?.get(k)
     }
 
+    /// Bar `j` of tier `k` of row `row` (of `layout`, the tiers' layout), if it exists.
+    pub fn run(&self, layout: &Layout, row: usize, k: usize, j: usize) -> Option<MergedRun> {
+        let t = self.tier(row, k)?;
+        let r = layout.rows.get(row)?;
+        (j < t.len()).then(|| MergedRun {
+            x0: t.x0(r, j),
+            x1: t.x1(r, j),
+            count: t.count(j),
+            name: t.name[j],
+        })
+    }
+
     /// Bars held by all tiers (memory reports).
     pub fn bar_count(&self) -> usize {
         self.rows.iter().flatten().map(Tier::len).sum()
@@ -122,15 +213,7 @@ impl Lod {
 
     /// Heap bytes of all tiers.
     pub fn heap_bytes(&self) -> usize {
-        self.rows
-            .iter()
-            .flatten()
-            .map(|t| {
-                t.x0.capacity() * 8
-                    + t.x1.capacity() * 8
-                    + (t.name.capacity() + t.count.capacity() + t.first.capacity()) * 4
-            })
-            .sum()
+        self.rows.iter().flatten().map(Tier::heap_bytes).sum()
     }
 
     /// The merged run (several bars drawn as one) at `tick` in row `row` as a view at
@@ -138,6 +221,7 @@ impl Lod {
     /// or nothing.
     pub fn merged_run_at(
         &self,
+        layout: &Layout,
         row: usize,
         ticks_per_px: f64,
         tick: u64,
@@ -146,7 +230,9 @@ impl Lod {
             return None;
         };
         let t = &self.rows[row][k];
-        t.bar_at(tick).filter(|&j| t.count[j] > 1).map(|j| (k, j))
+        t.bar_at(&layout.rows[row], tick)
+            .filter(|&j| t.count(j) > 1)
+            .map(|j| (k, j))
     }
 
     /// The tier of row `row` for a view showing `ticks_per_px` ticks per pixel: the
@@ -167,45 +253,41 @@ impl Lod {
     }
 }
 
-/// The bars a merge reads: a row (every bar stands for itself) or a tier.
+/// The bars a merge reads: a row (every bar stands for itself) or a tier of it.
 #[derive(Clone, Copy)]
 struct Bars<'a> {
-    x0: &'a [u64],
-    x1: &'a [u64],
-    name: &'a [NameId],
-    /// `None`: a row, each bar standing for one bar, itself.
-    merged: Option<(&'a [u32], &'a [u32])>,
+    row: &'a Row,
+    /// `None`: the row itself.
+    tier: Option<&'a Tier>,
 }
 
 impl<'a> Bars<'a> {
-    fn row(r: &'a Row) -> Self {
-        Bars {
-            x0: &r.x0,
-            x1: &r.x1,
-            name: &r.name,
-            merged: None,
-        }
+    fn row(row: &'a Row) -> Self {
+        Bars { row, tier: None }
     }
 
-    fn tier(t: &'a Tier) -> Self {
-        Bars {
-            x0: &t.x0,
-            x1: &t.x1,
-            name: &t.name,
-            merged: Some((&t.count, &t.first)),
-        }
+    fn tier(row: &'a Row, t: &'a Tier) -> Self {
+        Bars { row, tier: Some(t) }
     }
 
     fn len(&self) -> usize {
-        self.x0.len()
+        self.tier.map_or(self.row.len(), Tier::len)
     }
 
-    fn count(&self, i: usize) -> u32 {
-        self.merged.map_or(1, |(c, _)| c[i])
+    fn x0(&self, i: usize) -> u64 {
+        self.tier.map_or(self.row.x0[i], |t| t.x0(self.row, i))
+    }
+
+    fn x1(&self, i: usize) -> u64 {
+        self.tier.map_or(self.row.x1[i], |t| t.x1(self.row, i))
+    }
+
+    fn name(&self, i: usize) -> NameId {
+        self.tier.map_or(self.row.name[i], |t| t.name[i])
     }
 
     fn first(&self, i: usize) -> u32 {
-        self.merged.map_or(i as u32, |(_, f)| f[i])
+        self.tier.map_or(i as u32, |t| t.first[i])
     }
 }
 
@@ -213,43 +295,45 @@ impl<'a> Bars<'a> {
 /// narrower than `2^shift` with gaps narrower than it.
 fn merge_into(src: Bars<'_>, shift: u32, out: &mut Tier) {
     let limit = 1u128 << shift;
-    let small = |i: usize| u128::from(src.x1[i] - src.x0[i]) < limit;
     out.shift = shift;
-    out.x0.clear();
-    out.x1.clear();
-    out.name.clear();
-    out.count.clear();
-    out.first.clear();
+    out.clear();
     let n = src.len();
+    if n == 0 {
+        return;
+    }
+    // Ticks of the current and next bar, read once each.
+    let (mut x0, mut x1) = (src.x0(0), src.x1(0));
     let mut i = 0;
     while i < n {
-        if !small(i) {
-            out.x0.push(src.x0[i]);
-            out.x1.push(src.x1[i]);
-            out.name.push(src.name[i]);
-            out.count.push(src.count(i));
-            out.first.push(src.first(i));
+        let small = |a: u64, b: u64| u128::from(b - a) < limit;
+        if !small(x0, x1) {
+            out.push(src.first(i), src.name(i));
             i += 1;
+            if i < n {
+                (x0, x1) = (src.x0(i), src.x1(i));
+            }
             continue;
         }
         // A run of small bars with small gaps.
         let start = i;
         let mut best = i;
-        let mut count = src.count(i);
-        while i + 1 < n && small(i + 1) && u128::from(src.x0[i + 1] - src.x1[i]) < limit {
-            i += 1;
-            count = count.saturating_add(src.count(i));
-            if src.x1[i] - src.x0[i] > src.x1[best] - src.x0[best] {
-                best = i;
-            }
-        }
-        out.x0.push(src.x0[start]);
-        out.x1.push(src.x1[i]);
-        out.name.push(src.name[best]);
-        out.count.push(count);
-        out.first.push(src.first(start));
+        let mut best_w = x1 - x0;
         i += 1;
+        while i < n {
+            let prev_end = x1;
+            (x0, x1) = (src.x0(i), src.x1(i));
+            if !small(x0, x1) || !small(prev_end, x0) {
+                break;
+            }
+            if x1 - x0 > best_w {
+                best = i;
+                best_w = x1 - x0;
+            }
+            i += 1;
+        }
+        out.push(src.first(start), src.name(best));
     }
+    out.seal(src.row.len());
 }
 
 #[cfg(test)]
@@ -281,7 +365,7 @@ fn build_row(row: &Row, ticks_per_px: f64, keep_all: bool) -> Vec<Tier> {
     while shift < 64 && within(shift) {
         let mut out = std::mem::take(&mut spare);
         let src = match (&scratch, tiers.last()) {
-            (Some(t), _) | (None, Some(t)) => Bars::tier(t),
+            (Some(t), _) | (None, Some(t)) => Bars::tier(row, t),
             (None, None) => Bars::row(row),
         };
         merge_into(src, shift, &mut out);
@@ -305,7 +389,7 @@ fn build_row(row: &Row, ticks_per_px: f64, keep_all: bool) -> Vec<Tier> {
             break;
         }
         let last = match (&scratch, tiers.last()) {
-            (Some(t), _) | (None, Some(t)) => Bars::tier(t),
+            (Some(t), _) | (None, Some(t)) => Bars::tier(row, t),
             (None, None) => Bars::row(row),
         };
         shift = next_shift(last, shift);
@@ -319,11 +403,13 @@ fn build_row(row: &Row, ticks_per_px: f64, keep_all: bool) -> Vec<Tier> {
 /// same bars, never kept, so the tiers are those of trying every threshold.
 fn next_shift(t: Bars<'_>, shift: u32) -> u32 {
     let mut m = u64::MAX;
-    for i in 1..t.len() {
-        let w0 = t.x1[i - 1] - t.x0[i - 1];
-        let w1 = t.x1[i] - t.x0[i];
-        let gap = t.x0[i] - t.x1[i - 1];
-        m = m.min(w0.max(w1).max(gap));
+    if t.len() > 0 {
+        let (mut px0, mut px1) = (t.x0(0), t.x1(0));
+        for i in 1..t.len() {
+            let (x0, x1) = (t.x0(i), t.x1(i));
+            m = m.min((px1 - px0).max(x1 - x0).max(x0 - px1));
+            (px0, px1) = (x0, x1);
+        }
     }
     (64 - m.leading_zeros()).max(shift + 1)
 }
@@ -355,19 +441,21 @@ mod tests {
             (200, 201),
             (201, 202),
         ]);
-        let base = Tier {
-            shift: 0,
-            x0: r.x0.clone(),
-            x1: r.x1.clone(),
-            name: r.name.clone(),
-            count: vec![1; 7],
-            first: (0..7).collect(),
-        };
-        let t = merge(Bars::tier(&base), 2);
-        assert_eq!(t.x0, vec![0, 4, 200]);
-        assert_eq!(t.x1, vec![4, 100, 202]);
-        assert_eq!(t.count, vec![4, 1, 2]);
-        assert_eq!(t.first, vec![0, 4, 5]);
+        let t = merge(Bars::row(&r), 2);
+        let x0: Vec<u64> = (0..t.len()).map(|j| t.x0(&r, j)).collect();
+        let x1: Vec<u64> = (0..t.len()).map(|j| t.x1(&r, j)).collect();
+        let count: Vec<u32> = (0..t.len()).map(|j| t.count(j)).collect();
+        assert_eq!(x0, vec![0, 4, 200]);
+        assert_eq!(x1, vec![4, 100, 202]);
+        assert_eq!(count, vec![4, 1, 2]);
+        assert_eq!(t.first, vec![0, 4, 5, 7]);
+        // Merging a tier again reads its ticks through the row.
+        let t2 = merge(Bars::tier(&r, &t), 8);
+        assert_eq!(t2.first, vec![0, 7]);
+        assert_eq!((t2.x0(&r, 0), t2.x1(&r, 0)), (0, 202));
+        assert_eq!(t2.count(0), 7);
+        // Its name is its widest source bar's, the wide bar.
+        assert_eq!(t2.name[0], 4);
         // The dominant name is the widest member's (ties: the first).
         assert_eq!(t.name[0], 0);
     }
@@ -375,17 +463,13 @@ mod tests {
     #[test]
     fn gaps_split_runs() {
         let r = row(&[(0, 1), (5, 6), (6, 7)]);
-        let base = Tier {
-            shift: 0,
-            x0: r.x0.clone(),
-            x1: r.x1.clone(),
-            name: r.name.clone(),
-            count: vec![1; 3],
-            first: vec![0, 1, 2],
-        };
-        let t = merge(Bars::tier(&base), 2);
-        assert_eq!(t.x0, vec![0, 5]);
-        assert_eq!(t.count, vec![1, 2]);
+        let t = merge(Bars::row(&r), 2);
+        assert_eq!((t.x0(&r, 0), t.x0(&r, 1)), (0, 5));
+        assert_eq!((t.count(0), t.count(1)), (1, 2));
+        assert_eq!(t.range_between(&r, 1, 6), 1..2);
+        assert_eq!(t.range_between(&r, 0, 6), 0..2);
+        assert_eq!(t.bar_at(&r, 3), None);
+        assert_eq!(t.bar_at(&r, 6), Some(1));
     }
 
     /// Every tier covers exactly what it merges: each original bar lies inside exactly one
@@ -411,24 +495,39 @@ mod tests {
         for t in tiers {
             assert!(t.len() * 2 <= prev_len, "each kept tier at least halves");
             prev_len = t.len();
-            assert_eq!(t.count.iter().map(|&c| c as usize).sum::<usize>(), r.len());
+            assert_eq!(
+                (0..t.len()).map(|j| t.count(j) as usize).sum::<usize>(),
+                r.len()
+            );
             for i in 0..t.len() {
-                assert!(t.x0[i] < t.x1[i]);
+                assert!(t.x0(r, i) < t.x1(r, i));
                 if i > 0 {
-                    assert!(t.x0[i] >= t.x1[i - 1], "disjoint and sorted");
+                    assert!(t.x0(r, i) >= t.x1(r, i - 1), "disjoint and sorted");
+                    assert_eq!(t.members(i - 1).end, t.members(i).start, "a partition");
                 }
-                let first = t.first[i] as usize;
-                let last = first + t.count[i] as usize - 1;
-                assert_eq!(t.x0[i], r.x0[first]);
-                assert_eq!(t.x1[i], r.x1[last]);
+                let first = t.first(i);
+                let last = first + t.count(i) as usize - 1;
+                assert_eq!(t.x0(r, i), r.x0[first]);
+                assert_eq!(t.x1(r, i), r.x1[last]);
+                // The dominant name is a member's.
+                assert!(t.members(i).any(|k| r.name[k] == t.name[i]));
+            }
+            // A tier's range search agrees with a scan.
+            for (a, b) in [(0, 10), (100, 5000), (l.total_ticks / 3, l.total_ticks / 2)] {
+                let want: Vec<usize> = (0..t.len())
+                    .filter(|&j| t.x1(r, j) > a && t.x0(r, j) < b)
+                    .collect();
+                let got: Vec<usize> = t.range_between(r, a, b).collect();
+                assert_eq!(got, want);
             }
         }
         assert!(
             lod.bar_count() <= r.len() + l.rows[1].len(),
             "tiers hold at most the row again"
         );
-        // No tier keeps a recycled buffer's spare capacity.
-        assert_eq!(lod.heap_bytes(), lod.bar_count() * 28);
+        // No tier keeps a recycled buffer's spare capacity: 8 bytes a bar, 4 a tier.
+        let all_tiers: usize = lod.rows.iter().map(Vec::len).sum();
+        assert_eq!(lod.heap_bytes(), lod.bar_count() * 8 + all_tiers * 4);
     }
 
     /// The one tier `build_for_view` keeps is, bar for bar, the tier the full pyramid
@@ -483,7 +582,7 @@ mod tests {
         match lod.tier_for(2, tpp) {
             TierRef::Tier(i) => {
                 let t = &lod.rows[2][i];
-                let vis = t.range_between(0, l.total_ticks);
+                let vis = t.range_between(&l.rows[2], 0, l.total_ticks);
                 assert!(
                     vis.len() <= 2 * width_px as usize + 1,
                     "{} bars for {width_px} px",

@@ -490,10 +490,10 @@ impl BarScene {
                     0
                 };
                 lists.push(up.push_list(tier_len, |j| {
-                    let first = tier.first[j] as usize;
-                    let count = tier.count[j] as usize;
+                    let members = tier.members(j);
+                    let (first, count) = (members.start, members.len());
                     let mut v = (values.of)(row.node[first]);
-                    for k in first + 1..first + count {
+                    for k in first + 1..members.end {
                         v = (values.merge)(v, (values.of)(row.node[k]));
                     }
                     // A merged run is marked by a negative first value (see bars.wgsl).
@@ -501,8 +501,8 @@ impl BarScene {
                         v[0] = -(v[0] + 1.0);
                     }
                     BarInstance {
-                        x0: BarInstance::split(tier.x0[j]),
-                        x1: BarInstance::split(tier.x1[j]),
+                        x0: BarInstance::split(row.x0[first]),
+                        x1: BarInstance::split(row.x1[members.end - 1]),
                         name: tier.name[j],
                         values: v,
                     }

@@ -475,7 +475,7 @@ impl Renderer {
                 TierRef::Row => (row.range_between(t0, t1), None),
                 TierRef::Tier(k) => {
                     let t = &scene.expect("tier implies a scene").lod.rows[r][k];
-                    (t.range_between(t0, t1), Some(t))
+                    (t.range_between(row, t0, t1), Some(t))
                 }
             };
             let alpha = if r < spec.faded_rows { 0.35 } else { 1.0 };
@@ -484,7 +484,7 @@ impl Renderer {
                 // Labels for real bars only; a merged run has no single name to show.
                 let i = match tier_bars {
                     None => j,
-                    Some(t) if t.count[j] == 1 => t.first[j] as usize,
+                    Some(t) if t.count(j) == 1 => t.first(j),
                     Some(_) => continue,
                 };
                 let x0 = g.graph.x + cam.x_of(row.x0[i]) as f32;

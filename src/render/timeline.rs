@@ -535,7 +535,7 @@ impl Renderer {
                     TierRef::Row => (row.range_between(t0, t1), None),
                     TierRef::Tier(k) => {
                         let t = &c.scene.lod.rows[r][k];
-                        (t.range_between(t0, t1), Some(t))
+                        (t.range_between(row, t0, t1), Some(t))
                     }
                 };
                 draws.push((r, top - ty, tier, range.clone(), 1.0f32));
@@ -545,7 +545,7 @@ impl Renderer {
                 for j in range {
                     let i = match tier_bars {
                         None => j,
-                        Some(t) if t.count[j] == 1 => t.first[j] as usize,
+                        Some(t) if t.count(j) == 1 => t.first(j),
                         Some(_) => continue,
                     };
                     let x0 = gx + cam.x_of(row.x0[i]) as f32;
