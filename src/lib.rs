@@ -12,8 +12,8 @@
 //!                                          non-overlapping: binary search finds anything
 //!   -> Camera + FrameGeometry    view     which ticks and rows are visible, where they land;
 //!                                          exact on a 10^12-tick axis, snapped to pixels
-//!   -> Lod                       lod      per row, tiers merging sub-pixel neighbours: a frame
-//!                                          draws about two bars per pixel, whatever the size
+//!   -> Lod                       lod      per row, tiers merging neighbours under a few px: a frame
+//!                                          draws at most about one bar per pixel, whatever the size
 //!   -> bar under the pointer     pick     row from y, bar from one binary search
 //!   -> GPU scene                 render   per-row instance ranges uploaded once; names hashed
 //!                                          (MurmurHash3) by a compute shader

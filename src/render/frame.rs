@@ -469,7 +469,7 @@ impl Renderer {
             if top + g.row_pitch_px <= ty || top >= ty + tile.h as f32 {
                 continue;
             }
-            // The coarsest tier finer than a pixel: about two bars per pixel at most.
+            // The coarsest tier finer than a few pixels (`lod::FOLD_PX`).
             let tier = scene.map_or(TierRef::Row, |sc| sc.lod.tier_for(r, ticks_per_px));
             let (range, tier_bars) = match tier {
                 TierRef::Row => (row.range_between(t0, t1), None),
