@@ -665,6 +665,16 @@ fn trace_info(t: &import::Trace, t0: Instant) -> Result<()> {
         per(mem.rows),
         per(mem.lod),
     )?;
+    // What the GPU holds: one instance per span and per tier bar (all tiers are uploaded).
+    let inst = std::mem::size_of::<scorch::render::bars::BarInstance>();
+    let gpu = (layout.layout.bar_count() + lod.bar_count()) * inst;
+    writeln!(
+        out,
+        "gpu:      {:.1} B/span of instances ({:.1} MiB: {inst} B per span and per LOD tier bar, {} tier bars)",
+        per(gpu),
+        gpu as f64 / (1 << 20) as f64,
+        lod.bar_count()
+    )?;
     let mut warnings = s.warnings.lines();
     if tree.cycles_broken > 0 {
         warnings.push(format!("{} parent cycles broken", tree.cycles_broken));
@@ -762,6 +772,16 @@ fn profile_info(profile: Profile, t0: Instant) -> Result<()> {
         t.heap_bytes() as f64 / t.len() as f64,
         layout.heap_bytes() as f64 / t.len() as f64,
         lod.heap_bytes() as f64 / t.len() as f64
+    )?;
+    let bars = layout.bar_count().max(1) as f64;
+    let inst = std::mem::size_of::<scorch::render::bars::BarInstance>();
+    let gpu = (layout.bar_count() + lod.bar_count()) * inst;
+    writeln!(
+        out,
+        "per bar:  {:.1} B layout + LOD (the pick index is the layout's columns); GPU {:.1} B of instances ({inst} B per bar and per LOD tier bar, {} tier bars)",
+        (layout.heap_bytes() + lod.heap_bytes()) as f64 / bars,
+        gpu as f64 / bars,
+        lod.bar_count()
     )?;
     writeln!(
         out,
