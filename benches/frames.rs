@@ -12,7 +12,11 @@
 //! cargo bench --bench frames                      # 1 M and 10 M spans, 1080p and 4K
 //! cargo bench --bench frames -- --spans 100M      # the 100 M case (about 12 GB)
 //! cargo bench --bench frames -- --spans 1M --sizes 1920x1080
+//! FRAMES_NO_LABELS=1 cargo bench --bench frames   # the same frames without span labels
 //! ```
+//!
+//! `FRAMES_NO_LABELS` separates the cost of the frame's geometry (tier choice, binary
+//! searches, draws) from glyphon's label layout, which dominates the CPU p99.
 
 use scorch::color::ColorMode;
 use scorch::layout::timeline::{Band, TrackLayout};
@@ -237,7 +241,8 @@ fn main() {
                 }
                 let t0 = Instant::now();
                 let cam: Camera = view.camera;
-                let spec = TimelineSpec::new(g.clone(), cam, ColorMode::Name, "W5".into());
+                let mut spec = TimelineSpec::new(g.clone(), cam, ColorMode::Name, "W5".into());
+                spec.labels = std::env::var_os("FRAMES_NO_LABELS").is_none();
                 let stats = renderer
                     .render_timeline(&gpu, Some(content), &spec, &target, tile, timer.as_mut())
                     .expect("frame");
