@@ -70,10 +70,12 @@ pub struct TextLayer {
     atlas: TextAtlas,
     renderers: [TextRenderer; 2],
     viewport: Viewport,
-    measures: HashMap<(String, u32), Arc<Measure>>,
+    measures: HashMap<u32, HashMap<String, Arc<Measure>>>,
+    /// Advance of each [`PLAIN`] character by size.
+    advances: HashMap<(char, u32), f32>,
     /// Shaped strings kept across frames: a window redrawn for a hover change reshapes
     /// nothing.
-    shaped: HashMap<(String, u32), Rc<Buffer>>,
+    shaped: HashMap<u32, HashMap<String, Rc<Buffer>>>,
     items: [Vec<Item>; 2],
 }
 
@@ -87,6 +89,44 @@ pub fn font_system() -> FontSystem {
 
 fn attrs() -> Attrs<'static> {
     Attrs::new().family(Family::Name(FONT_FAMILY))
+}
+
+/// Characters whose advances add up to exactly the width shaping gives a string of them
+/// in the bundled font (no kerning pairs or ligatures among them; `plain_sums_equal_shaping`
+/// checks every pair).
+pub const PLAIN: &str = "0123456789 .,:%()+-×/µnsmhdaiMB";
+
+fn is_plain(text: &str) -> bool {
+    !text.is_empty() && text.chars().all(|c| PLAIN.contains(c))
+}
+
+fn shape(fs: &mut FontSystem, text: &str, size: f32) -> Buffer {
+    let mut b = Buffer::new(fs, Metrics::new(size, (size * LINE_HEIGHT).ceil()));
+    b.set_wrap(Wrap::None);
+    b.set_size(None, None);
+    b.set_text(text, &attrs(), Shaping::Advanced, None);
+    b.shape_until_scroll(fs, false);
+    b
+}
+
+/// Glyph extents of `text` from shaping it.
+fn measure_shaped(fs: &mut FontSystem, text: &str, size: f32) -> Measure {
+    let b = shape(fs, text, size);
+    let mut m = Measure::default();
+    for run in b.layout_runs() {
+        m.width = m.width.max(run.line_w);
+        for g in run.glyphs {
+            m.ends.push((g.x + g.w, g.end));
+        }
+    }
+    m.ends.sort_by_key(|e| e.1);
+    // Keep x monotonic for the prefix search (ligatures can reorder slightly).
+    let mut max_x = 0.0f32;
+    for e in &mut m.ends {
+        max_x = max_x.max(e.0);
+        e.0 = max_x;
+    }
+    m
 }
 
 impl TextLayer {
@@ -113,49 +153,59 @@ impl TextLayer {
             renderers,
             viewport,
             measures: HashMap::new(),
+            advances: HashMap::new(),
             shaped: HashMap::new(),
             items: [Vec::new(), Vec::new()],
         }
     }
 
     fn shaped(&mut self, text: &str, size: f32) -> Buffer {
-        let mut b = Buffer::new(
-            &mut self.font_system,
-            Metrics::new(size, (size * LINE_HEIGHT).ceil()),
-        );
-        b.set_wrap(Wrap::None);
-        b.set_size(None, None);
-        b.set_text(text, &attrs(), Shaping::Advanced, None);
-        b.shape_until_scroll(&mut self.font_system, false);
-        b
+        shape(&mut self.font_system, text, size)
     }
 
     /// Glyph extents of `text` at `size` pixels (cached).
+    ///
+    /// Numbers (durations, shares, counts) are most of the distinct strings a frame
+    /// measures, and new ones appear at every zoom step: those made only of [`PLAIN`]
+    /// characters are measured by adding cached per-character advances (exactly what
+    /// shaping gives for them, checked by a test) instead of being shaped.
     pub fn measure(&mut self, text: &str, size: f32) -> Arc<Measure> {
-        let key = (text.to_string(), size.to_bits());
-        if let Some(m) = self.measures.get(&key) {
+        if is_plain(text) {
+            let mut m = Measure::default();
+            let mut x = 0.0f32;
+            for (i, c) in text.char_indices() {
+                let key = (c, size.to_bits());
+                let adv = match self.advances.get(&key) {
+                    Some(&a) => a,
+                    None => {
+                        let mut buf = [0u8; 4];
+                        let a =
+                            measure_shaped(&mut self.font_system, c.encode_utf8(&mut buf), size)
+                                .width;
+                        self.advances.insert(key, a);
+                        a
+                    }
+                };
+                x += adv;
+                m.ends.push((x, i + c.len_utf8()));
+            }
+            m.width = x;
+            return Arc::new(m);
+        }
+        // Looked up by `&str`: no key allocated on the hit path.
+        if let Some(m) = self
+            .measures
+            .get(&size.to_bits())
+            .and_then(|by| by.get(text))
+        {
             return m.clone();
         }
-        let b = self.shaped(text, size);
-        let mut m = Measure::default();
-        for run in b.layout_runs() {
-            m.width = m.width.max(run.line_w);
-            for g in run.glyphs {
-                m.ends.push((g.x + g.w, g.end));
-            }
+        let m = Arc::new(measure_shaped(&mut self.font_system, text, size));
+        let by = self.measures.entry(size.to_bits()).or_default();
+        if by.len() > 200_000 {
+            by.clear();
         }
-        m.ends.sort_by_key(|e| e.1);
-        // Keep x monotonic for the prefix search (ligatures can reorder slightly).
-        let mut max_x = 0.0f32;
-        for e in &mut m.ends {
-            max_x = max_x.max(e.0);
-            e.0 = max_x;
-        }
-        if self.measures.len() > 200_000 {
-            self.measures.clear();
-        }
-        let m = Arc::new(m);
-        self.measures.insert(key, m.clone());
+        by.insert(text.to_string(), m.clone());
         m
     }
 
@@ -212,15 +262,20 @@ impl TextLayer {
         clip: [f32; 4],
         color: [u8; 3],
     ) {
-        let key = (text.to_string(), size.to_bits());
-        let buffer = match self.shaped.get(&key) {
-            Some(b) => b.clone(),
+        let cached = self
+            .shaped
+            .get(&size.to_bits())
+            .and_then(|by| by.get(text))
+            .cloned();
+        let buffer = match cached {
+            Some(b) => b,
             None => {
-                if self.shaped.len() > 50_000 {
-                    self.shaped.clear();
-                }
                 let b = Rc::new(self.shaped(text, size));
-                self.shaped.insert(key, b.clone());
+                let by = self.shaped.entry(size.to_bits()).or_default();
+                if by.len() > 50_000 {
+                    by.clear();
+                }
+                by.insert(text.to_string(), b.clone());
                 b
             }
         };
@@ -326,5 +381,72 @@ mod tests {
         let w: f32 = b.layout_runs().map(|r| r.line_w).sum();
         // DejaVu Sans at 12 px: roughly 6-7 px per character.
         assert!(w > 40.0 && w < 80.0, "width {w}");
+    }
+
+    /// Adding per-character advances gives exactly the shaped extents for strings of
+    /// [`PLAIN`] characters: every pair of them (kerning is per pair) and typical labels,
+    /// at the sizes frames use.
+    #[test]
+    fn plain_sums_equal_shaping() {
+        let mut fs = font_system();
+        let chars: Vec<char> = PLAIN.chars().collect();
+        for size in [11.0f32, 12.0, 13.0, 16.5, 22.0, 24.0] {
+            let adv: HashMap<char, f32> = chars
+                .iter()
+                .map(|&c| (c, measure_shaped(&mut fs, &c.to_string(), size).width))
+                .collect();
+            let sum = |t: &str| {
+                let mut x = 0.0f32;
+                let mut ends = Vec::new();
+                for (i, c) in t.char_indices() {
+                    x += adv[&c];
+                    ends.push((x, i + c.len_utf8()));
+                }
+                Measure { width: x, ends }
+            };
+            let mut texts: Vec<String> = Vec::new();
+            for &a in &chars {
+                for &b in &chars {
+                    texts.push(format!("{a}{b}"));
+                }
+            }
+            texts.extend(
+                [
+                    "73.2 ns",
+                    "1.25 µs",
+                    "12 ms",
+                    "3.5 s",
+                    "2 min",
+                    "(12.5%, 1,234)",
+                    "99.99%",
+                    "+100%",
+                    "-3.2%",
+                    "320 MiB",
+                    "4.1 MB",
+                    "12:30",
+                    "1/2 ×3",
+                    "10 d",
+                    "7 h",
+                ]
+                .map(String::from),
+            );
+            for t in &texts {
+                let want = measure_shaped(&mut fs, t, size);
+                let got = sum(t);
+                assert!(
+                    (want.width - got.width).abs() < 1e-3,
+                    "{t:?} at {size}: shaped {} vs summed {}",
+                    want.width,
+                    got.width
+                );
+                assert_eq!(want.ends.len(), got.ends.len(), "{t:?}");
+                for (w, g) in want.ends.iter().zip(&got.ends) {
+                    assert!(
+                        (w.0 - g.0).abs() < 1e-3 && w.1 == g.1,
+                        "{t:?} at {size}: {want:?} vs {got:?}"
+                    );
+                }
+            }
+        }
     }
 }
