@@ -148,7 +148,7 @@ struct GenArgs {
     /// spans in 50 rows), w6 (Chrome X and B/E), w7 (1000 threads).
     #[arg(value_parser = parse_workload)]
     workload: scorch::generator::Workload,
-    /// Output format [default: folded for w1-w4, chrome for w5-w7; perf for w1-w4 too].
+    /// Output format [default: folded for w1-w4, chrome for w5-w7; perf and pprof for w1-w4 too].
     #[arg(long, value_enum)]
     format: Option<GenFormatArg>,
     /// Seed of the random generator: the same seed gives the same bytes.
@@ -174,6 +174,8 @@ enum GenFormatArg {
     Folded,
     Perf,
     Chrome,
+    /// Uncompressed pprof protobuf, like a Go CPU profile.
+    Pprof,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -552,6 +554,7 @@ fn generate(a: GenArgs) -> Result<()> {
             GenFormatArg::Folded => GenFormat::Folded,
             GenFormatArg::Perf => GenFormat::Perf,
             GenFormatArg::Chrome => GenFormat::Chrome,
+            GenFormatArg::Pprof => GenFormat::Pprof,
         }),
         seed: a.seed,
         limit: a.size.map(Limit::Bytes).or(a.spans.map(Limit::Spans)),

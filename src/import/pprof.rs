@@ -54,7 +54,7 @@
 
 use super::{ImportError, Progress};
 use crate::model::{
-    CallTree, CallTreeBuilder, ChildOrder, NameId, Names, NodeId, Profile, ProfileMeta,
+    CallTree, CallTreeBuilder, ChildOrder, NO_PARENT, NameId, Names, NodeId, Profile, ProfileMeta,
     SampleTypes, SourceFormat, Unit, ValueFormat, Warnings,
 };
 use std::ops::Range;
@@ -1046,6 +1046,10 @@ fn samples_pass(
         location_frames: vec![(UNRESOLVED, 0); ctx.tables.locations.len()],
         flat: Vec::new(),
     };
+    // Per location, the parent it was last placed under and the node it led to: samples
+    // of real profiles come in no useful order, but a location mostly recurs under the
+    // same caller, and this skips hashing its frames again.
+    let mut memo: Vec<(NodeId, NodeId)> = vec![(NO_PARENT, 0); ctx.tables.locations.len()];
     let mut skipped = SkippedSamples::default();
     let mut positive = vec![0u64; ctx.n_types as usize];
     let mut ids: Vec<u64> = Vec::new();
@@ -1147,6 +1151,14 @@ fn samples_pass(
         };
         let mut fresh = false;
         for &loc in &path[common..] {
+            // The same location under the same parent as last time: the same node.
+            let (memo_parent, memo_node) = memo[loc as usize];
+            if memo_parent == node {
+                node = memo_node;
+                prev_nodes.push(node);
+                continue;
+            }
+            let parent = node;
             let (start, len) = frames.of_location(loc, ctx, &mut names)?;
             for &name in &frames.flat[start as usize..(start + len) as usize] {
                 node = if fresh {
@@ -1158,6 +1170,7 @@ fn samples_pass(
                     n
                 };
             }
+            memo[loc as usize] = (parent, node);
             prev_nodes.push(node);
         }
         std::mem::swap(&mut prev_path, &mut path);
