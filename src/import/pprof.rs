@@ -6,7 +6,9 @@
 //! The wire format is read by hand: a varint reader and a loop over `(tag, value)` pairs
 //! per message, no generated code and no build step. Every length is checked against the
 //! bytes left in the enclosing message before it is used; nothing is preallocated from a
-//! count in the file, so a hostile length or count costs an error, not memory. Repeated
+//! count in the file, so a hostile length or count costs an error, not memory (and the
+//! call tree may grow to at most four nodes per input byte, which stops a small file whose
+//! many-line locations repeat along its stacks from asking for billions). Repeated
 //! integers are accepted packed (what every writer emits) and unpacked (what proto2-era
 //! writers and `protoc --encode` emit). Unknown fields are skipped by their wire type;
 //! groups (wire types 3 and 4), which `profile.proto` never uses, are an error.
@@ -1050,6 +1052,10 @@ fn samples_pass(
     // of real profiles come in no useful order, but a location mostly recurs under the
     // same caller, and this skips hashing its frames again.
     let mut memo: Vec<(NodeId, NodeId)> = vec![(NO_PARENT, 0); ctx.tables.locations.len()];
+    // Locations with many lines, repeated along a stack, multiply: a small file could ask
+    // for billions of nodes. Real profiles make well under one node per input byte (W1 of
+    // TARGETS.md, the densest, makes 0.14), so four per byte only stops such bombs.
+    let node_limit = data.len().saturating_mul(4).saturating_add(1 << 20);
     let mut skipped = SkippedSamples::default();
     let mut positive = vec![0u64; ctx.n_types as usize];
     let mut ids: Vec<u64> = Vec::new();
@@ -1172,6 +1178,15 @@ fn samples_pass(
             }
             memo[loc as usize] = (parent, node);
             prev_nodes.push(node);
+            if b.len() > node_limit {
+                return err(
+                    x.at,
+                    format!(
+                        "the samples expand to more than {node_limit} call-tree nodes (4 per \
+                         input byte): locations with many inline lines repeated along deep stacks"
+                    ),
+                );
+            }
         }
         std::mem::swap(&mut prev_path, &mut path);
         b.add_self(node, ticks).map_err(|_| overflow(x.at))?;
@@ -1930,5 +1945,54 @@ mod tests {
             .sample(&[1], &[3], true);
         let d = load(&p.bytes()).profile;
         assert_eq!((d.tree.grand_total(), d.tree.self_ticks(0)), (5, 2));
+    }
+
+    #[test]
+    fn damaged_bytes_give_errors_or_profiles_never_panics() {
+        let mut p = Pb::new();
+        p.sample_type("samples", "count")
+            .sample_type("cpu", "nanoseconds")
+            .mapping(1, "/lib/libx.so")
+            .function(1, "main")
+            .function(2, "work")
+            .location(1, 0, 0x10, &[1])
+            .location(2, 1, 0x20, &[2, 1])
+            .location(3, 1, 0x30, &[])
+            .sample(&[3, 2, 1], &[1, 10], true)
+            .sample(&[2, 1], &[2, 20], false)
+            .default_type("cpu");
+        let good = p.bytes();
+        // Every truncation.
+        for n in 0..good.len() {
+            let _ = import("t.pb", &good[..n], PprofOptions::default(), None);
+        }
+        // Random byte changes (a fixed LCG, so failures reproduce).
+        let mut x = 0x5eed_u64;
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as usize
+        };
+        for _ in 0..5000 {
+            let mut bad = good.clone();
+            for _ in 0..1 + next() % 4 {
+                let i = next() % bad.len();
+                bad[i] = next() as u8;
+            }
+            let _ = import("t.pb", &bad, PprofOptions::default(), None);
+        }
+    }
+
+    #[test]
+    fn a_frame_bomb_is_refused() {
+        // One location of 20 000 inline lines, 300 times along one stack: 6 M nodes from
+        // a 100 KB file.
+        let mut p = Pb::new();
+        p.sample_type("samples", "count").function(1, "f");
+        let lines = vec![1u64; 20_000];
+        p.location(1, 0, 0, &lines).sample(&[1; 300], &[1], true);
+        let e = load_err(&p.bytes());
+        assert!(e.contains("call-tree nodes (4 per input byte)"), "{e}");
     }
 }
