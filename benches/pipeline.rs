@@ -9,6 +9,9 @@
 //! cores as `scorch` does. Run with `cargo bench --bench pipeline`; the frame group
 //! needs a GPU adapter (Mesa llvmpipe counts) and is skipped without one.
 //!
+//! The pprof benchmark parses W1 written by `scorch gen w1 --format pprof` (64 MiB of
+//! uncompressed protobuf, a Go CPU profile's shape) on one thread.
+//!
 //! The Chrome trace benchmarks parse a generated ~16 MiB trace of X and B/E events over
 //! four threads, on all cores and on one (the result is dropped outside the timing).
 
@@ -182,6 +185,16 @@ fn bench_parse(c: &mut Criterion) {
             },
         );
     }
+    // pprof: W1 as an uncompressed Go-CPU-like profile of 64 MiB (about 860 k samples).
+    // The importer is single-threaded; the figure is decompressed protobuf bytes/s.
+    let pprof = w1(64 << 20, 1, GenFormat::Pprof);
+    g.throughput(Throughput::Bytes(pprof.len() as u64));
+    g.sample_size(10);
+    g.bench_with_input(
+        BenchmarkId::new("pprof/1thread", "64MiB"),
+        &pprof,
+        |b, t| b.iter_with_large_drop(|| import::pprof::parse("w1.pb", black_box(t)).unwrap()),
+    );
     let demo = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/data/demo-pyroscope.json"

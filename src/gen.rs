@@ -14,6 +14,12 @@
 //! W1–W4 can also be written as `perf script` text (`GenFormat::Perf`): the same stacks,
 //! leaf first, one sample block each, the root frame as the command and the count as
 //! the period, so inferno-collapse-perf and scorch fold them back to the same stacks.
+//! Or as an uncompressed pprof protobuf (`GenFormat::Pprof`), shaped like a Go CPU
+//! profile: sample types `samples/count` and `cpu/nanoseconds` at a 10 ms period, one
+//! function and one location per distinct frame, one sample per stack line (location ids
+//! leaf first, packed); the samples stream out as they are made, and the functions,
+//! locations and string table (of the frames used) follow them, as Go writes them after
+//! the samples too.
 //!
 //! Everything is streamed: the output is written as it is generated, with memory
 //! bounded by the name table and one stack, so a 10 GB file costs no more RAM than a
@@ -89,6 +95,8 @@ pub enum GenFormat {
     Perf,
     /// Chrome Trace Event JSON (W5–W7).
     Chrome,
+    /// pprof protobuf, uncompressed (W1–W4).
+    Pprof,
 }
 
 /// When to stop.
@@ -203,13 +211,9 @@ pub fn generate<W: Write>(opts: &GenOptions, out: W) -> io::Result<GenReport> {
     };
     let mut rng = Rng(opts.seed ^ 0x5c04_c400_0000);
     let items = match (opts.workload.is_stacks(), format) {
-        (true, GenFormat::Folded | GenFormat::Perf) => stacks(
-            opts.workload,
-            format == GenFormat::Perf,
-            limit,
-            &mut rng,
-            &mut out,
-        )?,
+        (true, GenFormat::Folded | GenFormat::Perf | GenFormat::Pprof) => {
+            stacks(opts.workload, format, limit, &mut rng, &mut out)?
+        }
         (false, GenFormat::Chrome) => chrome(opts.workload, limit, &mut rng, &mut out)?,
         _ => {
             return Err(io::Error::new(
@@ -218,7 +222,7 @@ pub fn generate<W: Write>(opts: &GenOptions, out: W) -> io::Result<GenReport> {
                     "{:?} is written as {}",
                     opts.workload,
                     if opts.workload.is_stacks() {
-                        "folded stacks or perf script"
+                        "folded stacks, perf script or pprof"
                     } else {
                         "Chrome JSON"
                     }
@@ -294,12 +298,17 @@ const COMMANDS: [&str; 4] = ["server", "worker", "compactor", "gc"];
 /// previous one (long prefixes are likely, as in sorted profiles) and extends it.
 fn stacks<W: Write>(
     w: Workload,
-    perf: bool,
+    format: GenFormat,
     limit: Limit,
     rng: &mut Rng,
     out: &mut Counting<W>,
 ) -> io::Result<u64> {
+    let perf = format == GenFormat::Perf;
     let names = frame_names(w);
+    let mut pprof = (format == GenFormat::Pprof).then(|| PprofWriter::new(names.len()));
+    if let Some(p) = &mut pprof {
+        p.header(out)?;
+    }
     let n_names = names.len() as u64;
     // Per depth: the tree node (a path hash) and its name index.
     let mut nodes: Vec<u64> = Vec::new();
@@ -335,7 +344,9 @@ fn stacks<W: Write>(
             frame.push(((node >> 7) % n_names) as usize);
         }
         let count = 1 + rng.below(50);
-        if perf {
+        if let Some(p) = &mut pprof {
+            p.sample(out, &frame, count)?;
+        } else if perf {
             time_ns += 1000 + deco.below(1_000_000);
             let cmd = COMMANDS[frame[0] % COMMANDS.len()];
             writeln!(
@@ -369,7 +380,156 @@ fn stacks<W: Write>(
         }
         items += 1;
     }
+    if let Some(p) = pprof {
+        p.finish(out, &names)?;
+    }
     Ok(items)
+}
+
+/// The CPU sampling period of generated pprof profiles (Go's default, 100 Hz).
+const PPROF_PERIOD_NS: u64 = 10_000_000;
+
+/// Streams a pprof `Profile`: header, samples, then the tables of what was used.
+///
+/// String indices, function ids and location ids are one number per frame, given in
+/// order of first use (the commands first): index `k` of the string table is the frame's
+/// name, and function `k` and location `k` are that frame.
+struct PprofWriter {
+    /// Per frame name, its string index (0: not used yet).
+    name_id: Vec<u32>,
+    /// Frame names in order of first use, as indices into the workload's names.
+    used: Vec<usize>,
+    /// Strings before the frame names: "", the sample and period types, the commands.
+    fixed: Vec<&'static str>,
+    /// Sum of the sample counts, for `duration_nanos`.
+    total_count: u64,
+    /// Reused encoding buffers.
+    message: Vec<u8>,
+    packed: Vec<u8>,
+}
+
+/// Protobuf varint.
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// A length-delimited field.
+fn put_field(out: &mut Vec<u8>, field: u64, payload: &[u8]) {
+    put_varint(out, (field << 3) | 2);
+    put_varint(out, payload.len() as u64);
+    out.extend_from_slice(payload);
+}
+
+/// A varint field.
+fn put_int(out: &mut Vec<u8>, field: u64, v: u64) {
+    put_varint(out, field << 3);
+    put_varint(out, v);
+}
+
+impl PprofWriter {
+    fn new(n_names: usize) -> Self {
+        let mut fixed = vec!["", "samples", "count", "cpu", "nanoseconds"];
+        fixed.extend(COMMANDS);
+        PprofWriter {
+            name_id: vec![0; n_names],
+            total_count: 0,
+            used: Vec::new(),
+            fixed,
+            message: Vec::new(),
+            packed: Vec::new(),
+        }
+    }
+
+    /// String index (and function and location id) of command `c`.
+    fn command_id(c: usize) -> u64 {
+        5 + c as u64
+    }
+
+    fn header<W: Write>(&mut self, out: &mut W) -> io::Result<()> {
+        let mut m = Vec::new();
+        for (ty, unit) in [(1, 2), (3, 4)] {
+            let mut vt = Vec::new();
+            put_int(&mut vt, 1, ty);
+            put_int(&mut vt, 2, unit);
+            put_field(&mut m, 1, &vt);
+        }
+        let mut period_type = Vec::new();
+        put_int(&mut period_type, 1, 3);
+        put_int(&mut period_type, 2, 4);
+        put_field(&mut m, 11, &period_type);
+        put_int(&mut m, 12, PPROF_PERIOD_NS);
+        put_int(&mut m, 9, 1_700_000_000_000_000_000);
+        out.write_all(&m)
+    }
+
+    /// One sample: `frame[0]` is the command, the rest index the names, root first.
+    fn sample<W: Write>(&mut self, out: &mut W, frame: &[usize], count: u64) -> io::Result<()> {
+        self.packed.clear();
+        for &f in frame[1..].iter().rev() {
+            if self.name_id[f] == 0 {
+                self.used.push(f);
+                self.name_id[f] = (self.fixed.len() + self.used.len() - 1) as u32;
+            }
+            put_varint(&mut self.packed, u64::from(self.name_id[f]));
+        }
+        put_varint(
+            &mut self.packed,
+            Self::command_id(frame[0] % COMMANDS.len()),
+        );
+        self.message.clear();
+        put_field(&mut self.message, 1, &self.packed);
+        self.total_count += count;
+        self.packed.clear();
+        put_varint(&mut self.packed, count);
+        put_varint(&mut self.packed, count * PPROF_PERIOD_NS);
+        put_field(&mut self.message, 2, &self.packed);
+        let mut head = Vec::with_capacity(8);
+        put_varint(&mut head, 2 << 3 | 2);
+        put_varint(&mut head, self.message.len() as u64);
+        out.write_all(&head)?;
+        out.write_all(&self.message)
+    }
+
+    /// Functions, locations and the string table of the frames used.
+    fn finish<W: Write>(self, out: &mut W, names: &[String]) -> io::Result<()> {
+        let mut m = Vec::new();
+        let ids = (0..COMMANDS.len())
+            .map(Self::command_id)
+            .chain((0..self.used.len()).map(|i| (self.fixed.len() + i) as u64));
+        for id in ids {
+            let mut f = Vec::new();
+            put_int(&mut f, 1, id);
+            put_int(&mut f, 2, id);
+            put_field(&mut m, 5, &f);
+            let mut line = Vec::new();
+            put_int(&mut line, 1, id);
+            let mut l = Vec::new();
+            put_int(&mut l, 1, id);
+            put_int(&mut l, 3, 0x40_0000 + id * 0x40);
+            put_field(&mut l, 4, &line);
+            put_field(&mut m, 4, &l);
+            if m.len() > 1 << 16 {
+                out.write_all(&m)?;
+                m.clear();
+            }
+        }
+        put_int(&mut m, 10, self.total_count * PPROF_PERIOD_NS);
+        for s in &self.fixed {
+            put_field(&mut m, 6, s.as_bytes());
+        }
+        for &f in &self.used {
+            put_field(&mut m, 6, names[f].as_bytes());
+            if m.len() > 1 << 16 {
+                out.write_all(&m)?;
+                m.clear();
+            }
+        }
+        out.write_all(&m)
+    }
 }
 
 /// Writes `ns` as microseconds with three decimals (exact).
@@ -605,6 +765,50 @@ mod tests {
         let w2 = gen_bytes(Workload::W2, None, 1, Limit::Spans(2000));
         let p = import::load_bytes("w2", &w2, Limits::default()).unwrap();
         assert!(p.tree.max_depth() >= 800, "{}", p.tree.max_depth());
+    }
+
+    #[test]
+    fn stack_workloads_as_pprof_give_the_folded_tree() {
+        for w in [Workload::W1, Workload::W2, Workload::W3, Workload::W4] {
+            let folded = gen_bytes(w, Some(GenFormat::Folded), 5, Limit::Spans(400));
+            let pprof = gen_bytes(w, Some(GenFormat::Pprof), 5, Limit::Spans(400));
+            let f = import::load_bytes("w.folded", &folded, Limits::default()).unwrap();
+            let cpu = import::load_bytes("w.pb", &pprof, Limits::default()).unwrap();
+            assert_eq!(cpu.meta.format, SourceFormat::Pprof);
+            assert!(cpu.meta.warnings.is_empty(), "{:?}", cpu.meta.warnings);
+            // The default type is cpu/nanoseconds: 10 ms per sample.
+            assert_eq!(cpu.tree.grand_total(), f.tree.grand_total() * 10_000_000);
+            assert_eq!(cpu.values.unit, crate::model::Unit::Nanoseconds);
+            let opts = import::ImportOptions {
+                sample_type: Some("samples"),
+                ..import::ImportOptions::default()
+            };
+            let Ok(import::Imported::Profile(n)) =
+                import::load_any_bytes_with_options("w.pb", &pprof, opts)
+            else {
+                panic!("not a profile");
+            };
+            assert_eq!(n.tree.grand_total(), f.tree.grand_total(), "{w:?}");
+            assert_eq!(n.tree.len(), f.tree.len(), "{w:?}");
+            assert_eq!(n.tree.max_depth(), f.tree.max_depth(), "{w:?}");
+            assert_eq!(n.names.len(), f.names.len(), "{w:?}");
+            assert_eq!(n.values.sample_rate_hz, Some(100));
+        }
+        // Size honoured, deterministic.
+        let a = gen_bytes(
+            Workload::W1,
+            Some(GenFormat::Pprof),
+            9,
+            Limit::Bytes(1_000_000),
+        );
+        let b = gen_bytes(
+            Workload::W1,
+            Some(GenFormat::Pprof),
+            9,
+            Limit::Bytes(1_000_000),
+        );
+        assert_eq!(a, b);
+        assert!(a.len() >= 1_000_000 && a.len() < 2_500_000, "{}", a.len());
     }
 
     #[test]

@@ -34,7 +34,7 @@ struct Cli {
 /// Options of the window.
 #[derive(clap::Args, Debug)]
 struct OpenArgs {
-    /// Profile to open (folded stacks, perf script or Pyroscope flamebearer JSON, optionally gzipped)
+    /// Profile to open (folded stacks, perf script, Pyroscope flamebearer JSON or pprof, optionally gzipped)
     /// [default: the bundled demo profile].
     file: Option<PathBuf>,
     /// Screenshots (Ctrl+S, P) are this many times the window's physical resolution.
@@ -78,15 +78,19 @@ enum Command {
     Gen(GenArgs),
     /// Print what a profile file contains: format, units, totals, nodes, depth, warnings.
     Info {
-        /// Profile file (folded stacks, perf script or Pyroscope flamebearer JSON, optionally gzipped);
+        /// Profile file (folded stacks, perf script, Pyroscope flamebearer JSON or pprof, optionally gzipped);
         /// `-` reads standard input.
         input: PathBuf,
+        /// pprof: the sample type to show, by name (`alloc_space`), type/unit or index
+        /// [default: the profile's default sample type, else its last].
+        #[arg(long)]
+        sample_type: Option<String>,
     },
 }
 
 #[derive(clap::Args, Debug)]
 struct RenderArgs {
-    /// Profile file (folded stacks, perf script or Pyroscope flamebearer JSON, optionally gzipped);
+    /// Profile file (folded stacks, perf script, Pyroscope flamebearer JSON or pprof, optionally gzipped);
     /// `-` reads standard input.
     input: PathBuf,
     /// Output PNG path.
@@ -126,6 +130,10 @@ struct RenderArgs {
     /// Title line [default: the input's file name].
     #[arg(long)]
     title: Option<String>,
+    /// pprof: the sample type to show, by name (`alloc_space`), type/unit or index
+    /// [default: the profile's default sample type, else its last].
+    #[arg(long)]
+    sample_type: Option<String>,
     /// Graphics API [default: WGPU_BACKEND, or the best available].
     #[arg(long, value_enum)]
     backend: Option<BackendArg>,
@@ -140,7 +148,7 @@ struct GenArgs {
     /// spans in 50 rows), w6 (Chrome X and B/E), w7 (1000 threads).
     #[arg(value_parser = parse_workload)]
     workload: scorch::generator::Workload,
-    /// Output format [default: folded for w1-w4, chrome for w5-w7; perf for w1-w4 too].
+    /// Output format [default: folded for w1-w4, chrome for w5-w7; perf and pprof for w1-w4 too].
     #[arg(long, value_enum)]
     format: Option<GenFormatArg>,
     /// Seed of the random generator: the same seed gives the same bytes.
@@ -166,6 +174,8 @@ enum GenFormatArg {
     Folded,
     Perf,
     Chrome,
+    /// Uncompressed pprof protobuf, like a Go CPU profile.
+    Pprof,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -258,7 +268,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Render(args)) => render(args),
-        Some(Command::Info { input }) => info(&input),
+        Some(Command::Info { input, sample_type }) => info(&input, sample_type.as_deref()),
         Some(Command::Gen(args)) => generate(args),
         None => open(cli.open),
     }
@@ -320,20 +330,34 @@ fn warn(profile: &Profile) {
     }
 }
 
-fn load_any(input: &Path) -> Result<import::Imported> {
-    if input == Path::new("-") {
+/// Loads a profile or trace from a path or `-` (standard input); `sample_type` picks a
+/// pprof sample type and is refused for other formats.
+fn load_any(input: &Path, sample_type: Option<&str>) -> Result<import::Imported> {
+    let options = import::ImportOptions {
+        limits: Limits::default(),
+        sample_type,
+    };
+    let imported = if input == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)
             .context("reading standard input")?;
-        Ok(import::load_any_bytes(
-            "<stdin>",
-            &bytes,
-            Limits::default(),
-        )?)
+        import::load_any_bytes_with_options("<stdin>", &bytes, options)?
     } else {
-        Ok(import::load_any_path(input)?)
+        import::load_any_path_with_options(input, options, None)?
+    };
+    let format = match &imported {
+        import::Imported::Profile(p) => p.meta.format,
+        import::Imported::Trace(t) => t.format,
+    };
+    if sample_type.is_some() && format != scorch::model::SourceFormat::Pprof {
+        bail!(
+            "--sample-type applies to pprof profiles; {} is {}",
+            input.display(),
+            format.describe()
+        );
     }
+    Ok(imported)
 }
 
 fn render(a: RenderArgs) -> Result<()> {
@@ -368,7 +392,7 @@ fn render(a: RenderArgs) -> Result<()> {
             .spawn(move || Gpu::new(&gpu_opts))
             .context("starting the device thread")?,
     ));
-    let profile = match load_any(&a.input)? {
+    let profile = match load_any(&a.input, a.sample_type.as_deref())? {
         import::Imported::Trace(t) => return render_timeline(a, *t, t0),
         import::Imported::Profile(p) => *p,
     };
@@ -530,6 +554,7 @@ fn generate(a: GenArgs) -> Result<()> {
             GenFormatArg::Folded => GenFormat::Folded,
             GenFormatArg::Perf => GenFormat::Perf,
             GenFormatArg::Chrome => GenFormat::Chrome,
+            GenFormatArg::Pprof => GenFormat::Pprof,
         }),
         seed: a.seed,
         limit: a.size.map(Limit::Bytes).or(a.spans.map(Limit::Spans)),
@@ -566,17 +591,9 @@ fn ms(d: std::time::Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn info(input: &Path) -> Result<()> {
+fn info(input: &Path, sample_type: Option<&str>) -> Result<()> {
     let t0 = Instant::now();
-    let imported = if input == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("reading standard input")?;
-        import::load_any_bytes("<stdin>", &bytes, Limits::default())?
-    } else {
-        import::load_any_path(input)?
-    };
+    let imported = load_any(input, sample_type)?;
     match imported {
         import::Imported::Profile(p) => profile_info(*p, t0),
         import::Imported::Trace(t) => trace_info(&t, t0),
@@ -715,6 +732,30 @@ fn profile_info(profile: Profile, t0: Instant) -> Result<()> {
         String::new()
     };
     writeln!(out, "units:    {}{rate}{scale}", v.unit.name())?;
+    if let Some(st) = &m.sample_types {
+        let listed: Vec<String> = st
+            .names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                if i == st.chosen {
+                    format!("{n} (shown)")
+                } else {
+                    n.clone()
+                }
+            })
+            .collect();
+        writeln!(
+            out,
+            "values:   {}{}",
+            listed.join(", "),
+            if st.names.len() > 1 {
+                "; pick one with --sample-type"
+            } else {
+                ""
+            }
+        )?;
+    }
     let total = t.grand_total();
     let stated = match m.stated_total {
         Some(s) if s == total => format!(" (matches the stated total {s})"),

@@ -443,3 +443,58 @@ fn info_reads_a_chrome_trace() {
         assert!(text(&o).0.contains("wrote"), "{}", text(&o).0);
     }
 }
+
+#[test]
+fn pprof_from_gen_loads_and_sample_type_picks_a_value() {
+    let (pb, folded) = (temp("w1.pb"), temp("w1-for-pb.folded"));
+    for (path, fmt) in [(&pb, "pprof"), (&folded, "folded")] {
+        let o = scorch(&[
+            "gen",
+            "w1",
+            "--format",
+            fmt,
+            "--seed",
+            "4",
+            "--spans=1500",
+            "-o",
+            path.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o).1);
+    }
+    let ticks = |out: &str| {
+        let line = out.lines().find(|l| l.starts_with("total:")).unwrap();
+        line.rsplit_once(" = ").unwrap().1.to_string()
+    };
+    let (out, err) = text(&scorch(&["info", pb.to_str().unwrap()]));
+    assert!(out.contains("format:   pprof protobuf"), "{out}{err}");
+    assert!(
+        out.contains("values:   samples/count, cpu/nanoseconds (shown)"),
+        "{out}"
+    );
+    assert!(out.contains("units:    nanoseconds"), "{out}");
+    let (folded_out, _) = text(&scorch(&["info", folded.to_str().unwrap()]));
+    let o = scorch(&["info", pb.to_str().unwrap(), "--sample-type", "samples"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("samples/count (shown)"), "{out}");
+    assert!(out.contains("units:    samples at 100 Hz"), "{out}");
+    assert_eq!(ticks(&out), ticks(&folded_out));
+    let o = scorch(&["info", pb.to_str().unwrap(), "--sample-type", "alloc_space"]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(
+        err.contains(
+            "no sample type \"alloc_space\"; the profile has samples/count, cpu/nanoseconds"
+        ),
+        "{err}"
+    );
+    let o = scorch(&["info", "data/demo.folded", "--sample-type", "cpu"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o)
+            .1
+            .contains("--sample-type applies to pprof profiles"),
+        "{}",
+        text(&o).1
+    );
+}

@@ -16,7 +16,9 @@
 //! that counts the events that open a span (Chrome `X`, `B`, `b`, `n`, `S`, `i`, `I`, `R`)
 //! or the span objects (Jaeger, OTLP); the three speedscope files cut off on purpose are
 //! not valid JSON for the oracle, so their counts (4: two `B` and two `X` before the cut)
-//! were counted by hand and are listed in [`TRUNCATED_TRACES`]. Every other file in the
+//! were counted by hand and are listed in [`TRUNCATED_TRACES`]. Every pprof file must load
+//! with the total of its shown sample type that a separate minimal protobuf decoder in
+//! this file sums ([`pprof_oracle`]). Every other file in the
 //! corpus must be recognised as its format and refused cleanly (those importers come
 //! later), never panic and never be mistaken for one of ours.
 //!
@@ -193,6 +195,10 @@ fn is_perf(format: &str) -> bool {
 
 fn is_ours(format: &str) -> bool {
     format.starts_with("folded-stacks") || format.starts_with("pyroscope-flamebearer-json")
+}
+
+fn is_pprof(format: &str) -> bool {
+    format.starts_with("pprof-protobuf")
 }
 
 fn is_trace(format: &str) -> bool {
@@ -652,10 +658,9 @@ fn every_other_corpus_file_is_recognised_and_refused_cleanly() {
     };
     let mut failures = Vec::new();
     let mut checked = 0;
-    for e in entries
-        .iter()
-        .filter(|e| !is_ours(&e.format) && !is_perf(&e.format) && !is_trace(&e.format))
-    {
+    for e in entries.iter().filter(|e| {
+        !is_ours(&e.format) && !is_perf(&e.format) && !is_trace(&e.format) && !is_pprof(&e.format)
+    }) {
         let path = dir.join(&e.path);
         if !path.exists() {
             failures.push(format!("{}: listed in MANIFEST.tsv but missing", e.path));
@@ -941,4 +946,209 @@ fn raw_has_tab_events(text: &[u8]) -> bool {
     String::from_utf8_lossy(text)
         .lines()
         .any(|l| !l.starts_with(['\t', ' ', '#']) && l.contains('\t'))
+}
+
+/// pprof files whose load must carry a note containing this phrase.
+const PPROF_NOTES: &[(&str, &str)] = &[
+    // Every function has id 0: repaired as Pyroscope repairs it.
+    (
+        "grafana_pyroscope/pkg/og/convert/pprof/testdata/dotnet-pprof-73.pb.gz",
+        "every function has id 0",
+    ),
+    // Its default (last) sample type, lock-time, is 0 in every sample.
+    (
+        "grafana_pyroscope/pkg/og/convert/pprof/testdata/dotnet-pprof-73.pb.gz",
+        "showing cpu/nanoseconds",
+    ),
+];
+
+/// What the pprof oracle finds: the sample type shown and the sum of its values.
+#[derive(Debug, PartialEq)]
+struct PprofSums {
+    /// `type/unit` of the shown sample type.
+    shown: String,
+    /// Sum of its positive values over all samples, in the file's unit.
+    total: u128,
+    /// Samples in the file.
+    samples: usize,
+}
+
+/// An independent, deliberately plain pprof reader: every top-level field of the
+/// `Profile`, the values of each sample (packed or not), the string table. The type shown
+/// is `default_sample_type` when it names one, else the last; when that one is 0 in every
+/// sample, the first type with a positive value (scorch's documented fallback).
+fn pprof_oracle(bytes: &[u8]) -> PprofSums {
+    fn varint(b: &[u8], i: &mut usize) -> u64 {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let x = b[*i];
+            *i += 1;
+            v |= u64::from(x & 0x7f) << shift;
+            if x < 0x80 {
+                break;
+            }
+        }
+        v
+    }
+    /// (field, varint value or payload) of each field of `b`.
+    fn fields(b: &[u8]) -> Vec<(u64, Result<u64, &[u8]>)> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < b.len() {
+            let tag = varint(b, &mut i);
+            match tag & 7 {
+                0 => out.push((tag >> 3, Ok(varint(b, &mut i)))),
+                2 => {
+                    let n = varint(b, &mut i) as usize;
+                    out.push((tag >> 3, Err(&b[i..i + n])));
+                    i += n;
+                }
+                1 => i += 8,
+                5 => i += 4,
+                w => panic!("wire type {w}"),
+            }
+        }
+        out
+    }
+    let data = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(bytes), &mut out)
+            .unwrap();
+        out
+    } else {
+        bytes.to_vec()
+    };
+    let (mut strings, mut types, mut samples) = (Vec::new(), Vec::new(), Vec::new());
+    let mut default = 0;
+    for (f, v) in fields(&data) {
+        match (f, v) {
+            (1, Err(m)) => {
+                let vt = fields(m);
+                let get = |n| vt.iter().find(|x| x.0 == n).map_or(0, |x| x.1.unwrap());
+                types.push((get(1), get(2)));
+            }
+            (2, Err(m)) => {
+                let mut values: Vec<i64> = Vec::new();
+                for (g, w) in fields(m) {
+                    match (g, w) {
+                        (2, Ok(v)) => values.push(v as i64),
+                        (2, Err(packed)) => {
+                            let mut i = 0;
+                            while i < packed.len() {
+                                values.push(varint(packed, &mut i) as i64);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                samples.push(values);
+            }
+            (6, Err(s)) => strings.push(String::from_utf8_lossy(s).into_owned()),
+            (14, Ok(v)) => default = v,
+            _ => {}
+        }
+    }
+    let name = |(t, u): (u64, u64)| format!("{}/{}", strings[t as usize], strings[u as usize]);
+    let sum = |k: usize| -> u128 {
+        samples
+            .iter()
+            .filter(|v| v.len() == types.len())
+            .map(|v| v[k].max(0) as u128)
+            .sum()
+    };
+    let default_name = &strings[default as usize];
+    let mut k = types
+        .iter()
+        .position(|&(t, _)| !default_name.is_empty() && strings[t as usize] == *default_name)
+        .unwrap_or(types.len() - 1);
+    if sum(k) == 0 {
+        k = (0..types.len()).find(|&i| sum(i) > 0).unwrap_or(k);
+    }
+    PprofSums {
+        shown: name(types[k]),
+        total: sum(k),
+        samples: samples.len(),
+    }
+}
+
+#[test]
+fn pprof_files_load_with_the_totals_an_oracle_sums() {
+    let Some((dir, entries)) = corpus() else {
+        return;
+    };
+    let mut failures = Vec::new();
+    let (mut checked, mut samples) = (0, 0);
+    for e in entries.iter().filter(|e| is_pprof(&e.format)) {
+        let path = dir.join(&e.path);
+        if !path.exists() {
+            failures.push(format!("{}: listed in MANIFEST.tsv but missing", e.path));
+            continue;
+        }
+        let result = std::panic::catch_unwind(|| import::load_path(&path));
+        let p = match result {
+            Err(_) => {
+                failures.push(format!("{}: PANICKED", e.path));
+                continue;
+            }
+            Ok(Err(err)) => {
+                failures.push(format!("{}: {err}", e.path));
+                continue;
+            }
+            Ok(Ok(p)) => p,
+        };
+        if p.meta.format != SourceFormat::Pprof {
+            failures.push(format!("{}: read as {:?}", e.path, p.meta.format));
+            continue;
+        }
+        let want = pprof_oracle(&std::fs::read(&path).unwrap());
+        let types = p.meta.sample_types.clone().unwrap();
+        let shown = &types.names[types.chosen];
+        // Time units scorch shows in nanoseconds.
+        let unit = shown.rsplit('/').next().unwrap_or("");
+        let scale: u128 = match unit {
+            "microseconds" => 1_000,
+            "milliseconds" => 1_000_000,
+            "seconds" => 1_000_000_000,
+            _ => 1,
+        };
+        let got = u128::from(p.tree.grand_total());
+        if *shown != want.shown || got != want.total * scale {
+            failures.push(format!(
+                "{}: {shown} total {got}, the oracle sums {} of {} (×{scale})",
+                e.path, want.total, want.shown
+            ));
+            continue;
+        }
+        let notes = p.meta.warnings.lines().join("; ");
+        let expected: Vec<&str> = PPROF_NOTES
+            .iter()
+            .filter(|(f, _)| *f == e.path)
+            .map(|(_, n)| *n)
+            .collect();
+        if let Some(missing) = expected.iter().find(|n| !notes.contains(*n)) {
+            failures.push(format!("{}: warnings lack '{missing}': {notes}", e.path));
+            continue;
+        }
+        if expected.is_empty() && !p.meta.warnings.is_empty() {
+            failures.push(format!("{}: unexpected warnings: {notes}", e.path));
+            continue;
+        }
+        if let Err(why) = flame_layout(&p.tree).check(&p.tree) {
+            failures.push(format!("{}: layout invariant broken: {why}", e.path));
+            continue;
+        }
+        checked += 1;
+        samples += want.samples;
+    }
+    eprintln!(
+        "corpus: {checked} pprof files loaded with the oracle's totals ({samples} samples), {} \
+         failures",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "corpus failures:\n{}",
+        failures.join("\n")
+    );
+    assert!(checked >= 19, "only {checked} pprof files in the manifest");
 }

@@ -525,6 +525,7 @@ fn build(file: &str, f: Flat) -> Result<Profile, ImportError> {
             app_name: f.app_name.filter(|s| !s.is_empty()),
             stated_total: f.num_ticks,
             diff_ticks,
+            sample_types: None,
             warnings,
         },
     })

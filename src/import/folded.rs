@@ -605,6 +605,7 @@ fn finish(file: &str, chunk: Chunk) -> Result<Profile, ImportError> {
             app_name: None,
             stated_total: None,
             diff_ticks,
+            sample_types: None,
             warnings,
         },
     })

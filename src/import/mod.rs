@@ -24,6 +24,7 @@ pub mod folded;
 pub mod jaeger;
 pub mod otlp;
 pub mod perf;
+pub mod pprof;
 pub mod tidb;
 mod trace_json;
 
@@ -124,7 +125,7 @@ pub enum ImportError {
     /// A format scorch recognises but cannot import yet.
     #[error(
         "{file}: recognised as {}, which this version of scorch cannot import yet \
-         (supported: folded stacks, perf script, Pyroscope flamebearer JSON)",
+         (supported: folded stacks, perf script, Pyroscope flamebearer JSON, pprof)",
         format.describe()
     )]
     Unsupported {
@@ -168,6 +169,16 @@ impl Default for Limits {
             max_decompressed_bytes: 16 << 30,
         }
     }
+}
+
+/// What to import, beyond the bytes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ImportOptions<'a> {
+    /// Memory limits.
+    pub limits: Limits,
+    /// pprof: the sample type to show, by name, `type/unit` or index
+    /// ([`pprof::PprofOptions::sample_type`]); other formats ignore it.
+    pub sample_type: Option<&'a str>,
 }
 
 /// What an input turned out to hold.
@@ -267,24 +278,50 @@ pub fn load_any_path_with(
     path: &Path,
     progress: Option<&Progress>,
 ) -> Result<Imported, ImportError> {
+    load_any_path_with_options(path, ImportOptions::default(), progress)
+}
+
+/// [`load_any_path_with`] with options (limits, the pprof sample type).
+pub fn load_any_path_with_options(
+    path: &Path,
+    options: ImportOptions<'_>,
+    progress: Option<&Progress>,
+) -> Result<Imported, ImportError> {
     let file = path.display().to_string();
     let bytes = read_input(path)?;
-    load_any_bytes_with(&file, &bytes, Limits::default(), progress)
+    load_any_bytes_with(&file, &bytes, options, progress)
 }
 
 /// [`load_any_path`] for bytes.
 pub fn load_any_bytes(file: &str, bytes: &[u8], limits: Limits) -> Result<Imported, ImportError> {
-    load_any_bytes_with(file, bytes, limits, None)
+    load_any_bytes_with_options(
+        file,
+        bytes,
+        ImportOptions {
+            limits,
+            ..ImportOptions::default()
+        },
+    )
+}
+
+/// [`load_any_bytes`] with options (limits, the pprof sample type).
+pub fn load_any_bytes_with_options(
+    file: &str,
+    bytes: &[u8],
+    options: ImportOptions<'_>,
+) -> Result<Imported, ImportError> {
+    load_any_bytes_with(file, bytes, options, None)
 }
 
 /// Decodes, detects and parses once, whatever the input holds.
 fn load_any_bytes_with(
     file: &str,
     bytes: &[u8],
-    limits: Limits,
+    options: ImportOptions<'_>,
     progress: Option<&Progress>,
 ) -> Result<Imported, ImportError> {
-    import_decoded(file, decode::decode(file, bytes, limits)?, progress, true)
+    let decoded = decode::decode(file, bytes, options.limits)?;
+    import_decoded(file, decoded, options, progress, true)
 }
 
 /// Detects and parses decoded input; with `traces` false a trace is refused
@@ -292,6 +329,7 @@ fn load_any_bytes_with(
 fn import_decoded(
     file: &str,
     decoded: decode::Decoded<'_>,
+    options: ImportOptions<'_>,
     progress: Option<&Progress>,
     traces: bool,
 ) -> Result<Imported, ImportError> {
@@ -352,6 +390,12 @@ fn import_decoded(
         SourceFormat::FlamebearerSingle | SourceFormat::FlamebearerDiff => {
             flamebearer::parse(file, text)?
         }
+        SourceFormat::Pprof => {
+            let opts = pprof::PprofOptions {
+                sample_type: options.sample_type,
+            };
+            pprof::parse_with(file, text, opts, progress)?
+        }
         other => {
             return Err(ImportError::Unsupported {
                 file: file.to_string(),
@@ -392,7 +436,11 @@ pub fn load_bytes_with(
     progress: Option<&Progress>,
 ) -> Result<Profile, ImportError> {
     let decoded = decode::decode(file, bytes, limits)?;
-    match import_decoded(file, decoded, progress, false)? {
+    let options = ImportOptions {
+        limits,
+        ..ImportOptions::default()
+    };
+    match import_decoded(file, decoded, options, progress, false)? {
         Imported::Profile(p) => Ok(*p),
         Imported::Trace(t) => Err(ImportError::IsTrace {
             file: file.to_string(),

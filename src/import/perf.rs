@@ -909,6 +909,7 @@ fn finish(file: &str, p: Parser) -> Result<Profile, ImportError> {
             app_name: None,
             stated_total: None,
             diff_ticks: None,
+            sample_types: None,
             warnings,
         },
     })

@@ -120,8 +120,21 @@ pub struct ProfileMeta {
     pub stated_total: Option<u64>,
     /// `(leftTicks, rightTicks)` of a differential profile.
     pub diff_ticks: Option<(u64, u64)>,
+    /// The value types a multi-valued input offers (pprof's sample types) and which one
+    /// the tree holds; `None` for single-valued inputs.
+    pub sample_types: Option<SampleTypes>,
     /// What went wrong but did not stop the import.
     pub warnings: Warnings,
+}
+
+/// The values each sample of a multi-valued input carries (pprof's `sample_type`: a CPU
+/// profile has `samples/count` and `cpu/nanoseconds`, a Go heap profile four).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SampleTypes {
+    /// `type/unit` of each value, in file order (`inuse_space/bytes`).
+    pub names: Vec<String>,
+    /// Index of the value the tree holds.
+    pub chosen: usize,
 }
 
 /// An imported profile: names, the aggregated call tree and what a tick means.
