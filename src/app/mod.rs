@@ -9,7 +9,8 @@
 //! it is exactly what the window shows (minus the transient tooltip and menu).
 //!
 //! Frames are drawn only when something changed (`ControlFlow::Wait`), continuously only
-//! while an animation, a drag or a load runs. Loading happens on a worker thread; the
+//! while an animation or a drag runs, and on a timer while a load runs (for its progress
+//! display). Loading happens on a worker thread; the
 //! window appears at once and shows progress (and a progress bar on the terminal). A big
 //! input is shown first as a preview, replaced by the whole document when it is loaded
 //! (see [`progressive`]).
@@ -1095,7 +1096,7 @@ impl ApplicationHandler<UserEvent> for App {
                     }
                     Err(e) => {
                         eprintln!("scorch: {e}");
-                        if !self.full_load_failed(id, &e) {
+                        if !self.full_load_failed(id, &e, &loading.name) {
                             self.load_error = Some(e);
                         }
                     }
@@ -1294,13 +1295,14 @@ impl ApplicationHandler<UserEvent> for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
-        // While loading, refresh the progress display a few times a second (not every
-        // frame: over a preview each frame costs llvmpipe CPU that the loader needs).
+        // While loading, refresh the progress display ten times a second, every two seconds
+        // over a preview (see `progressive`), not every frame.
         if self.loading.is_some() {
             let now = Instant::now();
             if now >= self.progress_redraw_at {
-                let period = if self.preview.is_some() { 250 } else { 100 };
+                let period = if self.preview.is_some() { 2000 } else { 100 };
                 self.progress_redraw_at = now + Duration::from_millis(period);
+                self.show_preview_progress();
                 self.redraw();
             }
             event_loop.set_control_flow(ControlFlow::WaitUntil(self.progress_redraw_at));

@@ -23,9 +23,11 @@
 //!   field stays open); hover, menu and timeline selection are dropped (they name bars
 //!   of the preview); the Backspace history starts afresh.
 //!
-//! While a load runs, the window redraws a few times a second for the progress display
-//! (four times a second over a preview: each frame of a flame graph costs llvmpipe CPU
-//! that the loader needs), and otherwise only on input.
+//! While a load runs, the window redraws ten times a second for the progress display, but
+//! over a preview only every two seconds (and on input): on llvmpipe a frame of a 150 k-bar
+//! preview costs 40-50 ms of CPU (more on a busy machine), so four frames a second took
+//! a fifth of a core from the loader and made the full load 10-60 % slower on the 2-core
+//! machine. The window title carries the progress too.
 
 use super::{App, Doc, Loaded, SceneMaker, Source, timeline::TraceDoc};
 use crate::export::TraceView;
@@ -57,6 +59,7 @@ pub fn load(
     preview: Option<&PreviewOptions>,
     send: &mut dyn FnMut(LoadStep),
 ) {
+    let started = Instant::now();
     let result = match source {
         Source::Path(p) => import::load_any_path_progressive(p, Some(progress), preview, |pv| {
             let t = Instant::now();
@@ -80,6 +83,12 @@ pub fn load(
         )
         .map(|p| import::Imported::Profile(Box::new(p))),
     };
+    if result.is_ok() {
+        eprintln!(
+            "scorch: whole input read and parsed {:.0} ms after the load started",
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+    }
     // With the device up, tiers and uploads happen here, not on the UI thread (seconds
     // for millions of bars).
     let result = result
@@ -205,6 +214,17 @@ pub(super) fn carry_trace_view(old: &TraceDoc, new: &mut TraceDoc) {
     new.view.show_ticks(x0, x1.max(x0 + 1));
 }
 
+/// How far the full load is, for the preview's status: reading (with a percentage when
+/// the importer reports one), or laying out and uploading (which reports none).
+fn full_load_stage(l: &super::Loading) -> String {
+    match l.progress.fraction() {
+        Some(f) if f >= 1.0 => "whole file read, laying it out".to_string(),
+        // Floored: "100 %" only once the reading is done.
+        Some(f) => format!("loading the whole file {:.0} %", (f * 100.0).floor()),
+        None => "loading the whole file…".to_string(),
+    }
+}
+
 impl App {
     /// Shows a preview that arrived for load `id`.
     pub(super) fn show_preview(&mut self, id: u64, loaded: Loaded, extent: PreviewExtent) {
@@ -258,6 +278,7 @@ impl App {
             self.set_doc(profile, layout, scene, path, name);
             return;
         }
+        self.plain_title(&name);
         let old = self.doc.take();
         let (search_open, search_text) = (self.search_open, std::mem::take(&mut self.search_text));
         self.set_doc(profile, layout, scene, path, name);
@@ -288,6 +309,7 @@ impl App {
             self.set_trace(trace, scene, path, name);
             return;
         }
+        self.plain_title(&name);
         let old = self.tdoc.take();
         let (search_open, search_text) = (self.search_open, std::mem::take(&mut self.search_text));
         self.set_trace(trace, scene, path, name);
@@ -303,12 +325,21 @@ impl App {
         self.update_hover();
     }
 
+    fn plain_title(&self, name: &str) {
+        if let Some(w) = &self.window {
+            w.set_title(&format!("scorch — {name}"));
+        }
+    }
+
     /// The full load of `id` failed: with its preview on screen, keep showing it and say
     /// so; returns false when no preview is shown (the caller shows the error).
-    pub(super) fn full_load_failed(&mut self, id: u64, error: &str) -> bool {
+    pub(super) fn full_load_failed(&mut self, id: u64, error: &str, name: &str) -> bool {
         match &mut self.preview {
             Some(p) if p.id == id => {
                 p.failed = true;
+                if let Some(w) = &self.window {
+                    w.set_title(&format!("scorch — {name} (preview only)"));
+                }
                 self.say(format!(
                     "could not load the whole file, showing the preview: {error}"
                 ));
@@ -346,17 +377,14 @@ impl App {
             });
         }
         let l = self.loading.as_ref()?;
-        let pct = l
-            .progress
-            .fraction()
-            .map(|f| format!(" {:.0} %", (f * 100.0).min(100.0)))
-            .unwrap_or_default();
+        let stage = full_load_stage(l);
+        // Whole seconds: the display is refreshed every two seconds.
         let secs = l.started.elapsed().as_secs_f64();
         Some(if short {
-            format!("PREVIEW · loading{pct} ({secs:.1} s)")
+            format!("PREVIEW · {stage} ({secs:.0} s)")
         } else {
             format!(
-                "PREVIEW {} · loading the whole file{pct} ({secs:.1} s)",
+                "PREVIEW {} · {stage} ({secs:.0} s)",
                 p.extent
                     .describe()
                     .trim_start_matches("preview")
@@ -366,10 +394,27 @@ impl App {
         })
     }
 
-    /// The title band's note on a preview profile's counts.
+    /// Keeps the window title's progress current while a preview is shown (the title
+    /// changes without drawing a frame); the plain title comes back with the full document.
+    pub(super) fn show_preview_progress(&self) {
+        let (Some(w), Some(l)) = (&self.window, &self.loading) else {
+            return;
+        };
+        if self.preview.as_ref().is_some_and(|p| p.id == l.id) {
+            w.set_title(&format!(
+                "scorch — {} (preview; {})",
+                l.name,
+                full_load_stage(l)
+            ));
+        }
+    }
+
+    /// The title band's note on what a preview's numbers cover.
     pub(super) fn preview_counts_note(&self) -> Option<&'static str> {
         let p = self.preview.as_ref()?;
-        Some(if p.extent.is_sampled() {
+        Some(if self.tdoc.is_some() {
+            "preview: the first part of the trace only"
+        } else if p.extent.is_sampled() {
             "preview: counts of the sampled lines only, shares approximate the whole file"
         } else {
             "preview: counts of the file's first part only"

@@ -282,7 +282,8 @@ fn profile_preview(mut p: crate::model::Profile, gzipped: bool, extent: PreviewE
 }
 
 /// The first `head` bytes of a Chrome trace as a truncated trace, cut back to the end of a
-/// line when there is one (never inside a UTF-8 character).
+/// line in its last MiB (or eighth) when there is one (one event a line, as most writers do), else
+/// anywhere but inside a UTF-8 character (minified JSON: the importer drops the cut event).
 fn chrome_preview(
     file: &str,
     text: &[u8],
@@ -292,15 +293,15 @@ fn chrome_preview(
 ) -> Option<Preview> {
     let mut cut = head.min(text.len());
     if cut < text.len() {
-        cut = match memchr::memrchr(b'\n', &text[..cut]) {
-            Some(i) => i + 1,
+        let from = cut - (cut / 8).min(1 << 20);
+        match memchr::memrchr(b'\n', &text[from..cut]) {
+            Some(i) => cut = from + i + 1,
             None => {
                 while cut > 0 && text[cut] & 0xC0 == 0x80 {
                     cut -= 1;
                 }
-                cut
             }
-        };
+        }
     }
     let mut spans = chrome::parse(file, &text[..cut]).ok()?;
     if spans.is_empty() {
@@ -655,6 +656,27 @@ mod tests {
         let lines = memchr::memchr_iter(b'\n', &text.as_bytes()[..head_bytes as usize]).count();
         assert_eq!(t.spans.len(), lines - 1);
         assert!(t.spans.warnings.is_empty());
+    }
+
+    #[test]
+    fn minified_chrome_json_is_cut_anywhere() {
+        // One line after the first: no line end near the cut.
+        let mut text = String::from("[\n");
+        for i in 0..3000 {
+            text.push_str(&format!(
+                "{{\"ph\":\"X\",\"name\":\"é{}\",\"ts\":{},\"dur\":5,\"pid\":1,\"tid\":1}},",
+                i % 9,
+                i * 10
+            ));
+        }
+        text.push_str("{}]");
+        let mut o = opts(1000);
+        o.head_bytes = 20_001;
+        let p = preview_bytes("t.json", text.as_bytes(), &o).expect("a preview");
+        let Imported::Trace(t) = p.imported else {
+            panic!("not a trace")
+        };
+        assert!(t.spans.len() > 200, "{}", t.spans.len());
     }
 
     #[test]
