@@ -231,8 +231,8 @@ struct App {
     load_error: Option<String>,
     /// The preview on screen while its load runs.
     preview: Option<progressive::ShownPreview>,
-    /// What the next frame shows for the first time, for the log.
-    first_draw_note: Option<&'static str>,
+    /// What the next frame shows for the first time and when its load started, for the log.
+    first_draw_note: Option<(&'static str, Instant)>,
     /// When the progress display is redrawn next.
     progress_redraw_at: Instant,
 }
@@ -689,9 +689,10 @@ impl App {
         if self.cpu_ms.len() > 120 {
             self.cpu_ms.pop_front();
         }
-        if let Some(what) = self.first_draw_note.take() {
+        if let Some((what, started)) = self.first_draw_note.take() {
             eprintln!(
-                "scorch: {what} on screen {:.0} ms after launch",
+                "scorch: {what} on screen {:.0} ms after the load started ({:.0} ms after launch)",
+                started.elapsed().as_secs_f64() * 1000.0,
                 self.clock.elapsed().as_secs_f64() * 1000.0
             );
         }
@@ -1067,6 +1068,7 @@ impl ApplicationHandler<UserEvent> for App {
                     return;
                 };
                 loading.done.store(true, Ordering::Relaxed);
+                let drawn_note = Some(("whole file", loading.started));
                 match result {
                     Ok(Loaded::Trace(b)) => {
                         let (trace, scene) = *b;
@@ -1080,6 +1082,7 @@ impl ApplicationHandler<UserEvent> for App {
                             trace.tracks.bands.len()
                         );
                         self.show_full_trace(id, trace, scene, Some(path), loading.name);
+                        self.first_draw_note = drawn_note;
                     }
                     Ok(Loaded::Profile(b)) => {
                         let (profile, layout, scene) = *b;
@@ -1093,6 +1096,7 @@ impl ApplicationHandler<UserEvent> for App {
                             layout.rows.len()
                         );
                         self.show_full_profile(id, profile, layout, scene, path, loading.name);
+                        self.first_draw_note = drawn_note;
                     }
                     Err(e) => {
                         eprintln!("scorch: {e}");

@@ -232,6 +232,7 @@ impl App {
             return;
         };
         let name = loading.name.clone();
+        self.first_draw_note = Some(("preview", loading.started));
         eprintln!(
             "scorch: {} shown {:.0} ms after the load started",
             extent.describe(),
@@ -254,7 +255,6 @@ impl App {
             extent,
             failed: false,
         });
-        self.first_draw_note = Some("preview");
         self.redraw();
     }
 
@@ -273,7 +273,6 @@ impl App {
         path: Option<PathBuf>,
         name: String,
     ) {
-        self.first_draw_note = Some("whole file");
         if !self.take_preview(id) {
             self.set_doc(profile, layout, scene, path, name);
             return;
@@ -304,7 +303,6 @@ impl App {
         path: Option<PathBuf>,
         name: String,
     ) {
-        self.first_draw_note = Some("whole file");
         if !self.take_preview(id) {
             self.set_trace(trace, scene, path, name);
             return;
