@@ -52,6 +52,9 @@ struct OpenArgs {
     /// Initial window size in logical pixels, WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x800", value_parser = parse_size)]
     size: (u32, u32),
+    /// Load big files whole before showing anything, without a preview first.
+    #[arg(long)]
+    no_preview: bool,
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -320,6 +323,7 @@ fn open(a: OpenArgs) -> Result<()> {
             orientation: view_arg(a.view),
             color: a.color.map(color_arg),
             size: a.size,
+            preview: !a.no_preview,
         },
     )
 }

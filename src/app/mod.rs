@@ -9,9 +9,13 @@
 //! it is exactly what the window shows (minus the transient tooltip and menu).
 //!
 //! Frames are drawn only when something changed (`ControlFlow::Wait`), continuously only
-//! while an animation, a drag or a load runs. Loading happens on a worker thread; the
-//! window appears at once and shows progress (and a progress bar on the terminal).
+//! while an animation or a drag runs, and on a timer while a load runs (for its progress
+//! display). Loading happens on a worker thread; the
+//! window appears at once and shows progress (and a progress bar on the terminal). A big
+//! input is shown first as a preview, replaced by the whole document when it is loaded
+//! (see [`progressive`]).
 
+mod progressive;
 mod timeline;
 pub use timeline::timeline_style;
 mod ui;
@@ -63,6 +67,8 @@ pub struct AppOptions {
     pub color: Option<ColorMode>,
     /// Initial window size in logical pixels.
     pub size: (u32, u32),
+    /// Show a preview of big inputs while they load.
+    pub preview: bool,
 }
 
 impl Default for AppOptions {
@@ -73,6 +79,7 @@ impl Default for AppOptions {
             orientation: Orientation::Flame,
             color: None,
             size: (1280, 800),
+            preview: true,
         }
     }
 }
@@ -100,6 +107,15 @@ pub enum UserEvent {
         /// The profile or trace, laid out (with its GPU scene when the device was
         /// ready), or the error.
         result: Result<Loaded, String>,
+    },
+    /// A preview of a big input, sent before its `Loaded`.
+    Preview {
+        /// Which load.
+        id: u64,
+        /// The partial profile or trace, laid out.
+        loaded: Loaded,
+        /// What it was made of.
+        extent: import::preview::PreviewExtent,
     },
 }
 
@@ -134,6 +150,11 @@ impl std::fmt::Debug for UserEvent {
                 .debug_struct("Loaded")
                 .field("id", id)
                 .field("ok", &result.is_ok())
+                .finish(),
+            UserEvent::Preview { id, extent, .. } => f
+                .debug_struct("Preview")
+                .field("id", id)
+                .field("extent", extent)
                 .finish(),
         }
     }
@@ -208,6 +229,12 @@ struct App {
     scene_maker: SceneMaker,
     fatal: Option<String>,
     load_error: Option<String>,
+    /// The preview on screen while its load runs.
+    preview: Option<progressive::ShownPreview>,
+    /// What the next frame shows for the first time and when its load started, for the log.
+    first_draw_note: Option<(&'static str, Instant)>,
+    /// When the progress display is redrawn next.
+    progress_redraw_at: Instant,
 }
 
 fn file_name(path: &Path) -> String {
@@ -245,6 +272,9 @@ impl App {
             scene_maker: Arc::new(std::sync::OnceLock::new()),
             fatal: None,
             load_error: None,
+            preview: None,
+            first_draw_note: None,
+            progress_redraw_at: Instant::now(),
         }
     }
 
@@ -272,26 +302,25 @@ impl App {
         let prog = progress.clone();
         let done2 = done.clone();
         let maker = self.scene_maker.clone();
+        let preview = self
+            .opts
+            .preview
+            .then(import::preview::PreviewOptions::default);
         std::thread::Builder::new()
             .name("scorch-load".into())
             .spawn(move || {
-                let result = match &source {
-                    Source::Path(p) => import::load_any_path_with(p, Some(&prog)),
-                    Source::Demo => import::load_bytes_with(
-                        "demo.folded",
-                        DEMO_PROFILE,
-                        import::Limits::default(),
-                        Some(&prog),
-                    )
-                    .map(|p| import::Imported::Profile(Box::new(p))),
-                };
-                // With the device up, tiers and uploads happen here, not on the UI thread
-                // (seconds for millions of bars).
-                let result = result
-                    .map_err(|e| e.to_string())
-                    .and_then(|imported| prepare(imported, maker.get()));
-                done2.store(true, Ordering::Relaxed);
-                let _ = proxy.send_event(UserEvent::Loaded { id, result });
+                progressive::load(&source, &prog, &maker, preview.as_ref(), &mut |step| {
+                    let event = match step {
+                        progressive::LoadStep::Preview(loaded, extent) => {
+                            UserEvent::Preview { id, loaded, extent }
+                        }
+                        progressive::LoadStep::Full(result) => {
+                            done2.store(true, Ordering::Relaxed);
+                            UserEvent::Loaded { id, result }
+                        }
+                    };
+                    let _ = proxy.send_event(event);
+                });
             })
             .expect("spawning the loader thread");
         // A terminal progress bar for loads that take a while.
@@ -309,6 +338,7 @@ impl App {
             done,
         });
         self.load_error = None;
+        self.drop_preview();
         if let Some(w) = &self.window {
             w.set_title(&format!("scorch — {name}"));
             w.request_redraw();
@@ -659,7 +689,15 @@ impl App {
         if self.cpu_ms.len() > 120 {
             self.cpu_ms.pop_front();
         }
-        if animating || self.loading.is_some() {
+        if let Some((what, started)) = self.first_draw_note.take() {
+            eprintln!(
+                "scorch: {what} on screen {:.0} ms after the load started ({:.0} ms after launch)",
+                started.elapsed().as_secs_f64() * 1000.0,
+                self.clock.elapsed().as_secs_f64() * 1000.0
+            );
+        }
+        // While a load runs, `about_to_wait` schedules the progress display's redraws.
+        if animating {
             self.redraw();
         }
     }
@@ -1024,11 +1062,13 @@ impl ApplicationHandler<UserEvent> for App {
 
     fn user_event(&mut self, _event_loop: &ActiveEventLoop, event: UserEvent) {
         match event {
+            UserEvent::Preview { id, loaded, extent } => self.show_preview(id, loaded, extent),
             UserEvent::Loaded { id, result } => {
                 let Some(loading) = self.loading.take_if(|l| l.id == id) else {
                     return;
                 };
                 loading.done.store(true, Ordering::Relaxed);
+                let drawn_note = Some(("whole file", loading.started));
                 match result {
                     Ok(Loaded::Trace(b)) => {
                         let (trace, scene) = *b;
@@ -1041,7 +1081,8 @@ impl ApplicationHandler<UserEvent> for App {
                             trace.tracks.layout.rows.len(),
                             trace.tracks.bands.len()
                         );
-                        self.set_trace(trace, scene, Some(path), loading.name);
+                        self.show_full_trace(id, trace, scene, Some(path), loading.name);
+                        self.first_draw_note = drawn_note;
                     }
                     Ok(Loaded::Profile(b)) => {
                         let (profile, layout, scene) = *b;
@@ -1054,11 +1095,14 @@ impl ApplicationHandler<UserEvent> for App {
                             layout.bar_count(),
                             layout.rows.len()
                         );
-                        self.set_doc(profile, layout, scene, path, loading.name);
+                        self.show_full_profile(id, profile, layout, scene, path, loading.name);
+                        self.first_draw_note = drawn_note;
                     }
                     Err(e) => {
                         eprintln!("scorch: {e}");
-                        self.load_error = Some(e);
+                        if !self.full_load_failed(id, &e, &loading.name) {
+                            self.load_error = Some(e);
+                        }
                     }
                 }
                 self.redraw();
@@ -1255,12 +1299,17 @@ impl ApplicationHandler<UserEvent> for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
-        // While loading, refresh the progress display a few times a second.
+        // While loading, refresh the progress display ten times a second, every two seconds
+        // over a preview (see `progressive`), not every frame.
         if self.loading.is_some() {
-            event_loop.set_control_flow(ControlFlow::WaitUntil(
-                Instant::now() + Duration::from_millis(100),
-            ));
-            self.redraw();
+            let now = Instant::now();
+            if now >= self.progress_redraw_at {
+                let period = if self.preview.is_some() { 2000 } else { 100 };
+                self.progress_redraw_at = now + Duration::from_millis(period);
+                self.show_preview_progress();
+                self.redraw();
+            }
+            event_loop.set_control_flow(ControlFlow::WaitUntil(self.progress_redraw_at));
         } else if self
             .message
             .as_ref()

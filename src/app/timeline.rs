@@ -304,6 +304,9 @@ impl App {
             d.color.name(),
             d.trace.subtitle()
         );
+        if let Some(note) = self.preview_counts_note() {
+            spec.subtitle = format!("{} · {note}", spec.subtitle);
+        }
         spec.search_active = d.search.is_some();
         spec.search_generation = d.search_generation;
         spec.selected = d.selected.and_then(|sp| d.bar_of(sp));

@@ -175,6 +175,9 @@ impl App {
             color.name(),
             export::subtitle(&d.profile)
         );
+        if let Some(note) = self.preview_counts_note() {
+            spec.subtitle = format!("{} · {note}", spec.subtitle);
+        }
         spec.search_active = d.search.is_some();
         if let Some(z) = v.zoomed
             && v.focus.is_none()
@@ -219,7 +222,7 @@ impl App {
         } else if let Some(sr) = &d.search {
             right = format!("/{}: {}", sr.query, sr.summary());
         }
-        if let Some(l) = &self.loading {
+        if let Some(l) = self.loading.as_ref().filter(|_| self.preview.is_none()) {
             right = format!(
                 "loading {}… {}",
                 l.name,
@@ -307,9 +310,21 @@ impl App {
         let pad = (8.0 * s).round();
         let w = st.w;
         let status_top = (st.y + (st.h - line) / 2.0).round();
+        // Over a preview the status line turns amber and says what is shown.
+        let preview = self.preview_status(!right.is_empty());
+        let right = match &preview {
+            Some(p) if right.is_empty() => p.clone(),
+            Some(p) => format!("{right} · {p}"),
+            None => right.to_string(),
+        };
+        let right = right.as_str();
         out.push(Overlay::Rect {
             rect: [st.x, st.y, st.w, st.h],
-            color: [244, 244, 244, 255],
+            color: if preview.is_some() {
+                [255, 224, 138, 255]
+            } else {
+                [244, 244, 244, 255]
+            },
         });
         out.push(Overlay::Rect {
             rect: [st.x, st.y, st.w, s.round().max(1.0)],
@@ -543,6 +558,9 @@ impl App {
             "depth {} · click to zoom · right-click for more",
             bar.row
         ));
+        if let Some(note) = self.preview_counts_note() {
+            lines.push(note.to_string());
+        }
         lines
     }
 }

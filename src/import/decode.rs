@@ -142,7 +142,7 @@ fn to_utf8(b: &[u8]) -> Option<Vec<u8>> {
 
 /// BOM-less UTF-16 guess: in the first 256 bytes, one byte of nearly every pair is zero
 /// and the other is printable ASCII. Returns `Some(true)` for little endian.
-fn looks_utf16(b: &[u8]) -> Option<bool> {
+pub(super) fn looks_utf16(b: &[u8]) -> Option<bool> {
     let head = &b[..b.len().min(256) & !1];
     if head.len() < 8 {
         return None;

@@ -238,18 +238,21 @@ pub fn parse_with_threads(
         return finish(file, chunk);
     };
     // Chunks start right after a newline.
-    let results = parse_in_chunks(
-        text,
-        threads,
-        |text, target| memchr::memchr(b'\n', &text[target..]).map(|i| target + i + 1),
-        |part, line, base| parse_chunk(file, part, line, base, Some(mode), progress),
-    );
+    let results = parse_in_chunks(text, threads, next_line_start, |part, line, base| {
+        parse_chunk(file, part, line, base, Some(mode), progress)
+    });
     let mut chunks = results?;
     let mut merged = chunks.remove(0);
     for c in chunks {
         merge(file, &mut merged, c)?;
     }
     finish(file, merged)
+}
+
+/// The start of the first line that begins after `at`: just past the first newline at or
+/// after `at` (where parallel chunks and preview slices are cut); `None` when there is none.
+pub(super) fn next_line_start(text: &[u8], at: usize) -> Option<usize> {
+    memchr::memchr(b'\n', text.get(at..)?).map(|i| at + i + 1)
 }
 
 /// Adds `other`'s samples into `into`, re-interning names; O(nodes of `other`).

@@ -11,6 +11,9 @@
 //! (see [`InputBytes`] for why that is sound enough and what the risk is); gzip input is
 //! still decompressed into memory by [`decode`].
 //!
+//! [`load_any_path_progressive`] first hands a quick [`preview`] of a big input (slices
+//! sampled across a folded or perf file, the head of a Chrome trace) to the caller.
+//!
 //! Every error names the input and a position in it (line, column, byte, or the JSON path
 //! and bar index) and says what was expected; nothing in here panics on bad input. Damage
 //! that does not stop the import (a few unparsable lines) is skipped, counted, and reported
@@ -25,6 +28,7 @@ pub mod jaeger;
 pub mod otlp;
 pub mod perf;
 pub mod pprof;
+pub mod preview;
 pub mod tidb;
 mod trace_json;
 
@@ -290,6 +294,21 @@ pub fn load_any_path_with_options(
     let file = path.display().to_string();
     let bytes = read_input(path)?;
     load_any_bytes_with(&file, &bytes, options, progress)
+}
+
+/// [`load_any_path_with`] that first hands a quick preview of a big input to `on_preview`
+/// (see [`preview`]; with `preview` `None`, or for an input without one, it is not
+/// called), then loads the whole input. The window shows the preview while the rest loads.
+pub fn load_any_path_progressive(
+    path: &Path,
+    progress: Option<&Progress>,
+    preview: Option<&preview::PreviewOptions>,
+    on_preview: impl FnOnce(preview::Preview),
+) -> Result<Imported, ImportError> {
+    if let Some(p) = preview.and_then(|o| preview::preview_path(path, o)) {
+        on_preview(p);
+    }
+    load_any_path_with(path, progress)
 }
 
 /// [`load_any_path`] for bytes.

@@ -138,7 +138,7 @@ fn trim(line: &[u8]) -> &[u8] {
 }
 
 /// The offset just past the first blank line that ends at or after `from`.
-fn next_blank_line_end(text: &[u8], from: usize) -> Option<usize> {
+pub(super) fn next_blank_line_end(text: &[u8], from: usize) -> Option<usize> {
     // Start at the beginning of the line holding `from`.
     let mut start = memchr::memrchr(b'\n', &text[..from]).map_or(0, |i| i + 1);
     while start < text.len() {

@@ -1,0 +1,780 @@
+//! Previews of big inputs: a quick, partial import that the window shows while the whole
+//! input loads (TARGETS.md: the first picture within a second, whatever the file's size).
+//!
+//! What a preview reads depends on the format:
+//! - **Folded stacks and `perf script`**: [`PreviewOptions::slices`] evenly spaced slices
+//!   of the file, the first at its start and the last at its end, each cut at line
+//!   (folded) or sample (blank line, perf) boundaries by the same boundary functions the
+//!   parallel parsers split at ([`folded::next_line_start`](super::folded::next_line_start),
+//!   `perf::next_blank_line_end`). The slices are concatenated and parsed as one input.
+//!   An aggregated profile does not depend on line order, so slices from across the file
+//!   give a tree whose proportions approximate the whole profile's; the file's head alone
+//!   would show only what was recorded first (a profile written phase after phase would
+//!   look like its first phase).
+//!
+//!   Its counts are those of the sampled lines, not scaled up: a share of the bytes is not
+//!   the same share of the samples (lines differ in length and in count), so a scaled
+//!   total would look exact and be a guess. The window says "preview" wherever it shows a
+//!   count; shares (percentages) are the numbers that carry over.
+//! - **Chrome JSON**: the file's first [`PreviewOptions::head_bytes`], parsed as a
+//!   truncated trace (the importer accepts an event array cut anywhere): the start of the
+//!   timeline, exact as far as it goes.
+//! - **gzip**: decompressing is the slow part and a stream cannot be entered in the
+//!   middle, so the preview is a decompressed prefix, cut at the last line or sample
+//!   boundary and read as above (the head of the profile or trace).
+//!
+//! Other formats (flamebearer, TiDB, Jaeger, OTLP: one JSON document that cannot be cut;
+//! UTF-16 text, which must be converted whole) get no preview, nor do inputs under
+//! [`PreviewOptions::min_bytes`], which load in about a second anyway.
+//!
+//! A preview maps the file without `MAP_POPULATE` (unlike [`read_input`](super::read_input)):
+//! only the pages of the slices (and the kernel's read-ahead around them) are read, so a
+//! 1 GB file that is not in the page cache costs a few dozen MiB of reads, not all of it. Any failure (an
+//! unreadable file, a slice with no valid line) means no preview, never an error: the full
+//! load that follows reports the problem with its position.
+
+use super::decode::{GZIP_MAGIC, looks_utf16};
+use super::{Imported, Trace, chrome, detect, folded, perf};
+use crate::model::SourceFormat;
+use std::io::Read;
+use std::ops::Range;
+use std::path::Path;
+
+/// When and how much to preview.
+#[derive(Clone, Copy, Debug)]
+pub struct PreviewOptions {
+    /// Plain inputs smaller than this load without a preview.
+    pub min_bytes: u64,
+    /// gzip inputs whose compressed size is smaller than this load without a preview.
+    pub min_gzip_bytes: u64,
+    /// Slices sampled from folded stacks and perf script.
+    pub slices: usize,
+    /// Most bytes sampled from folded stacks and perf script in all: the budget is a
+    /// sixty-fourth of the input (about 1.5 % of the full parse's work), at most this.
+    pub max_sampled_bytes: usize,
+    /// Bytes read from the head of a Chrome trace, or decompressed from a gzip stream.
+    pub head_bytes: usize,
+}
+
+impl Default for PreviewOptions {
+    fn default() -> Self {
+        // 15.6 MiB of a 1 GB W1 file parses in 25-100 ms on the project's 2-core machine
+        // (lay-out and upload of its 150 k nodes: under 10 ms). Many small slices rather
+        // than a few big ones: samples come in runs (W1: ~115 consecutive lines, 140 KB,
+        // under one thread), so a 1 MiB slice is a handful of runs and 16 of them put the
+        // top-level shares up to 6 points off; 256 slices of 60 KiB were within 2.5 points,
+        // 1024 within 1.5 but read 4× the pages around the slices from a cold disk.
+        // 32 MiB of Chrome JSON or of decompressed gzip takes about as long as the slices.
+        Self {
+            min_bytes: 64 << 20,
+            min_gzip_bytes: 8 << 20,
+            slices: 256,
+            max_sampled_bytes: 16 << 20,
+            head_bytes: 32 << 20,
+        }
+    }
+}
+
+/// What part of the input a preview shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PreviewExtent {
+    /// Slices from across the input.
+    Sampled {
+        /// Number of slices.
+        slices: usize,
+        /// Bytes in the slices.
+        sampled_bytes: u64,
+        /// Bytes in the input.
+        total_bytes: u64,
+    },
+    /// The input's first bytes.
+    Head {
+        /// Bytes read (decompressed bytes for gzip).
+        head_bytes: u64,
+        /// Bytes in the input (compressed bytes for gzip).
+        total_bytes: u64,
+        /// True when the input is gzip-compressed.
+        gzipped: bool,
+    },
+}
+
+impl PreviewExtent {
+    /// One line for the status bar: what the preview was made from.
+    pub fn describe(&self) -> String {
+        match *self {
+            PreviewExtent::Sampled {
+                slices,
+                sampled_bytes,
+                total_bytes,
+            } => format!(
+                "preview from {} of {} sampled across the file ({slices} slices)",
+                mib(sampled_bytes),
+                mib(total_bytes)
+            ),
+            PreviewExtent::Head {
+                head_bytes,
+                total_bytes,
+                gzipped: false,
+            } => format!("preview: first {} of {}", mib(head_bytes), mib(total_bytes)),
+            PreviewExtent::Head {
+                head_bytes,
+                total_bytes,
+                gzipped: true,
+            } => format!(
+                "preview: first {} decompressed of a {} gzip file",
+                mib(head_bytes),
+                mib(total_bytes)
+            ),
+        }
+    }
+
+    /// True when counts in the preview are those of a sample of the input (not a prefix
+    /// shown as it is).
+    pub fn is_sampled(&self) -> bool {
+        matches!(self, PreviewExtent::Sampled { .. })
+    }
+}
+
+/// `bytes` in MiB for people: `15.6 MiB`, `954 MiB`.
+fn mib(bytes: u64) -> String {
+    let m = bytes as f64 / f64::from(1u32 << 20);
+    if m < 10.0 {
+        format!("{m:.1} MiB")
+    } else {
+        format!("{m:.0} MiB")
+    }
+}
+
+/// A preview: what it holds and what part of the input it was made from.
+#[derive(Debug)]
+pub struct Preview {
+    /// The partial profile or trace. Its warnings are cleared: they describe the cut
+    /// (a truncated last event), not the file; the full load reports the file's.
+    pub imported: Imported,
+    /// What was read.
+    pub extent: PreviewExtent,
+}
+
+/// A preview of the file at `path`, or `None` when it is too small, of a format without
+/// previews, or unreadable (the full load then says why).
+pub fn preview_path(path: &Path, opts: &PreviewOptions) -> Option<Preview> {
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() < opts.min_bytes.min(opts.min_gzip_bytes) {
+        return None;
+    }
+    // SAFETY: a read-only private mapping that scorch never writes; the risk of another
+    // process truncating the file is the one documented on `InputBytes`. No populate:
+    // only the sampled pages are read.
+    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    // Ask for all the slices' pages at once (`MADV_WILLNEED` starts the reads without
+    // waiting): from a cold disk, touching 256 slices one after the other waited for each
+    // read in turn and took a second for a 1 GB file.
+    let prefetch = |offset: usize, len: usize| {
+        #[cfg(unix)]
+        {
+            let len = len.min(map.len().saturating_sub(offset));
+            if len > 0 {
+                let _ = map.advise_range(memmap2::Advice::WillNeed, offset, len);
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = (offset, len);
+    };
+    preview_with(&path.display().to_string(), &map, opts, &prefetch)
+}
+
+/// A preview of `bytes` (`file` names it), or `None` (see [`preview_path`]).
+pub fn preview_bytes(file: &str, bytes: &[u8], opts: &PreviewOptions) -> Option<Preview> {
+    preview_with(file, bytes, opts, &|_, _| {})
+}
+
+/// [`preview_bytes`], calling `prefetch(offset, len)` for the byte ranges it is about to
+/// read out of order (for slices; the head is read in order anyway).
+fn preview_with(
+    file: &str,
+    bytes: &[u8],
+    opts: &PreviewOptions,
+    prefetch: &dyn Fn(usize, usize),
+) -> Option<Preview> {
+    if bytes.starts_with(&GZIP_MAGIC) {
+        if (bytes.len() as u64) < opts.min_gzip_bytes {
+            return None;
+        }
+        let head = gunzip_prefix(bytes, opts.head_bytes)?;
+        let text = plain_text(&head)?;
+        let extent = |n: usize| PreviewExtent::Head {
+            head_bytes: n as u64,
+            total_bytes: bytes.len() as u64,
+            gzipped: true,
+        };
+        return match detect_head(file, text)? {
+            Kind::Folded => {
+                let cut = last_boundary(text, folded::next_line_start);
+                let p = folded::parse(file, &text[..cut]).ok()?;
+                Some(profile_preview(p, true, extent(cut)))
+            }
+            Kind::Perf => {
+                let cut = last_boundary(text, perf::next_blank_line_end);
+                let p = perf::parse(file, &text[..cut]).ok()?;
+                Some(profile_preview(p, true, extent(cut)))
+            }
+            Kind::Chrome => chrome_preview(file, text, text.len(), true, extent(text.len())),
+        };
+    }
+    if (bytes.len() as u64) < opts.min_bytes {
+        return None;
+    }
+    let text = plain_text(bytes)?;
+    let bom = bytes.len() - text.len();
+    let sampled = |boundary: fn(&[u8], usize) -> Option<usize>| {
+        let budget = (text.len() / 64)
+            .min(opts.max_sampled_bytes)
+            .max(opts.slices);
+        let slice_bytes = budget / opts.slices.max(1);
+        // A slice may run past its aimed length to the next line or sample end.
+        for at in slice_targets(text.len(), opts.slices, slice_bytes) {
+            prefetch(bom + at, slice_bytes + (64 << 10));
+        }
+        let slices = sample_slices(text, opts.slices, slice_bytes, boundary);
+        let mut buf = Vec::with_capacity(slices.iter().map(|r| r.len()).sum());
+        for r in &slices {
+            buf.extend_from_slice(&text[r.clone()]);
+        }
+        let extent = PreviewExtent::Sampled {
+            slices: slices.len(),
+            sampled_bytes: buf.len() as u64,
+            total_bytes: text.len() as u64,
+        };
+        (buf, extent)
+    };
+    match detect_head(file, text)? {
+        Kind::Folded => {
+            let (buf, extent) = sampled(folded::next_line_start);
+            let p = folded::parse_with(file, &buf, None).ok()?;
+            Some(profile_preview(p, false, extent))
+        }
+        Kind::Perf => {
+            let (buf, extent) = sampled(perf::next_blank_line_end);
+            let p = perf::parse_with(file, &buf, None).ok()?;
+            Some(profile_preview(p, false, extent))
+        }
+        Kind::Chrome => {
+            let head = text.len().min(opts.head_bytes);
+            let extent = PreviewExtent::Head {
+                head_bytes: head as u64,
+                total_bytes: text.len() as u64,
+                gzipped: false,
+            };
+            chrome_preview(file, text, head, false, extent)
+        }
+    }
+}
+
+/// The formats that have previews.
+enum Kind {
+    Folded,
+    Perf,
+    Chrome,
+}
+
+/// The format of `text` judged from its first 4 MiB (as much as detection reads of text
+/// formats, and enough to find a Chrome trace's `traceEvents` key), if it has previews.
+fn detect_head(file: &str, text: &[u8]) -> Option<Kind> {
+    let head = &text[..text.len().min(4 << 20)];
+    match detect::detect(head, Some(file)).ok()? {
+        SourceFormat::Folded | SourceFormat::FoldedDiff => Some(Kind::Folded),
+        SourceFormat::PerfScript => Some(Kind::Perf),
+        SourceFormat::ChromeTrace => Some(Kind::Chrome),
+        _ => None,
+    }
+}
+
+/// `bytes` as UTF-8 text without a BOM, or `None` for UTF-16 (converted whole by the full
+/// load, not worth previewing).
+fn plain_text(bytes: &[u8]) -> Option<&[u8]> {
+    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+        return None;
+    }
+    if looks_utf16(bytes).is_some() {
+        return None;
+    }
+    Some(bytes.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(bytes))
+}
+
+/// A profile preview, its warnings cleared; `gzipped` as the input was.
+fn profile_preview(mut p: crate::model::Profile, gzipped: bool, extent: PreviewExtent) -> Preview {
+    p.meta.warnings = Default::default();
+    p.meta.gzipped = gzipped;
+    Preview {
+        imported: Imported::Profile(Box::new(p)),
+        extent,
+    }
+}
+
+/// The first `head` bytes of a Chrome trace as a truncated trace, cut back to the end of a
+/// line in its last MiB (or eighth) when there is one (one event a line, as most writers do), else
+/// anywhere but inside a UTF-8 character (minified JSON: the importer drops the cut event).
+fn chrome_preview(
+    file: &str,
+    text: &[u8],
+    head: usize,
+    gzipped: bool,
+    extent: PreviewExtent,
+) -> Option<Preview> {
+    let mut cut = head.min(text.len());
+    if cut < text.len() {
+        let from = cut - (cut / 8).min(1 << 20);
+        match memchr::memrchr(b'\n', &text[from..cut]) {
+            Some(i) => cut = from + i + 1,
+            None => {
+                while cut > 0 && text[cut] & 0xC0 == 0x80 {
+                    cut -= 1;
+                }
+            }
+        }
+    }
+    let mut spans = chrome::parse(file, &text[..cut]).ok()?;
+    if spans.is_empty() {
+        return None;
+    }
+    spans.warnings = Default::default();
+    let extent = match extent {
+        PreviewExtent::Head {
+            total_bytes,
+            gzipped,
+            ..
+        } => PreviewExtent::Head {
+            head_bytes: cut as u64,
+            total_bytes,
+            gzipped,
+        },
+        other => other,
+    };
+    Some(Preview {
+        imported: Imported::Trace(Box::new(Trace {
+            spans,
+            source: file.to_string(),
+            format: SourceFormat::ChromeTrace,
+            gzipped,
+        })),
+        extent,
+    })
+}
+
+/// The first `limit` decompressed bytes of a gzip stream, or `None` when the stream ends
+/// before them (a small input: the full load is quick) or is damaged before any data.
+fn gunzip_prefix(bytes: &[u8], limit: usize) -> Option<Vec<u8>> {
+    let mut out = vec![0u8; limit];
+    let mut dec = flate2::read::MultiGzDecoder::new(bytes);
+    let mut filled = 0;
+    while filled < limit {
+        match dec.read(&mut out[filled..]) {
+            Ok(0) => return None,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) if filled > 0 => break,
+            Err(_) => return None,
+        }
+    }
+    out.truncate(filled);
+    Some(out)
+}
+
+/// The end of the last whole line or sample of `text` (0 when there is none), where
+/// `boundary(text, at)` finds the first boundary at or after `at` (a position just past
+/// a line end, or past a blank line).
+fn last_boundary(text: &[u8], boundary: fn(&[u8], usize) -> Option<usize>) -> usize {
+    // Look in the last 64 KiB first, then in four times as much, and so on.
+    let mut back = 64usize << 10;
+    loop {
+        let from = text.len().saturating_sub(back);
+        let mut last = None;
+        let mut at = from;
+        while let Some(b) = boundary(text, at).filter(|&b| b > at && b <= text.len()) {
+            last = Some(b);
+            at = b;
+        }
+        match last {
+            Some(b) => return b,
+            None if from == 0 => return 0,
+            None => back = back.saturating_mul(4),
+        }
+    }
+}
+
+/// Where [`sample_slices`] aims its `count` slices of `slice_bytes` in `len` bytes: at
+/// i/(count-1) of the way to the last possible start, so that the first slice starts the
+/// text and the last one ends it.
+fn slice_targets(len: usize, count: usize, slice_bytes: usize) -> impl Iterator<Item = usize> {
+    let span = len.saturating_sub(slice_bytes.max(1)) as u128;
+    (0..count).map(move |i| {
+        if count <= 1 {
+            0
+        } else {
+            (span * i as u128 / (count - 1) as u128) as usize
+        }
+    })
+}
+
+/// `count` slices of `text`, each about `slice_bytes` long, evenly spaced from the start
+/// of `text` to its end, in order and disjoint. A slice starts at 0 or at a boundary and
+/// ends at a boundary or at the end of `text`, where `boundary(text, at)` returns the
+/// first boundary at or after `at` (as for [`folded::next_line_start`]): a slice never
+/// splits a line (or sample). When the slices would cover `text`, one slice is all of it.
+/// Deterministic: the same text gives the same slices.
+pub fn sample_slices(
+    text: &[u8],
+    count: usize,
+    slice_bytes: usize,
+    boundary: impl Fn(&[u8], usize) -> Option<usize>,
+) -> Vec<Range<usize>> {
+    let len = text.len();
+    if count == 0 || len == 0 {
+        return Vec::new();
+    }
+    if count.saturating_mul(slice_bytes) >= len {
+        return std::iter::once(0..len).collect();
+    }
+    let slice_bytes = slice_bytes.max(1);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(count);
+    let mut prev_end = 0usize;
+    for target in slice_targets(len, count, slice_bytes) {
+        let start = if target == 0 {
+            0
+        } else {
+            match boundary(text, target) {
+                Some(s) => s,
+                None => break,
+            }
+        };
+        let start = start.max(prev_end);
+        if start >= len {
+            break;
+        }
+        let end = match start.checked_add(slice_bytes) {
+            Some(e) if e < len => boundary(text, e).map_or(len, |b| b.min(len)),
+            _ => len,
+        };
+        out.push(start..end);
+        prev_end = end;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Folded text of `lines` lines of varying length, each with count 1.
+    fn folded_text(lines: usize) -> String {
+        let mut s = String::new();
+        for i in 0..lines {
+            s.push_str(&format!("main;f{};g{} 1\n", i % 7, "x".repeat(i % 13)));
+        }
+        s
+    }
+
+    fn opts(min: u64) -> PreviewOptions {
+        PreviewOptions {
+            min_bytes: min,
+            min_gzip_bytes: min,
+            slices: 4,
+            max_sampled_bytes: 1 << 20,
+            head_bytes: 64 << 10,
+        }
+    }
+
+    #[test]
+    fn slices_are_whole_lines_even_ordered_and_deterministic() {
+        let text = folded_text(5000);
+        let t = text.as_bytes();
+        let s = sample_slices(t, 8, 500, folded::next_line_start);
+        assert_eq!(s, sample_slices(t, 8, 500, folded::next_line_start));
+        assert_eq!(s.len(), 8);
+        assert_eq!(s[0].start, 0, "the first slice starts the text");
+        assert_eq!(s[7].end, t.len(), "the last slice ends the text");
+        for r in &s {
+            assert!(
+                r.start == 0 || t[r.start - 1] == b'\n',
+                "{r:?} starts mid-line"
+            );
+            assert!(
+                r.end == t.len() || t[r.end - 1] == b'\n',
+                "{r:?} ends mid-line"
+            );
+            // At least the asked length, at most one line (< 40 bytes here) more.
+            assert!(r.len() >= 500 || r.end == t.len(), "{r:?}");
+            assert!(r.len() < 500 + 40, "{r:?}");
+        }
+        for w in s.windows(2) {
+            assert!(w[0].end <= w[1].start, "{w:?} overlap");
+        }
+        // Even spacing: each start within a line of where an even split puts it.
+        let step = (t.len() - 500) as f64 / 7.0;
+        for (i, r) in s.iter().enumerate() {
+            let aim = step * i as f64;
+            assert!(
+                (r.start as f64 - aim).abs() < 40.0,
+                "slice {i} at {}",
+                r.start
+            );
+        }
+    }
+
+    #[test]
+    fn slices_of_small_or_odd_inputs() {
+        let nl = folded::next_line_start;
+        assert!(sample_slices(b"", 4, 10, nl).is_empty());
+        assert!(sample_slices(b"a 1\n", 0, 10, nl).is_empty());
+        // Slices that would cover the text: the whole text, once.
+        assert_eq!(
+            sample_slices(b"a 1\nb 2\n", 4, 10, nl),
+            std::iter::once(0..8).collect::<Vec<_>>()
+        );
+        // No line ends at all: one slice from the start to the end.
+        let one_line = vec![b'a'; 1000];
+        assert_eq!(
+            sample_slices(&one_line, 4, 10, nl),
+            std::iter::once(0..1000).collect::<Vec<_>>()
+        );
+        // Lines longer than the slices: slices never overlap nor repeat a line.
+        let long = format!("{}\n", "x".repeat(300)).repeat(10);
+        let s = sample_slices(long.as_bytes(), 16, 5, nl);
+        for w in s.windows(2) {
+            assert!(w[0].end <= w[1].start && !w[1].is_empty(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn perf_slices_cut_at_sample_boundaries() {
+        let mut text = String::from("# header\n\n");
+        for i in 0..400 {
+            text.push_str(&format!(
+                "prog {i} [000] 1.0: 1 cycles:\n\tffffff81 f{} (/bin/x)\n\tffffff82 main (/bin/x)\n\n",
+                i % 5
+            ));
+        }
+        let t = text.as_bytes();
+        let s = sample_slices(t, 6, 300, perf::next_blank_line_end);
+        assert_eq!(s.len(), 6);
+        for r in &s {
+            let part = &text[r.clone()];
+            assert!(
+                r.start == 0 || part.starts_with("prog "),
+                "slice {r:?} starts inside a sample: {:?}",
+                &part[..20]
+            );
+            assert!(part.ends_with("\n\n"), "slice {r:?} ends inside a sample");
+        }
+        let p = preview_bytes("t.perf", t, &{
+            let mut o = opts(1);
+            o.slices = 6;
+            o
+        })
+        .expect("a preview");
+        let Imported::Profile(p) = p.imported else {
+            panic!("not a profile")
+        };
+        assert!(p.tree.grand_total() > 0);
+        assert_eq!(p.meta.warnings.invalid_lines, 0, "{:?}", p.meta.warnings);
+    }
+
+    #[test]
+    fn preview_total_is_the_sampled_lines_count() {
+        let text = folded_text(20_000);
+        let o = opts(1000);
+        let p = preview_bytes("t.folded", text.as_bytes(), &o).expect("a preview");
+        let PreviewExtent::Sampled {
+            slices,
+            sampled_bytes,
+            total_bytes,
+        } = p.extent
+        else {
+            panic!("not sampled: {:?}", p.extent)
+        };
+        assert_eq!(slices, 4);
+        assert_eq!(total_bytes, text.len() as u64);
+        // The budget: a sixty-fourth of the input, give or take a line per slice.
+        let budget = text.len() as u64 / 64;
+        // (The last slice ends the text, so it may be a line short.)
+        assert!(sampled_bytes + 4 + 40 >= budget && sampled_bytes < budget + 4 * 40);
+        // Recompute the slices: every line in them has count 1, so the tree's total is
+        // the number of sampled lines.
+        let s = sample_slices(
+            text.as_bytes(),
+            4,
+            (budget / 4) as usize,
+            folded::next_line_start,
+        );
+        let lines: usize = s
+            .iter()
+            .map(|r| memchr::memchr_iter(b'\n', &text.as_bytes()[r.clone()]).count())
+            .sum();
+        assert_eq!(s.iter().map(|r| r.len() as u64).sum::<u64>(), sampled_bytes);
+        let Imported::Profile(p) = p.imported else {
+            panic!("not a profile")
+        };
+        assert_eq!(p.tree.grand_total(), lines as u64);
+        assert!(p.meta.warnings.is_empty());
+    }
+
+    #[test]
+    fn proportions_approximate_the_whole_file() {
+        // The first half of the file is all `a`, the second all `b`: a head preview would
+        // show only `a`, slices across the file show both about equally.
+        let mut text = "main;a 1\n".repeat(20_000);
+        text.push_str(&"main;b 1\n".repeat(20_000));
+        let p = preview_bytes("t.folded", text.as_bytes(), &opts(1000)).expect("a preview");
+        let Imported::Profile(p) = p.imported else {
+            panic!("not a profile")
+        };
+        let main = p.tree.children(0)[0];
+        let share = |name: &str| {
+            let n = p
+                .tree
+                .children(main)
+                .iter()
+                .copied()
+                .find(|&c| p.names.get(p.tree.name(c)) == name)
+                .expect("present");
+            p.tree.total(n) as f64 / p.tree.grand_total() as f64
+        };
+        assert!((share("a") - 0.5).abs() < 0.05, "{}", share("a"));
+        assert!((share("b") - 0.5).abs() < 0.05, "{}", share("b"));
+    }
+
+    #[test]
+    fn small_inputs_and_other_formats_get_none() {
+        let text = folded_text(2000);
+        assert!(preview_bytes("t.folded", text.as_bytes(), &opts(1 << 30)).is_none());
+        assert!(preview_bytes("t.folded", text.as_bytes(), &opts(1)).is_some());
+        let fb = br#"{"flamebearer":{"names":["total"],"levels":[[0,1,1,0]],"numTicks":1,"maxSelf":1},"metadata":{}}"#;
+        assert!(preview_bytes("t.json", fb, &opts(1)).is_none());
+        let utf16: Vec<u8> = "a;b 1\n"
+            .repeat(100)
+            .encode_utf16()
+            .flat_map(|u| u.to_le_bytes())
+            .collect();
+        assert!(preview_bytes("t.folded", &utf16, &opts(1)).is_none());
+        // Damage never panics: no preview, or one with what parsed.
+        assert!(preview_bytes("t.folded", b"\n\n\n\n", &opts(1)).is_none());
+        assert!(preview_bytes("t.folded", &[0x1f, 0x8b, 1, 2, 3], &opts(1)).is_none());
+    }
+
+    #[test]
+    fn chrome_head_is_a_truncated_trace() {
+        let mut text = String::from("{\"traceEvents\":[\n");
+        for i in 0..5000 {
+            text.push_str(&format!(
+                "{{\"ph\":\"X\",\"name\":\"e{}\",\"ts\":{},\"dur\":5,\"pid\":1,\"tid\":1}},\n",
+                i % 9,
+                i * 10
+            ));
+        }
+        text.push_str("{}]}\n");
+        let mut o = opts(1000);
+        o.head_bytes = 10_000;
+        let p = preview_bytes("t.json", text.as_bytes(), &o).expect("a preview");
+        let PreviewExtent::Head {
+            head_bytes,
+            total_bytes,
+            gzipped: false,
+        } = p.extent
+        else {
+            panic!("{:?}", p.extent)
+        };
+        assert!(head_bytes <= 10_000 && head_bytes > 9_000, "{head_bytes}");
+        assert_eq!(total_bytes, text.len() as u64);
+        let Imported::Trace(t) = p.imported else {
+            panic!("not a trace")
+        };
+        // Every whole line after the first holds one event.
+        let lines = memchr::memchr_iter(b'\n', &text.as_bytes()[..head_bytes as usize]).count();
+        assert_eq!(t.spans.len(), lines - 1);
+        assert!(t.spans.warnings.is_empty());
+    }
+
+    #[test]
+    fn minified_chrome_json_is_cut_anywhere() {
+        // One line after the first: no line end near the cut.
+        let mut text = String::from("[\n");
+        for i in 0..3000 {
+            text.push_str(&format!(
+                "{{\"ph\":\"X\",\"name\":\"é{}\",\"ts\":{},\"dur\":5,\"pid\":1,\"tid\":1}},",
+                i % 9,
+                i * 10
+            ));
+        }
+        text.push_str("{}]");
+        let mut o = opts(1000);
+        o.head_bytes = 20_001;
+        let p = preview_bytes("t.json", text.as_bytes(), &o).expect("a preview");
+        let Imported::Trace(t) = p.imported else {
+            panic!("not a trace")
+        };
+        assert!(t.spans.len() > 200, "{}", t.spans.len());
+    }
+
+    #[test]
+    fn gzip_preview_is_a_decompressed_prefix() {
+        use std::io::Write;
+        let text = folded_text(50_000);
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(text.as_bytes()).unwrap();
+        let gz = enc.finish().unwrap();
+        let p = preview_bytes("t.folded.gz", &gz, &opts(1000)).expect("a preview");
+        let PreviewExtent::Head {
+            head_bytes,
+            gzipped: true,
+            ..
+        } = p.extent
+        else {
+            panic!("{:?}", p.extent)
+        };
+        assert!(head_bytes <= 64 << 10 && head_bytes > (64 << 10) - 40);
+        assert_eq!(text.as_bytes()[head_bytes as usize - 1], b'\n');
+        let Imported::Profile(pr) = p.imported else {
+            panic!("not a profile")
+        };
+        let lines = memchr::memchr_iter(b'\n', &text.as_bytes()[..head_bytes as usize]).count();
+        assert_eq!(pr.tree.grand_total(), lines as u64);
+        assert!(pr.meta.gzipped);
+        assert!(p.extent.describe().contains("decompressed of a"));
+        // A stream shorter than the head: no preview (the full load is quick).
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(b"a;b 1\n").unwrap();
+        assert!(preview_bytes("s.gz", &enc.finish().unwrap(), &opts(1)).is_none());
+    }
+
+    #[test]
+    fn last_boundary_finds_the_last_line_end() {
+        let t = b"a 1\nb 2\nc";
+        assert_eq!(last_boundary(t, folded::next_line_start), 8);
+        assert_eq!(last_boundary(b"abc", folded::next_line_start), 0);
+        let long = format!("{}\n{}", "x".repeat(200_000), "y".repeat(300_000));
+        assert_eq!(
+            last_boundary(long.as_bytes(), folded::next_line_start),
+            200_001
+        );
+    }
+
+    #[test]
+    fn describe_says_what_was_read() {
+        let s = PreviewExtent::Sampled {
+            slices: 16,
+            sampled_bytes: 16 << 20,
+            total_bytes: 954 << 20,
+        };
+        assert_eq!(
+            s.describe(),
+            "preview from 16 MiB of 954 MiB sampled across the file (16 slices)"
+        );
+        let h = PreviewExtent::Head {
+            head_bytes: 32 << 20,
+            total_bytes: 450 << 20,
+            gzipped: false,
+        };
+        assert_eq!(h.describe(), "preview: first 32 MiB of 450 MiB");
+    }
+}
