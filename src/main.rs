@@ -7,12 +7,12 @@ use scorch::export::{self, ExportOptions};
 use scorch::import::{self, Limits};
 use scorch::layout::flame_layout;
 use scorch::model::Profile;
-use scorch::render::{Backend, Gpu, GpuOptions};
+use scorch::render::{Backend, Gpu, GpuOptions, Renderer};
 use scorch::view::Orientation;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// scorch: a GPU-rendered viewer for performance profiles (flame graphs, icicles, diffs).
 ///
@@ -320,7 +320,8 @@ fn warn(profile: &Profile) {
     }
 }
 
-fn load_any(input: &Path) -> Result<import::Imported> {
+/// Loads a profile or trace, recording the stages of the load into `progress`.
+fn load_any(input: &Path, progress: Option<&import::Progress>) -> Result<import::Imported> {
     if input == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -332,44 +333,83 @@ fn load_any(input: &Path) -> Result<import::Imported> {
             Limits::default(),
         )?)
     } else {
-        Ok(import::load_any_path(input)?)
+        Ok(import::load_any_path_with(input, progress)?)
     }
+}
+
+/// What the device thread of `scorch render` hands over: the device, a renderer (its
+/// pipelines compiled, its font loaded), and how long each took.
+struct DeviceReady {
+    gpu: Gpu,
+    renderer: Renderer,
+    open: Duration,
+    warm: Duration,
+}
+
+/// The thread opening the device for `scorch render`. Opening a device (tens of
+/// milliseconds on llvmpipe, loading drivers and LLVM) and compiling the pipelines do
+/// not depend on the input: they run on this thread while the input is parsed and laid
+/// out. (Drawing a first tiny frame there too, so that llvmpipe compiles its shader
+/// variants before the real frame, saved 10-20 ms of drawing but cost as much parsing
+/// time on two cores, and 19 MiB: not kept.) On every other way out (a bad input, bad options) the guard still joins
+/// it: exiting while a driver initialises on another thread would run the driver's exit
+/// handlers under it.
+struct DeviceThread(Option<std::thread::JoinHandle<Result<DeviceReady>>>);
+
+impl DeviceThread {
+    fn start(backend: Option<BackendArg>) -> Result<DeviceThread> {
+        let gpu_opts = GpuOptions {
+            backend: backend.map(backend_arg),
+        };
+        let handle = std::thread::Builder::new()
+            .name("scorch-device".into())
+            .spawn(move || {
+                let t0 = Instant::now();
+                let gpu = Gpu::new(&gpu_opts)?;
+                let open = t0.elapsed();
+                let renderer = Renderer::new(&gpu, scorch::render::TARGET_FORMAT);
+                Ok(DeviceReady {
+                    gpu,
+                    renderer,
+                    open,
+                    warm: t0.elapsed() - open,
+                })
+            })
+            .context("starting the device thread")?;
+        Ok(DeviceThread(Some(handle)))
+    }
+
+    fn wait(mut self) -> Result<DeviceReady> {
+        match self.0.take().map(|h| h.join()) {
+            Some(Ok(ready)) => ready,
+            _ => bail!("the device thread panicked"),
+        }
+    }
+}
+
+impl Drop for DeviceThread {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// `-v` output: the stages of a load as `name ms` pairs.
+fn stage_list(stages: &[(&str, Duration)]) -> String {
+    stages
+        .iter()
+        .map(|(name, d)| format!("{name} {:.1}", ms(*d)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn render(a: RenderArgs) -> Result<()> {
     let t0 = Instant::now();
-    // Opening a device (tens of milliseconds on llvmpipe, loading drivers and LLVM) does
-    // not depend on the input: it runs on its own thread while the input is parsed and
-    // laid out. On every other way out (a trace, a bad input, bad options) the guard
-    // still joins it: exiting while a driver initialises on another thread would run
-    // the driver's exit handlers under it.
-    struct DeviceThread(Option<std::thread::JoinHandle<Result<Gpu, scorch::render::GpuError>>>);
-    impl DeviceThread {
-        fn wait(mut self) -> Result<Gpu> {
-            match self.0.take().map(|h| h.join()) {
-                Some(Ok(gpu)) => Ok(gpu?),
-                _ => bail!("the device thread panicked"),
-            }
-        }
-    }
-    impl Drop for DeviceThread {
-        fn drop(&mut self) {
-            if let Some(h) = self.0.take() {
-                let _ = h.join();
-            }
-        }
-    }
-    let gpu_opts = GpuOptions {
-        backend: a.backend.map(backend_arg),
-    };
-    let device = DeviceThread(Some(
-        std::thread::Builder::new()
-            .name("scorch-device".into())
-            .spawn(move || Gpu::new(&gpu_opts))
-            .context("starting the device thread")?,
-    ));
-    let profile = match load_any(&a.input)? {
-        import::Imported::Trace(t) => return render_timeline(a, *t, t0),
+    let device = DeviceThread::start(a.backend)?;
+    let progress = import::Progress::default();
+    let profile = match load_any(&a.input, Some(&progress))? {
+        import::Imported::Trace(t) => return render_timeline(a, *t, t0, device),
         import::Imported::Profile(p) => *p,
     };
     if a.view == Some(ViewArg::Timeline) {
@@ -397,9 +437,11 @@ fn render(a: RenderArgs) -> Result<()> {
     };
     // Check the options before waiting for the device.
     export::frame_spec(&profile, &layout, &opts)?;
-    let gpu = device.wait()?;
+    let ready = device.wait()?;
+    let (gpu, mut renderer) = (ready.gpu, ready.renderer);
     let t_gpu = t0.elapsed();
-    let (report, times) = export::render_png_timed(&gpu, &profile, &layout, &opts, &a.output)?;
+    let (report, times) =
+        export::render_png_with(&gpu, &mut renderer, &profile, &layout, &opts, &a.output)?;
     let t_done = t0.elapsed();
     if report.rows_cut > 0 {
         eprintln!(
@@ -419,18 +461,27 @@ fn render(a: RenderArgs) -> Result<()> {
             report.tiles
         );
         eprintln!(
-            "scorch: load {:.1} ms, layout {:.1} ms, device {:.1} ms (waited for; opened alongside the load), render+png {:.1} ms",
+            "scorch: load {:.1} ms ({}), layout {:.1} ms, waiting for the device {:.1} ms, render+png {:.1} ms",
             ms(t_load),
+            stage_list(&progress.stages()),
             ms(t_layout - t_load),
             ms(t_gpu - t_layout),
             ms(t_done - t_gpu)
         );
         eprintln!(
-            "scorch: render: pipelines {:.1} ms, LOD+upload {:.1} ms, draw+readback {:.1} ms, png {:.1} ms",
-            ms(times.pipelines),
-            ms(times.scene),
-            ms(times.draw),
-            ms(times.encode)
+            "scorch: render: LOD {:.1} ms, upload {:.1} ms, frame {:.1} ms, GPU draw {:.1} ms, readback {:.1} ms, png {:.1} ms, write {:.1} ms",
+            ms(times.lod),
+            ms(times.upload),
+            ms(times.frame),
+            ms(times.gpu),
+            ms(times.readback),
+            ms(times.png),
+            ms(times.write)
+        );
+        eprintln!(
+            "scorch: device thread, alongside the load: adapter+device {:.1} ms, pipelines+font {:.1} ms",
+            ms(ready.open),
+            ms(ready.warm)
         );
     }
     let mut out = std::io::stdout().lock();
@@ -442,10 +493,21 @@ fn render(a: RenderArgs) -> Result<()> {
         report.height_px,
         report.png_bytes.div_ceil(1024)
     )?;
+    out.flush()?;
+    // The process ends right after this: freeing the tree, the layout and the device
+    // (hundreds of MB in millions of column entries, and the driver's teardown) would
+    // only delay the exit, by 20-30 ms on a 200 MB profile, for memory the OS reclaims
+    // at once anyway. The CLI path only: the library functions free as usual.
+    std::mem::forget((renderer, gpu, layout, profile));
     Ok(())
 }
 
-fn render_timeline(a: RenderArgs, trace: import::Trace, t0: Instant) -> Result<()> {
+fn render_timeline(
+    a: RenderArgs,
+    trace: import::Trace,
+    t0: Instant,
+    device: DeviceThread,
+) -> Result<()> {
     use scorch::layout::timeline::BandMode;
     if let Some(v @ (ViewArg::Flamegraph | ViewArg::Icicle)) = a.view {
         bail!(
@@ -479,11 +541,10 @@ fn render_timeline(a: RenderArgs, trace: import::Trace, t0: Instant) -> Result<(
         end_ns: a.end,
     };
     export::timeline_spec(&view, &opts)?;
-    let gpu = Gpu::new(&GpuOptions {
-        backend: a.backend.map(backend_arg),
-    })?;
+    let ready = device.wait()?;
+    let (gpu, mut renderer) = (ready.gpu, ready.renderer);
     let t_gpu = t0.elapsed();
-    let report = export::render_timeline_png(&gpu, &view, &opts, &a.output)?;
+    let report = export::render_timeline_png_with(&gpu, &mut renderer, &view, &opts, &a.output)?;
     let t_done = t0.elapsed();
     if report.rows_cut > 0 {
         eprintln!(

@@ -219,9 +219,11 @@ pub fn parse_with_threads(
     threads: usize,
     min_parallel_bytes: usize,
 ) -> Result<Profile, ImportError> {
+    let t0 = std::time::Instant::now();
     if threads <= 1 || text.len() < min_parallel_bytes.max(2) {
         let chunk = parse_chunk(file, text, 1, 0, None, progress)?;
-        return finish(file, chunk);
+        super::Progress::stage(progress, "parse", t0.elapsed());
+        return finish(file, chunk, progress);
     }
     // The first valid line decides the mode for every chunk, as it does sequentially.
     let mode = text
@@ -235,7 +237,7 @@ pub fn parse_with_threads(
         });
     let Some(mode) = mode else {
         let chunk = parse_chunk(file, text, 1, 0, None, progress)?;
-        return finish(file, chunk);
+        return finish(file, chunk, progress);
     };
     // Chunks start right after a newline.
     let results = parse_in_chunks(
@@ -245,11 +247,14 @@ pub fn parse_with_threads(
         |part, line, base| parse_chunk(file, part, line, base, Some(mode), progress),
     );
     let mut chunks = results?;
+    let t1 = std::time::Instant::now();
+    super::Progress::stage(progress, "parse", t1 - t0);
     let mut merged = chunks.remove(0);
     for c in chunks {
         merge(file, &mut merged, c)?;
     }
-    finish(file, merged)
+    super::Progress::stage(progress, "merge", t1.elapsed());
+    finish(file, merged, progress)
 }
 
 /// Adds `other`'s samples into `into`, re-interning names; O(nodes of `other`).
@@ -366,6 +371,8 @@ fn parse_chunk(
     let mut prev_stack: &[u8] = &[];
     let mut prev_ends: Vec<usize> = Vec::new();
     let mut prev_nodes: Vec<NodeId> = Vec::new();
+    // The names of the frames a line adds (reused buffer).
+    let mut line_names: Vec<crate::model::NameId> = Vec::new();
     let mut first_valid_line = mode.map_or(0, |m| m.decided_at);
 
     let invalid = |w: &mut Warnings, line_no: u64, why: String| {
@@ -476,13 +483,21 @@ fn parse_chunk(
             0 => (0, 0),
             d => (prev_nodes[d - 1], prev_ends[d - 1] + 1),
         };
-        // Below a node created for this line nothing can exist yet: its children are
-        // appended without the lookup.
-        let mut fresh = false;
+        // The new frames' names first, then their nodes: the name lookups (a hash table
+        // probe and a string comparison each, mostly cache misses) do not wait for one
+        // another or for the tree, so the processor overlaps them.
+        line_names.clear();
         while frame_start <= stack.len() {
             let frame_end = memchr::memchr(b';', &stack[frame_start..])
                 .map_or(stack.len(), |i| frame_start + i);
-            let name = names.intern_bytes(&stack[frame_start..frame_end]);
+            line_names.push(names.intern_bytes(&stack[frame_start..frame_end]));
+            prev_ends.push(frame_end);
+            frame_start = frame_end + 1;
+        }
+        // Below a node created for this line nothing can exist yet: its children are
+        // appended without the lookup.
+        let mut fresh = false;
+        for &name in &line_names {
             node = if fresh {
                 b.push_child(node, name)
             } else {
@@ -492,8 +507,6 @@ fn parse_chunk(
                 n
             };
             prev_nodes.push(node);
-            prev_ends.push(frame_end);
-            frame_start = frame_end + 1;
         }
         prev_stack = stack;
 
@@ -541,7 +554,12 @@ fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
 }
 
 /// Turns a parsed (and merged) chunk into the profile, or the no-samples error.
-fn finish(file: &str, chunk: Chunk) -> Result<Profile, ImportError> {
+fn finish(
+    file: &str,
+    chunk: Chunk,
+    progress: Option<&super::Progress>,
+) -> Result<Profile, ImportError> {
+    let t0 = std::time::Instant::now();
     let Chunk {
         names,
         builder,
@@ -571,6 +589,7 @@ fn finish(file: &str, chunk: Chunk) -> Result<Profile, ImportError> {
             location: "whole file".to_string(),
             message: e.to_string(),
         })?;
+    super::Progress::stage(progress, "tree", t0.elapsed());
     if tree.grand_total() == 0 {
         return Err(ImportError::NoSamples {
             file: file.to_string(),

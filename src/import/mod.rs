@@ -39,6 +39,9 @@ pub struct Progress {
     pub done: AtomicU64,
     /// Bytes of (decoded) input in all; 0 until known.
     pub total: AtomicU64,
+    /// How long each stage of the load took, in order (`scorch render -v`): reading,
+    /// parsing, merging per-thread trees, finishing the tree.
+    pub stages: std::sync::Mutex<Vec<(&'static str, std::time::Duration)>>,
 }
 
 impl Progress {
@@ -46,6 +49,20 @@ impl Progress {
     pub fn fraction(&self) -> Option<f64> {
         let t = self.total.load(Ordering::Relaxed);
         (t > 0).then(|| self.done.load(Ordering::Relaxed) as f64 / t as f64)
+    }
+
+    /// Records that `stage` took `took` (when there is a `Progress` to record into).
+    pub(crate) fn stage(p: Option<&Progress>, stage: &'static str, took: std::time::Duration) {
+        if let Some(p) = p
+            && let Ok(mut s) = p.stages.lock()
+        {
+            s.push((stage, took));
+        }
+    }
+
+    /// The stages recorded so far.
+    pub fn stages(&self) -> Vec<(&'static str, std::time::Duration)> {
+        self.stages.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
     pub(crate) fn set_done(p: Option<&Progress>, v: u64) {
@@ -268,7 +285,9 @@ pub fn load_any_path_with(
     progress: Option<&Progress>,
 ) -> Result<Imported, ImportError> {
     let file = path.display().to_string();
+    let t0 = std::time::Instant::now();
     let bytes = read_input(path)?;
+    Progress::stage(progress, "read", t0.elapsed());
     load_any_bytes_with(&file, &bytes, Limits::default(), progress)
 }
 

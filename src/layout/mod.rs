@@ -160,6 +160,22 @@ pub fn flame_layout(tree: &CallTree) -> Layout {
             total_ticks: 0,
         };
     }
+    // Every row at its final size up front: growing them bar by bar would copy each
+    // row several times over (and fault its pages in each time).
+    let mut per_row = vec![0usize; tree.max_depth() as usize + 1];
+    for n in 0..tree.len() as NodeId {
+        if tree.total(n) > 0 {
+            per_row[tree.depth(n) as usize] += 1;
+        }
+    }
+    for &len in &per_row {
+        rows.push(Row {
+            x0: Vec::with_capacity(len),
+            x1: Vec::with_capacity(len),
+            name: Vec::with_capacity(len),
+            node: Vec::with_capacity(len),
+        });
+    }
     // (node, x0) pairs still to place; children are pushed in reverse so that the leftmost
     // child is popped first (pre-order, left to right).
     let mut stack: Vec<(NodeId, u64)> = vec![(tree.root(), 0)];
@@ -180,6 +196,10 @@ pub fn flame_layout(tree: &CallTree) -> Layout {
             cursor -= t;
             stack.push((c, cursor));
         }
+    }
+    // Depths holding only zero-total nodes get no row (none can hold bars below them).
+    while rows.last().is_some_and(Row::is_empty) {
+        rows.pop();
     }
     Layout {
         rows,

@@ -14,7 +14,6 @@ use glyphon::{
     TextArea, TextAtlas, TextBounds, TextRenderer, Viewport, Wrap,
 };
 use std::collections::HashMap;
-use std::rc::Rc;
 use std::sync::Arc;
 
 /// The bundled font.
@@ -45,7 +44,7 @@ impl Measure {
 }
 
 struct Item {
-    buffer: Rc<Buffer>,
+    buffer: Arc<Buffer>,
     left: f32,
     top: f32,
     bounds: TextBounds,
@@ -73,7 +72,7 @@ pub struct TextLayer {
     measures: HashMap<(String, u32), Arc<Measure>>,
     /// Shaped strings kept across frames: a window redrawn for a hover change reshapes
     /// nothing.
-    shaped: HashMap<(String, u32), Rc<Buffer>>,
+    shaped: HashMap<(String, u32), Arc<Buffer>>,
     items: [Vec<Item>; 2],
 }
 
@@ -219,7 +218,7 @@ impl TextLayer {
                 if self.shaped.len() > 50_000 {
                     self.shaped.clear();
                 }
-                let b = Rc::new(self.shaped(text, size));
+                let b = Arc::new(self.shaped(text, size));
                 self.shaped.insert(key, b.clone());
                 b
             }
