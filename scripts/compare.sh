@@ -29,6 +29,8 @@
 #                (parse + layout); end to end `collapse-perf | flamegraph` (SVG) vs
 #                `scorch render` (PNG);
 #   folded:      inferno-flamegraph (folded -> SVG) vs `scorch info` and `scorch render`.
+# The speed-up column also gives the median of the per-run ratios (run k of the peer over
+# run k of scorch, seconds apart), which a load drifting during the run moves less.
 # After the table: where `scorch render` spent its time on each input (`-v`, one run).
 set -euo pipefail
 
@@ -180,7 +182,13 @@ for spec in specs:
         def vs(peer, name):
             if peer[0] < 0.01:
                 return f"n/a ({name} < 10 ms)"
-            return f"{peer[0]/wall:.2f}x vs {name}"
+            # Run k of the peer against run k of scorch (they ran seconds apart): the
+            # median of these is less moved by a load that drifts over the whole run.
+            paired = [p[0] / max(s[0], 0.005)
+                      for p, s in zip(rows.get((f, name), []), rows.get((f, tool), []))]
+            per_run = (f" (per run: median {statistics.median(paired):.2f}x)"
+                       if paired and tool != "scorch parse only" else "")
+            return f"{peer[0]/wall:.2f}x vs {name}{per_run}"
         if tool in ("scorch info", "scorch parse only") and peer_parse:
             ratio = vs(peer_parse, tools[0])
         if tool == "scorch render" and peer_e2e:
