@@ -12,6 +12,8 @@ use scorch::view::Orientation;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// scorch: a GPU-rendered viewer for performance profiles (flame graphs, icicles, diffs).
@@ -342,28 +344,50 @@ fn load_any(input: &Path, progress: Option<&import::Progress>) -> Result<import:
 struct DeviceReady {
     gpu: Gpu,
     renderer: Renderer,
+    /// Waiting for the parse to be nearly done.
+    held: Duration,
     open: Duration,
     warm: Duration,
 }
 
 /// The thread opening the device for `scorch render`. Opening a device (tens of
 /// milliseconds on llvmpipe, loading drivers and LLVM) and compiling the pipelines do
-/// not depend on the input: they run on this thread while the input is parsed and laid
-/// out. (Drawing a first tiny frame there too, so that llvmpipe compiles its shader
-/// variants before the real frame, saved 10-20 ms of drawing but cost as much parsing
-/// time on two cores, and 19 MiB: not kept.) On every other way out (a bad input, bad options) the guard still joins
-/// it: exiting while a driver initialises on another thread would run the driver's exit
+/// not depend on the input: they run on this thread, alongside the load and the layout.
+///
+/// When: a large input is parsed on every core, and a third thread would only slow the
+/// parsers down; what follows the parse (merging per-thread trees, finishing the tree,
+/// layout, level of detail) runs mostly on one core, with the others idle. So for an
+/// input of [`HOLD_BACK_MIN_BYTES`] or more the thread waits until the parsers are
+/// nine tenths through, then opens the device while the rest of the load and the layout
+/// run (on W1, 200 MB: about 130 ms of mostly one-core work, for 75-100 ms of opening).
+/// A smaller input, a trace or standard input: at once. (Drawing a first tiny frame
+/// there too, so that llvmpipe compiles its shader variants before the real frame, saved
+/// 10-20 ms of drawing but cost as much elsewhere, and 19 MiB: not kept.)
+///
+/// On every other way out (a bad input, bad options) the guard still joins the thread:
+/// exiting while a driver initialises on another thread would run the driver's exit
 /// handlers under it.
-struct DeviceThread(Option<std::thread::JoinHandle<Result<DeviceReady>>>);
+struct DeviceThread {
+    handle: Option<std::thread::JoinHandle<Result<DeviceReady>>>,
+    /// Set when the load is over: the thread waits no longer.
+    go: Arc<AtomicBool>,
+}
+
+/// Inputs at least this large have the device opened near the end of their parse.
+const HOLD_BACK_MIN_BYTES: u64 = 96 << 20;
 
 impl DeviceThread {
-    fn start(backend: Option<BackendArg>) -> Result<DeviceThread> {
+    fn start(backend: Option<BackendArg>, progress: Arc<import::Progress>) -> Result<DeviceThread> {
         let gpu_opts = GpuOptions {
             backend: backend.map(backend_arg),
         };
+        let go = Arc::new(AtomicBool::new(false));
+        let go_seen = go.clone();
         let handle = std::thread::Builder::new()
             .name("scorch-device".into())
             .spawn(move || {
+                let t_start = Instant::now();
+                hold_back(&go_seen, &progress);
                 let t0 = Instant::now();
                 let gpu = Gpu::new(&gpu_opts)?;
                 let open = t0.elapsed();
@@ -371,25 +395,52 @@ impl DeviceThread {
                 Ok(DeviceReady {
                     gpu,
                     renderer,
+                    held: t0 - t_start,
                     open,
                     warm: t0.elapsed() - open,
                 })
             })
             .context("starting the device thread")?;
-        Ok(DeviceThread(Some(handle)))
+        Ok(DeviceThread {
+            handle: Some(handle),
+            go,
+        })
+    }
+
+    /// The load is over: open the device now if not yet.
+    fn go(&self) {
+        self.go.store(true, Ordering::Release);
     }
 
     fn wait(mut self) -> Result<DeviceReady> {
-        match self.0.take().map(|h| h.join()) {
+        self.go();
+        match self.handle.take().map(|h| h.join()) {
             Some(Ok(ready)) => ready,
             _ => bail!("the device thread panicked"),
         }
     }
 }
 
+/// Returns when the device should be opened (see [`DeviceThread`]): `go` is set, or the
+/// input is small, or nine tenths of a large one are parsed.
+fn hold_back(go: &AtomicBool, progress: &import::Progress) {
+    loop {
+        if go.load(Ordering::Acquire) {
+            return;
+        }
+        let total = progress.total.load(Ordering::Relaxed);
+        let done = progress.done.load(Ordering::Relaxed);
+        if total > 0 && (total < HOLD_BACK_MIN_BYTES || done >= total / 10 * 9) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 impl Drop for DeviceThread {
     fn drop(&mut self) {
-        if let Some(h) = self.0.take() {
+        self.go();
+        if let Some(h) = self.handle.take() {
             let _ = h.join();
         }
     }
@@ -406,9 +457,11 @@ fn stage_list(stages: &[(&str, Duration)]) -> String {
 
 fn render(a: RenderArgs) -> Result<()> {
     let t0 = Instant::now();
-    let device = DeviceThread::start(a.backend)?;
-    let progress = import::Progress::default();
-    let profile = match load_any(&a.input, Some(&progress))? {
+    let progress = Arc::new(import::Progress::default());
+    let device = DeviceThread::start(a.backend, progress.clone())?;
+    let loaded = load_any(&a.input, Some(&progress));
+    device.go();
+    let profile = match loaded? {
         import::Imported::Trace(t) => return render_timeline(a, *t, t0, device),
         import::Imported::Profile(p) => *p,
     };
@@ -479,7 +532,8 @@ fn render(a: RenderArgs) -> Result<()> {
             ms(times.write)
         );
         eprintln!(
-            "scorch: device thread, alongside the load: adapter+device {:.1} ms, pipelines+font {:.1} ms",
+            "scorch: device thread, alongside the load: held back {:.1} ms, adapter+device {:.1} ms, pipelines+font {:.1} ms",
+            ms(ready.held),
             ms(ready.open),
             ms(ready.warm)
         );
