@@ -347,7 +347,7 @@ struct DeviceReady {
     /// Waiting for the parse to be nearly done.
     held: Duration,
     open: Duration,
-    warm: Duration,
+    pipelines: Duration,
 }
 
 /// The thread opening the device for `scorch render`. Opening a device (tens of
@@ -360,7 +360,8 @@ struct DeviceReady {
 /// input of [`HOLD_BACK_MIN_BYTES`] or more the thread waits until the parsers are
 /// nine tenths through, then opens the device while the rest of the load and the layout
 /// run (on W1, 200 MB: about 130 ms of mostly one-core work, for 75-100 ms of opening).
-/// A smaller input, a trace or standard input: at once. (Drawing a first tiny frame
+/// A smaller input or standard input: at once; a large trace (its parser reports no
+/// progress): once it is loaded, alongside its layout. (Drawing a first tiny frame
 /// there too, so that llvmpipe compiles its shader variants before the real frame, saved
 /// 10-20 ms of drawing but cost as much elsewhere, and 19 MiB: not kept.)
 ///
@@ -397,7 +398,7 @@ impl DeviceThread {
                     renderer,
                     held: t0 - t_start,
                     open,
-                    warm: t0.elapsed() - open,
+                    pipelines: t0.elapsed() - open,
                 })
             })
             .context("starting the device thread")?;
@@ -459,6 +460,10 @@ fn render(a: RenderArgs) -> Result<()> {
     let t0 = Instant::now();
     let progress = Arc::new(import::Progress::default());
     let device = DeviceThread::start(a.backend, progress.clone())?;
+    if a.input == Path::new("-") {
+        // Nothing says how far a read of standard input is.
+        device.go();
+    }
     let loaded = load_any(&a.input, Some(&progress));
     device.go();
     let profile = match loaded? {
@@ -535,7 +540,7 @@ fn render(a: RenderArgs) -> Result<()> {
             "scorch: device thread, alongside the load: held back {:.1} ms, adapter+device {:.1} ms, pipelines+font {:.1} ms",
             ms(ready.held),
             ms(ready.open),
-            ms(ready.warm)
+            ms(ready.pipelines)
         );
     }
     let mut out = std::io::stdout().lock();

@@ -225,9 +225,9 @@ pub struct ExportTimings {
 
 /// The scene a one-off frame of `spec` needs: per row only the tier (or the row) that
 /// frame draws, built and uploaded; not the whole pyramid a window keeps for zooming.
-/// The pixels are those of a full [`Scene::new`]: [`Lod::build_for_view`](crate::lod::Lod::build_for_view) keeps exactly
-/// the tier the full pyramid would give this zoom, and [`view_lod`] builds the same tier
-/// faster.
+/// The pixels are those of a full [`Scene::new`]:
+/// [`Lod::build_for_view`](crate::lod::Lod::build_for_view) keeps exactly the tier the
+/// full pyramid would give this zoom, and [`view_lod`] builds the same tier faster.
 pub fn view_scene(
     gpu: &Gpu,
     renderer: &Renderer,

@@ -237,6 +237,7 @@ pub fn parse_with_threads(
         });
     let Some(mode) = mode else {
         let chunk = parse_chunk(file, text, 1, 0, None, progress)?;
+        super::Progress::stage(progress, "parse", t0.elapsed());
         return finish(file, chunk, progress);
     };
     // Chunks start right after a newline.
@@ -371,8 +372,6 @@ fn parse_chunk(
     let mut prev_stack: &[u8] = &[];
     let mut prev_ends: Vec<usize> = Vec::new();
     let mut prev_nodes: Vec<NodeId> = Vec::new();
-    // The names of the frames a line adds (reused buffer).
-    let mut line_names: Vec<crate::model::NameId> = Vec::new();
     let mut first_valid_line = mode.map_or(0, |m| m.decided_at);
 
     let invalid = |w: &mut Warnings, line_no: u64, why: String| {
@@ -483,21 +482,13 @@ fn parse_chunk(
             0 => (0, 0),
             d => (prev_nodes[d - 1], prev_ends[d - 1] + 1),
         };
-        // The new frames' names first, then their nodes: the name lookups (a hash table
-        // probe and a string comparison each, mostly cache misses) do not wait for one
-        // another or for the tree, so the processor overlaps them.
-        line_names.clear();
-        while frame_start <= stack.len() {
-            let frame_end = memchr::memchr(b';', &stack[frame_start..])
-                .map_or(stack.len(), |i| frame_start + i);
-            line_names.push(names.intern_bytes(&stack[frame_start..frame_end]));
-            prev_ends.push(frame_end);
-            frame_start = frame_end + 1;
-        }
         // Below a node created for this line nothing can exist yet: its children are
         // appended without the lookup.
         let mut fresh = false;
-        for &name in &line_names {
+        while frame_start <= stack.len() {
+            let frame_end = memchr::memchr(b';', &stack[frame_start..])
+                .map_or(stack.len(), |i| frame_start + i);
+            let name = names.intern_bytes(&stack[frame_start..frame_end]);
             node = if fresh {
                 b.push_child(node, name)
             } else {
@@ -507,6 +498,8 @@ fn parse_chunk(
                 n
             };
             prev_nodes.push(node);
+            prev_ends.push(frame_end);
+            frame_start = frame_end + 1;
         }
         prev_stack = stack;
 
