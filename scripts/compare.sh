@@ -19,8 +19,9 @@
 # inferno-flamegraph (cargo install inferno), python3 (median and table).
 #
 # What is measured, per input and tool (the tools take turns, run by run): wall time
-# (median of RUNS), input MB/s at that median, peak RSS (median; /usr/bin/time's
-# maximum resident set size), and for scorch
+# (median of RUNS), input MB/s at that median, CPU time (user + system, median; on a
+# machine shared with other work it varies less than the wall time), peak RSS (median;
+# /usr/bin/time's maximum resident set size), and for scorch
 # the call-tree node count and bytes per node (RSS / nodes, and the CPU data alone as
 # `scorch info` reports it). Ratios are peer time / scorch time (> 1: scorch faster).
 # Peers:
@@ -28,6 +29,9 @@
 #                (parse + layout); end to end `collapse-perf | flamegraph` (SVG) vs
 #                `scorch render` (PNG);
 #   folded:      inferno-flamegraph (folded -> SVG) vs `scorch info` and `scorch render`.
+# The speed-up column also gives the median of the per-run ratios (run k of the peer over
+# run k of scorch, seconds apart), which a load drifting during the run moves less.
+# After the table: where `scorch render` spent its time on each input (`-v`, one run).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -79,11 +83,12 @@ RESULTS="$WORK/results.tsv"
 : >"$RESULTS"
 : >"$WORK/parse.tsv"
 
-# run INPUT TOOL CMD...: one timed run; appends "input tool wall_s rss_kb" to the results.
+# run INPUT TOOL CMD...: one timed run; appends "input tool wall_s rss_kb user_s sys_s" to
+# the results.
 run() {
     local input=$1 tool=$2
     shift 2
-    if ! /usr/bin/time -o "$WORK/time.txt" -f '%e %M' bash -c "$*" >/dev/null 2>"$WORK/err.txt"; then
+    if ! /usr/bin/time -o "$WORK/time.txt" -f '%e %M %U %S' bash -c "$*" >/dev/null 2>"$WORK/err.txt"; then
         echo "compare.sh: $tool failed on $input: $(tail -3 "$WORK/err.txt")" >&2
         return 0
     fi
@@ -111,10 +116,12 @@ for spec in "${INPUTS[@]}"; do
         run "$file" "scorch info" "$SCORCH info $q"
         # Parse time alone, as scorch info reports it (no process start, layout or LOD).
         "$SCORCH" info "$file" 2>/dev/null | sed -n 's/^time: *read+parse \([0-9.]*\) ms.*/\1/p' \
-            | xargs -I{} printf '%s\tscorch parse only\t%s\t0\n' "$file" "{}" >>"$WORK/parse.tsv"
+            | xargs -I{} printf '%s\tscorch parse only\t%s\t0\t0\t0\n' "$file" "{}" >>"$WORK/parse.tsv"
         run "$file" "scorch render" "$SCORCH render $q -o $png ${RENDER_ARGS[*]:-}"
     done
     "$SCORCH" info "$file" >"$WORK/info-$(basename "$file").txt" 2>&1 || true
+    "$SCORCH" render -v "$file" -o "$WORK/out.png" ${RENDER_ARGS[*]:-} 2>&1 \
+        | grep '^scorch: \(load\|render:\|device thread\)' >"$WORK/stages-$(basename "$file").txt" || true
 done
 
 if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
@@ -132,18 +139,19 @@ import os, re, statistics, sys
 results, work, speedscope, specs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 rows = {}
 for line in open(results):
-    f, tool, wall, rss = line.rstrip("\n").split("\t")
-    rows.setdefault((f, tool), []).append((float(wall), int(rss)))
+    f, tool, wall, rss, user, sys_ = line.rstrip("\n").split("\t")
+    rows.setdefault((f, tool), []).append((float(wall), int(rss), float(user) + float(sys_)))
 for line in open(os.path.join(work, "parse.tsv")):
-    f, tool, ms, _ = line.rstrip("\n").split("\t")
-    rows.setdefault((f, tool), []).append((float(ms) / 1000, 0))
+    f, tool, ms, _, _, _ = line.rstrip("\n").split("\t")
+    rows.setdefault((f, tool), []).append((float(ms) / 1000, 0, 0.0))
 def med(f, tool):
     v = rows.get((f, tool))
     if not v:
         return None
-    return statistics.median(w for w, _ in v), statistics.median(r for _, r in v)
-print("| input | size | tool | median wall | MB/s | peak RSS | nodes | RSS B/node | CPU data B/node | scorch speed-up |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+    return (statistics.median(w for w, _, _ in v), statistics.median(r for _, r, _ in v),
+            statistics.median(c for _, _, c in v))
+print("| input | size | tool | median wall | MB/s | CPU | peak RSS | nodes | RSS B/node | CPU data B/node | scorch speed-up |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for spec in specs:
     f, kind, label = spec.split(":", 2)
     size = os.path.getsize(f)
@@ -159,9 +167,9 @@ for spec in specs:
     for tool in tools:
         r = med(f, tool)
         if r is None:
-            print(f"| {label} | {size/1e6:.0f} MB | {tool} | failed | | | | | | |")
+            print(f"| {label} | {size/1e6:.0f} MB | {tool} | failed | | | | | | | |")
             continue
-        wall, rss = r
+        wall, rss, cpu = r
         # /usr/bin/time has 10 ms resolution: tiny inputs would divide by zero.
         if tool == "scorch parse only":
             shown = f"{wall * 1000:.1f} ms"
@@ -174,15 +182,32 @@ for spec in specs:
         def vs(peer, name):
             if peer[0] < 0.01:
                 return f"n/a ({name} < 10 ms)"
-            return f"{peer[0]/wall:.2f}x vs {name}"
+            # Run k of the peer against run k of scorch (they ran seconds apart): the
+            # median of these is less moved by a load that drifts over the whole run.
+            paired = [p[0] / max(s[0], 0.005)
+                      for p, s in zip(rows.get((f, name), []), rows.get((f, tool), []))]
+            per_run = (f" (per run: median {statistics.median(paired):.2f}x)"
+                       if paired and tool != "scorch parse only" else "")
+            return f"{peer[0]/wall:.2f}x vs {name}{per_run}"
         if tool in ("scorch info", "scorch parse only") and peer_parse:
             ratio = vs(peer_parse, tools[0])
         if tool == "scorch render" and peer_e2e:
             ratio = vs(peer_e2e, tools[1] if kind == "perf" else tools[0])
         print(f"| {label} | {size/1e6:.1f} MB | {tool} | {shown} | {size/1e6/wall:.0f} | "
+              f"{f'{cpu:.2f} s' if tool != 'scorch parse only' else ''} | "
               f"{f'{rss/1024:.0f} MiB' if rss else '(in scorch info)'} | {nodes if scorch and nodes else ''} | "
               f"{(rss*1024/nodes) if scorch and nodes else 0:.0f} | "
               f"{cpu_per_node if scorch else ''} | {ratio} |".replace("| 0 |", "|  |"))
 print()
 print(f"speedscope: {speedscope}")
+for spec in specs:
+    f, kind, label = spec.split(":", 2)
+    path = os.path.join(work, "stages-" + os.path.basename(f) + ".txt")
+    if os.path.exists(path) and os.path.getsize(f) >= 10_000_000:
+        print()
+        print(f"`scorch render -v` on {label} ({kind}), one run:")
+        print()
+        print("```")
+        print(open(path).read().rstrip())
+        print("```")
 PY

@@ -7,12 +7,14 @@ use scorch::export::{self, ExportOptions};
 use scorch::import::{self, Limits};
 use scorch::layout::flame_layout;
 use scorch::model::Profile;
-use scorch::render::{Backend, Gpu, GpuOptions};
+use scorch::render::{Backend, Gpu, GpuOptions, Renderer};
 use scorch::view::Orientation;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// scorch: a GPU-rendered viewer for performance profiles (flame graphs, icicles, diffs).
 ///
@@ -334,9 +336,14 @@ fn warn(profile: &Profile) {
     }
 }
 
-/// Loads a profile or trace from a path or `-` (standard input); `sample_type` picks a
-/// pprof sample type and is refused for other formats.
-fn load_any(input: &Path, sample_type: Option<&str>) -> Result<import::Imported> {
+/// Loads a profile or trace from a path or `-` (standard input), recording the stages of
+/// the load into `progress`; `sample_type` picks a pprof sample type and is refused for
+/// other formats.
+fn load_any(
+    input: &Path,
+    sample_type: Option<&str>,
+    progress: Option<&import::Progress>,
+) -> Result<import::Imported> {
     let options = import::ImportOptions {
         limits: Limits::default(),
         sample_type,
@@ -348,7 +355,7 @@ fn load_any(input: &Path, sample_type: Option<&str>) -> Result<import::Imported>
             .context("reading standard input")?;
         import::load_any_bytes_with_options("<stdin>", &bytes, options)?
     } else {
-        import::load_any_path_with_options(input, options, None)?
+        import::load_any_path_with_options(input, options, progress)?
     };
     let format = match &imported {
         import::Imported::Profile(p) => p.meta.format,
@@ -364,40 +371,135 @@ fn load_any(input: &Path, sample_type: Option<&str>) -> Result<import::Imported>
     Ok(imported)
 }
 
+/// What the device thread of `scorch render` hands over: the device, a renderer (its
+/// pipelines compiled, its font loaded), and how long each took.
+struct DeviceReady {
+    gpu: Gpu,
+    renderer: Renderer,
+    /// Waiting for the parse to be nearly done.
+    held: Duration,
+    open: Duration,
+    pipelines: Duration,
+}
+
+/// The thread opening the device for `scorch render`. Opening a device (tens of
+/// milliseconds on llvmpipe, loading drivers and LLVM) and compiling the pipelines do
+/// not depend on the input: they run on this thread, alongside the load and the layout.
+///
+/// When: a large input is parsed on every core, and a third thread would only slow the
+/// parsers down; what follows the parse (merging per-thread trees, finishing the tree,
+/// layout, level of detail) runs mostly on one core, with the others idle. So for an
+/// input of [`HOLD_BACK_MIN_BYTES`] or more the thread waits until the parsers are
+/// nine tenths through, then opens the device while the rest of the load and the layout
+/// run (on W1, 200 MB: about 130 ms of mostly one-core work, for 75-100 ms of opening).
+/// A smaller input or standard input: at once; a large trace (its parser reports no
+/// progress): once it is loaded, alongside its layout. (Drawing a first tiny frame
+/// there too, so that llvmpipe compiles its shader variants before the real frame, saved
+/// 10-20 ms of drawing but cost as much elsewhere, and 19 MiB: not kept.)
+///
+/// On every other way out (a bad input, bad options) the guard still joins the thread:
+/// exiting while a driver initialises on another thread would run the driver's exit
+/// handlers under it.
+struct DeviceThread {
+    handle: Option<std::thread::JoinHandle<Result<DeviceReady>>>,
+    /// Set when the load is over: the thread waits no longer.
+    go: Arc<AtomicBool>,
+}
+
+/// Inputs at least this large have the device opened near the end of their parse.
+const HOLD_BACK_MIN_BYTES: u64 = 96 << 20;
+
+impl DeviceThread {
+    fn start(backend: Option<BackendArg>, progress: Arc<import::Progress>) -> Result<DeviceThread> {
+        let gpu_opts = GpuOptions {
+            backend: backend.map(backend_arg),
+        };
+        let go = Arc::new(AtomicBool::new(false));
+        let go_seen = go.clone();
+        let handle = std::thread::Builder::new()
+            .name("scorch-device".into())
+            .spawn(move || {
+                let t_start = Instant::now();
+                hold_back(&go_seen, &progress);
+                let t0 = Instant::now();
+                let gpu = Gpu::new(&gpu_opts)?;
+                let open = t0.elapsed();
+                let renderer = Renderer::new(&gpu, scorch::render::TARGET_FORMAT);
+                Ok(DeviceReady {
+                    gpu,
+                    renderer,
+                    held: t0 - t_start,
+                    open,
+                    pipelines: t0.elapsed() - open,
+                })
+            })
+            .context("starting the device thread")?;
+        Ok(DeviceThread {
+            handle: Some(handle),
+            go,
+        })
+    }
+
+    /// The load is over: open the device now if not yet.
+    fn go(&self) {
+        self.go.store(true, Ordering::Release);
+    }
+
+    fn wait(mut self) -> Result<DeviceReady> {
+        self.go();
+        match self.handle.take().map(|h| h.join()) {
+            Some(Ok(ready)) => ready,
+            _ => bail!("the device thread panicked"),
+        }
+    }
+}
+
+/// Returns when the device should be opened (see [`DeviceThread`]): `go` is set, or the
+/// input is small, or nine tenths of a large one are parsed.
+fn hold_back(go: &AtomicBool, progress: &import::Progress) {
+    loop {
+        if go.load(Ordering::Acquire) {
+            return;
+        }
+        let total = progress.total.load(Ordering::Relaxed);
+        let done = progress.done.load(Ordering::Relaxed);
+        if total > 0 && (total < HOLD_BACK_MIN_BYTES || done >= total / 10 * 9) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+impl Drop for DeviceThread {
+    fn drop(&mut self) {
+        self.go();
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// `-v` output: the stages of a load as `name ms` pairs.
+fn stage_list(stages: &[(&str, Duration)]) -> String {
+    stages
+        .iter()
+        .map(|(name, d)| format!("{name} {:.1}", ms(*d)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn render(a: RenderArgs) -> Result<()> {
     let t0 = Instant::now();
-    // Opening a device (tens of milliseconds on llvmpipe, loading drivers and LLVM) does
-    // not depend on the input: it runs on its own thread while the input is parsed and
-    // laid out. On every other way out (a trace, a bad input, bad options) the guard
-    // still joins it: exiting while a driver initialises on another thread would run
-    // the driver's exit handlers under it.
-    struct DeviceThread(Option<std::thread::JoinHandle<Result<Gpu, scorch::render::GpuError>>>);
-    impl DeviceThread {
-        fn wait(mut self) -> Result<Gpu> {
-            match self.0.take().map(|h| h.join()) {
-                Some(Ok(gpu)) => Ok(gpu?),
-                _ => bail!("the device thread panicked"),
-            }
-        }
+    let progress = Arc::new(import::Progress::default());
+    let device = DeviceThread::start(a.backend, progress.clone())?;
+    if a.input == Path::new("-") {
+        // Nothing says how far a read of standard input is.
+        device.go();
     }
-    impl Drop for DeviceThread {
-        fn drop(&mut self) {
-            if let Some(h) = self.0.take() {
-                let _ = h.join();
-            }
-        }
-    }
-    let gpu_opts = GpuOptions {
-        backend: a.backend.map(backend_arg),
-    };
-    let device = DeviceThread(Some(
-        std::thread::Builder::new()
-            .name("scorch-device".into())
-            .spawn(move || Gpu::new(&gpu_opts))
-            .context("starting the device thread")?,
-    ));
-    let profile = match load_any(&a.input, a.sample_type.as_deref())? {
-        import::Imported::Trace(t) => return render_timeline(a, *t, t0),
+    let loaded = load_any(&a.input, a.sample_type.as_deref(), Some(&progress));
+    device.go();
+    let profile = match loaded? {
+        import::Imported::Trace(t) => return render_timeline(a, *t, t0, device),
         import::Imported::Profile(p) => *p,
     };
     if a.view == Some(ViewArg::Timeline) {
@@ -425,9 +527,11 @@ fn render(a: RenderArgs) -> Result<()> {
     };
     // Check the options before waiting for the device.
     export::frame_spec(&profile, &layout, &opts)?;
-    let gpu = device.wait()?;
+    let ready = device.wait()?;
+    let (gpu, mut renderer) = (ready.gpu, ready.renderer);
     let t_gpu = t0.elapsed();
-    let (report, times) = export::render_png_timed(&gpu, &profile, &layout, &opts, &a.output)?;
+    let (report, times) =
+        export::render_png_with(&gpu, &mut renderer, &profile, &layout, &opts, &a.output)?;
     let t_done = t0.elapsed();
     if report.rows_cut > 0 {
         eprintln!(
@@ -447,18 +551,28 @@ fn render(a: RenderArgs) -> Result<()> {
             report.tiles
         );
         eprintln!(
-            "scorch: load {:.1} ms, layout {:.1} ms, device {:.1} ms (waited for; opened alongside the load), render+png {:.1} ms",
+            "scorch: load {:.1} ms ({}), layout {:.1} ms, waiting for the device {:.1} ms, render+png {:.1} ms",
             ms(t_load),
+            stage_list(&progress.stages()),
             ms(t_layout - t_load),
             ms(t_gpu - t_layout),
             ms(t_done - t_gpu)
         );
         eprintln!(
-            "scorch: render: pipelines {:.1} ms, LOD+upload {:.1} ms, draw+readback {:.1} ms, png {:.1} ms",
-            ms(times.pipelines),
-            ms(times.scene),
-            ms(times.draw),
-            ms(times.encode)
+            "scorch: render: LOD {:.1} ms, upload {:.1} ms, frame {:.1} ms, GPU draw {:.1} ms, readback {:.1} ms, png {:.1} ms, write {:.1} ms",
+            ms(times.lod),
+            ms(times.upload),
+            ms(times.frame),
+            ms(times.gpu),
+            ms(times.readback),
+            ms(times.png),
+            ms(times.write)
+        );
+        eprintln!(
+            "scorch: device thread, alongside the load: held back {:.1} ms, adapter+device {:.1} ms, pipelines+font {:.1} ms",
+            ms(ready.held),
+            ms(ready.open),
+            ms(ready.pipelines)
         );
     }
     let mut out = std::io::stdout().lock();
@@ -470,10 +584,21 @@ fn render(a: RenderArgs) -> Result<()> {
         report.height_px,
         report.png_bytes.div_ceil(1024)
     )?;
+    out.flush()?;
+    // The process ends right after this: freeing the tree, the layout and the device
+    // (hundreds of MB in millions of column entries, and the driver's teardown) would
+    // only delay the exit, by 20-30 ms on a 200 MB profile, for memory the OS reclaims
+    // at once anyway. The CLI path only: the library functions free as usual.
+    std::mem::forget((renderer, gpu, layout, profile));
     Ok(())
 }
 
-fn render_timeline(a: RenderArgs, trace: import::Trace, t0: Instant) -> Result<()> {
+fn render_timeline(
+    a: RenderArgs,
+    trace: import::Trace,
+    t0: Instant,
+    device: DeviceThread,
+) -> Result<()> {
     use scorch::layout::timeline::BandMode;
     if let Some(v @ (ViewArg::Flamegraph | ViewArg::Icicle)) = a.view {
         bail!(
@@ -507,11 +632,10 @@ fn render_timeline(a: RenderArgs, trace: import::Trace, t0: Instant) -> Result<(
         end_ns: a.end,
     };
     export::timeline_spec(&view, &opts)?;
-    let gpu = Gpu::new(&GpuOptions {
-        backend: a.backend.map(backend_arg),
-    })?;
+    let ready = device.wait()?;
+    let (gpu, mut renderer) = (ready.gpu, ready.renderer);
     let t_gpu = t0.elapsed();
-    let report = export::render_timeline_png(&gpu, &view, &opts, &a.output)?;
+    let report = export::render_timeline_png_with(&gpu, &mut renderer, &view, &opts, &a.output)?;
     let t_done = t0.elapsed();
     if report.rows_cut > 0 {
         eprintln!(
@@ -597,7 +721,7 @@ fn ms(d: std::time::Duration) -> f64 {
 
 fn info(input: &Path, sample_type: Option<&str>) -> Result<()> {
     let t0 = Instant::now();
-    let imported = load_any(input, sample_type)?;
+    let imported = load_any(input, sample_type, None)?;
     match imported {
         import::Imported::Profile(p) => profile_info(*p, t0),
         import::Imported::Trace(t) => trace_info(&t, t0),

@@ -7,13 +7,15 @@
 
 use crate::color::ColorMode;
 use crate::layout::Layout;
-use crate::lod::Lod;
 use crate::model::Profile;
 use crate::render::bars::BarScene;
 use crate::render::{self, FrameSpec, Gpu, RenderError, Renderer, RgbaImage, Scene, TARGET_FORMAT};
 use crate::view::{FrameGeometry, Orientation, Style};
 use std::path::Path;
 use std::time::{Duration, Instant};
+
+mod view_lod;
+pub use view_lod::view_lod;
 
 /// Default image width in logical pixels (flamegraph.pl's default).
 pub const DEFAULT_WIDTH: u32 = 1200;
@@ -203,20 +205,29 @@ pub fn frame_spec(
 /// Where the time of an export went (`scorch render -v`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ExportTimings {
-    /// Compiling the pipelines and loading the font.
+    /// Compiling the pipelines and loading the font (zero when the renderer was given).
     pub pipelines: Duration,
-    /// The level-of-detail tier the frame uses, and uploading its bars and name hashes.
-    pub scene: Duration,
-    /// Drawing every tile and reading it back.
-    pub draw: Duration,
-    /// Encoding the PNG and writing it.
-    pub encode: Duration,
+    /// The level-of-detail tier the frame uses.
+    pub lod: Duration,
+    /// Building and uploading the instances and hashing the names.
+    pub upload: Duration,
+    /// CPU time laying out labels and encoding the frame (every tile).
+    pub frame: Duration,
+    /// Waiting for the GPU to draw and for the image to be mapped for reading.
+    pub gpu: Duration,
+    /// Copying the mapped image out.
+    pub readback: Duration,
+    /// Encoding the PNG.
+    pub png: Duration,
+    /// Writing it.
+    pub write: Duration,
 }
 
 /// The scene a one-off frame of `spec` needs: per row only the tier (or the row) that
 /// frame draws, built and uploaded; not the whole pyramid a window keeps for zooming.
-/// The pixels are those of a full [`Scene::new`]: [`Lod::build_for_view`] keeps exactly
-/// the tier the full pyramid would give this zoom.
+/// The pixels are those of a full [`Scene::new`]:
+/// [`Lod::build_for_view`](crate::lod::Lod::build_for_view) keeps exactly the tier the
+/// full pyramid would give this zoom, and [`view_lod`] builds the same tier faster.
 pub fn view_scene(
     gpu: &Gpu,
     renderer: &Renderer,
@@ -224,9 +235,29 @@ pub fn view_scene(
     layout: &Layout,
     spec: &FrameSpec,
 ) -> Scene {
+    view_scene_timed(
+        gpu,
+        renderer,
+        profile,
+        layout,
+        spec,
+        &mut ExportTimings::default(),
+    )
+}
+
+fn view_scene_timed(
+    gpu: &Gpu,
+    renderer: &Renderer,
+    profile: &Profile,
+    layout: &Layout,
+    spec: &FrameSpec,
+    times: &mut ExportTimings,
+) -> Scene {
+    let t0 = Instant::now();
     // The same expression `Renderer::render` picks tiers with.
     let ticks_per_px = 1.0 / spec.camera.px_per_tick;
-    let lod = Lod::build_for_view(layout, ticks_per_px);
+    let lod = view_lod(layout, ticks_per_px);
+    let t1 = Instant::now();
     let bars = BarScene::with_layout_only(
         gpu,
         &renderer.scene_layout(),
@@ -235,6 +266,8 @@ pub fn view_scene(
         &lod,
         &|row, tier| lod.tier_for(row, ticks_per_px) == tier,
     );
+    times.lod = t1 - t0;
+    times.upload = t1.elapsed();
     Scene { lod, bars }
 }
 
@@ -245,30 +278,37 @@ pub fn render_rgba(
     layout: &Layout,
     opts: &ExportOptions,
 ) -> Result<(RgbaImage, ExportReport), ExportError> {
-    render_rgba_timed(gpu, profile, layout, opts, &mut ExportTimings::default())
+    let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
+    render_rgba_with(
+        gpu,
+        &mut renderer,
+        profile,
+        layout,
+        opts,
+        &mut ExportTimings::default(),
+    )
 }
 
-fn render_rgba_timed(
+fn render_rgba_with(
     gpu: &Gpu,
+    renderer: &mut Renderer,
     profile: &Profile,
     layout: &Layout,
     opts: &ExportOptions,
     times: &mut ExportTimings,
 ) -> Result<(RgbaImage, ExportReport), ExportError> {
     let (spec, rows_cut) = frame_spec(profile, layout, opts)?;
-    let t0 = Instant::now();
-    let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
-    let t1 = Instant::now();
     let what = format!("{} bars", layout.bar_count());
     let bytes = layout.bar_count() as u64 * 32;
     let scene = gpu.allocating(&what, bytes, || {
-        view_scene(gpu, &renderer, profile, layout, &spec)
+        view_scene_timed(gpu, renderer, profile, layout, &spec, times)
     })?;
-    let t2 = Instant::now();
-    let (image, stats) = render::render_image(gpu, &mut renderer, &scene, profile, layout, &spec)?;
-    times.pipelines = t1 - t0;
-    times.scene = t2 - t1;
-    times.draw = t2.elapsed();
+    let mut t = render::ImageTimes::default();
+    let (image, stats) =
+        render::render_image_timed(gpu, renderer, &scene, profile, layout, &spec, &mut t)?;
+    times.frame = t.encode;
+    times.gpu = t.wait;
+    times.readback = t.copy;
     let report = ExportReport {
         width_px: image.width,
         height_px: image.height,
@@ -300,20 +340,50 @@ pub fn render_png_timed(
     opts: &ExportOptions,
     path: &Path,
 ) -> Result<(ExportReport, ExportTimings), ExportError> {
-    let mut times = ExportTimings::default();
-    let (image, mut report) = render_rgba_timed(gpu, profile, layout, opts, &mut times)?;
     let t0 = Instant::now();
-    let png = encode_png(&image).map_err(|detail| ExportError::Write {
+    let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
+    let pipelines = t0.elapsed();
+    let (report, mut times) = render_png_with(gpu, &mut renderer, profile, layout, opts, path)?;
+    times.pipelines = pipelines;
+    Ok((report, times))
+}
+
+/// [`render_png_timed`] with a renderer made beforehand ([`Renderer::new`], on
+/// another thread while the input loads).
+pub fn render_png_with(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    profile: &Profile,
+    layout: &Layout,
+    opts: &ExportOptions,
+    path: &Path,
+) -> Result<(ExportReport, ExportTimings), ExportError> {
+    let mut times = ExportTimings::default();
+    let (image, mut report) = render_rgba_with(gpu, renderer, profile, layout, opts, &mut times)?;
+    let png_bytes = write_png(&image, path, &mut times)?;
+    report.png_bytes = png_bytes;
+    Ok((report, times))
+}
+
+/// Encodes `image` and writes it to `path`; returns the bytes written.
+fn write_png(
+    image: &RgbaImage,
+    path: &Path,
+    times: &mut ExportTimings,
+) -> Result<u64, ExportError> {
+    let t0 = Instant::now();
+    let png = encode_png(image).map_err(|detail| ExportError::Write {
         path: path.display().to_string(),
         detail,
     })?;
+    let t1 = Instant::now();
     std::fs::write(path, &png).map_err(|e| ExportError::Write {
         path: path.display().to_string(),
         detail: e.to_string(),
     })?;
-    times.encode = t0.elapsed();
-    report.png_bytes = png.len() as u64;
-    Ok((report, times))
+    times.png = t1 - t0;
+    times.write = t1.elapsed();
+    Ok(png.len() as u64)
 }
 
 /// Encodes an opaque RGBA image as an RGB PNG.
@@ -546,13 +616,21 @@ pub fn render_timeline_rgba(
     trace: &TraceView,
     opts: &TimelineExport,
 ) -> Result<(RgbaImage, ExportReport), ExportError> {
+    render_timeline_rgba_with(gpu, &mut Renderer::new(gpu, TARGET_FORMAT), trace, opts)
+}
+
+fn render_timeline_rgba_with(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    trace: &TraceView,
+    opts: &TimelineExport,
+) -> Result<(RgbaImage, ExportReport), ExportError> {
     use crate::render::timeline::{TimelineContent, TimelineScene};
     let spec = timeline_spec(trace, opts)?;
-    let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
     let what = format!("{} spans", trace.spans.len());
     let bytes = trace.tracks.layout.bar_count() as u64 * 48;
     let scene = gpu.allocating(&what, bytes, || {
-        TimelineScene::new(gpu, &renderer, &trace.spans, &trace.tracks)
+        TimelineScene::new(gpu, renderer, &trace.spans, &trace.tracks)
     })?;
     let content = TimelineContent {
         scene: &scene,
@@ -594,16 +672,25 @@ pub fn render_timeline_png(
     opts: &TimelineExport,
     path: &Path,
 ) -> Result<ExportReport, ExportError> {
-    let (image, mut report) = render_timeline_rgba(gpu, trace, opts)?;
-    let png = encode_png(&image).map_err(|detail| ExportError::Write {
-        path: path.display().to_string(),
-        detail,
-    })?;
-    std::fs::write(path, &png).map_err(|e| ExportError::Write {
-        path: path.display().to_string(),
-        detail: e.to_string(),
-    })?;
-    report.png_bytes = png.len() as u64;
+    render_timeline_png_with(
+        gpu,
+        &mut Renderer::new(gpu, TARGET_FORMAT),
+        trace,
+        opts,
+        path,
+    )
+}
+
+/// [`render_timeline_png`] with a renderer made beforehand.
+pub fn render_timeline_png_with(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    trace: &TraceView,
+    opts: &TimelineExport,
+    path: &Path,
+) -> Result<ExportReport, ExportError> {
+    let (image, mut report) = render_timeline_rgba_with(gpu, renderer, trace, opts)?;
+    report.png_bytes = write_png(&image, path, &mut ExportTimings::default())?;
     Ok(report)
 }
 

@@ -219,9 +219,11 @@ pub fn parse_with_threads(
     threads: usize,
     min_parallel_bytes: usize,
 ) -> Result<Profile, ImportError> {
+    let t0 = std::time::Instant::now();
     if threads <= 1 || text.len() < min_parallel_bytes.max(2) {
         let chunk = parse_chunk(file, text, 1, 0, None, progress)?;
-        return finish(file, chunk);
+        super::Progress::stage(progress, "parse", t0.elapsed());
+        return finish(file, chunk, progress);
     }
     // The first valid line decides the mode for every chunk, as it does sequentially.
     let mode = text
@@ -235,18 +237,22 @@ pub fn parse_with_threads(
         });
     let Some(mode) = mode else {
         let chunk = parse_chunk(file, text, 1, 0, None, progress)?;
-        return finish(file, chunk);
+        super::Progress::stage(progress, "parse", t0.elapsed());
+        return finish(file, chunk, progress);
     };
     // Chunks start right after a newline.
     let results = parse_in_chunks(text, threads, next_line_start, |part, line, base| {
         parse_chunk(file, part, line, base, Some(mode), progress)
     });
     let mut chunks = results?;
+    let t1 = std::time::Instant::now();
+    super::Progress::stage(progress, "parse", t1 - t0);
     let mut merged = chunks.remove(0);
     for c in chunks {
         merge(file, &mut merged, c)?;
     }
-    finish(file, merged)
+    super::Progress::stage(progress, "merge", t1.elapsed());
+    finish(file, merged, progress)
 }
 
 /// The start of the first line that begins after `at`: just past the first newline at or
@@ -544,7 +550,12 @@ fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
 }
 
 /// Turns a parsed (and merged) chunk into the profile, or the no-samples error.
-fn finish(file: &str, chunk: Chunk) -> Result<Profile, ImportError> {
+fn finish(
+    file: &str,
+    chunk: Chunk,
+    progress: Option<&super::Progress>,
+) -> Result<Profile, ImportError> {
+    let t0 = std::time::Instant::now();
     let Chunk {
         names,
         builder,
@@ -574,6 +585,7 @@ fn finish(file: &str, chunk: Chunk) -> Result<Profile, ImportError> {
             location: "whole file".to_string(),
             message: e.to_string(),
         })?;
+    super::Progress::stage(progress, "tree", t0.elapsed());
     if tree.grand_total() == 0 {
         return Err(ImportError::NoSamples {
             file: file.to_string(),

@@ -82,10 +82,12 @@ pub fn parse_with_threads(
     threads: usize,
     min_parallel_bytes: usize,
 ) -> Result<Profile, ImportError> {
+    let t0 = std::time::Instant::now();
     if threads <= 1 || text.len() < min_parallel_bytes.max(2) {
         let mut p = Parser::new(None);
         p.run(file, text, 1, progress)?;
-        return finish(file, p);
+        super::Progress::stage(progress, "parse", t0.elapsed());
+        return finish(file, p, progress);
     }
     let filter = first_event_type(text).map(|r| text[r].to_vec());
     // Chunks start right after a blank line (between samples).
@@ -95,11 +97,14 @@ pub fn parse_with_threads(
             p.run(file, part, line, progress).map(|()| p)
         });
     let mut parts = results?;
+    let t1 = std::time::Instant::now();
+    super::Progress::stage(progress, "parse", t1 - t0);
     let mut merged = parts.remove(0);
     for p in parts {
         merged.absorb(file, p)?;
     }
-    finish(file, merged)
+    super::Progress::stage(progress, "merge", t1.elapsed());
+    finish(file, merged, progress)
 }
 
 /// Whitespace as Rust's `str::trim` sees it, for ASCII (inferno trims with it).
@@ -850,7 +855,12 @@ impl Parser {
 }
 
 /// Turns the parsed (and merged) state into the profile, or the no-samples error.
-fn finish(file: &str, p: Parser) -> Result<Profile, ImportError> {
+fn finish(
+    file: &str,
+    p: Parser,
+    progress: Option<&super::Progress>,
+) -> Result<Profile, ImportError> {
+    let t0 = std::time::Instant::now();
     let Parser {
         names,
         builder,
@@ -897,6 +907,7 @@ fn finish(file: &str, p: Parser) -> Result<Profile, ImportError> {
             location: "whole file".to_string(),
             message: e.to_string(),
         })?;
+    super::Progress::stage(progress, "tree", t0.elapsed());
     Ok(Profile {
         names,
         tree,

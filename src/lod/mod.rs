@@ -86,18 +86,28 @@ impl Tier {
         row.x1[self.first[j + 1] as usize - 1]
     }
 
+    /// An empty tier at `shift` with room for `len` bars.
+    pub(crate) fn with_capacity(shift: u32, len: usize) -> Tier {
+        Tier {
+            shift,
+            first: Vec::with_capacity(len + 1),
+            name: Vec::with_capacity(len),
+        }
+    }
+
     fn clear(&mut self) {
         self.first.clear();
         self.name.clear();
     }
 
-    fn push(&mut self, first: u32, name: NameId) {
+    /// Appends a bar standing for the row's bars from `first` to the next bar's first.
+    pub(crate) fn push(&mut self, first: u32, name: NameId) {
         self.first.push(first);
         self.name.push(name);
     }
 
     /// Closes the partition after the last bar (`row_len`: the row's length).
-    fn seal(&mut self, row_len: usize) {
+    pub(crate) fn seal(&mut self, row_len: usize) {
         if !self.name.is_empty() {
             self.first.push(row_len as u32);
         }

@@ -91,6 +91,17 @@ pub struct ImageStats {
     pub labels: usize,
 }
 
+/// Where the time of rendering an image went (`scorch render -v`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ImageTimes {
+    /// CPU time building and submitting the tiles' frames.
+    pub encode: std::time::Duration,
+    /// Waiting for the GPU to finish each tile and map it for reading.
+    pub wait: std::time::Duration,
+    /// Copying the mapped tiles into the image.
+    pub copy: std::time::Duration,
+}
+
 /// Renders `spec` offscreen and returns the pixels. Images wider or taller than the
 /// device's texture limit are rendered as several tiles.
 pub fn render_image(
@@ -101,15 +112,31 @@ pub fn render_image(
     layout: &Layout,
     spec: &FrameSpec,
 ) -> Result<(RgbaImage, ImageStats), RenderError> {
-    render_image_tiled(
+    render_image_timed(
         gpu,
         renderer,
         scene,
         profile,
         layout,
         spec,
-        gpu.max_texture_side(),
+        &mut ImageTimes::default(),
     )
+}
+
+/// [`render_image`], adding where the time went to `times`.
+pub fn render_image_timed(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    scene: &Scene,
+    profile: &Profile,
+    layout: &Layout,
+    spec: &FrameSpec,
+    times: &mut ImageTimes,
+) -> Result<(RgbaImage, ImageStats), RenderError> {
+    let (w, h) = (spec.geometry.width_px, spec.geometry.height_px);
+    render_tiles_timed(gpu, w, h, gpu.max_texture_side(), times, |view, tile| {
+        renderer.render(gpu, scene, profile, layout, spec, view, tile)
+    })
 }
 
 /// [`render_image`] with tiles of at most `max_tile` pixels a side (tests use small tiles
@@ -136,6 +163,18 @@ pub fn render_tiles(
     w: u32,
     h: u32,
     max_tile: u32,
+    draw: impl FnMut(&wgpu::TextureView, Tile) -> Result<frame::FrameStats, frame::FrameError>,
+) -> Result<(RgbaImage, ImageStats), RenderError> {
+    render_tiles_timed(gpu, w, h, max_tile, &mut ImageTimes::default(), draw)
+}
+
+/// [`render_tiles`], adding where the time went to `times`.
+pub fn render_tiles_timed(
+    gpu: &Gpu,
+    w: u32,
+    h: u32,
+    max_tile: u32,
+    times: &mut ImageTimes,
     mut draw: impl FnMut(&wgpu::TextureView, Tile) -> Result<frame::FrameStats, frame::FrameError>,
 ) -> Result<(RgbaImage, ImageStats), RenderError> {
     let bytes = u64::from(w) * u64::from(h) * 4;
@@ -184,17 +223,17 @@ pub fn render_tiles(
                 w: tile_w,
                 h: tile_h,
             };
+            let t0 = std::time::Instant::now();
             let fs = draw(&view, tile)?;
+            times.encode += t0.elapsed();
             stats.tiles += 1;
             stats.bars_drawn += fs.bars_drawn;
             stats.labels += fs.labels;
-            let rgba = read_texture(gpu, &texture, tw, th)?;
-            for row in 0..th {
-                let src = (row * tw * 4) as usize;
+            // Straight from the mapped staging buffer into the image: no copy between.
+            read_texture_with(gpu, &texture, tw, th, times, |row, src| {
                 let dst = (((y + row) * w + x) * 4) as usize;
-                image.pixels[dst..dst + (tw * 4) as usize]
-                    .copy_from_slice(&rgba[src..src + (tw * 4) as usize]);
-            }
+                image.pixels[dst..dst + src.len()].copy_from_slice(src);
+            })?;
             x += tw;
         }
         y += th;
@@ -202,18 +241,24 @@ pub fn render_tiles(
     Ok((image, stats))
 }
 
-/// Copies the top-left `w`×`h` of `texture` into tightly packed RGBA bytes.
-fn read_texture(
+/// Reads the top-left `w`×`h` of `texture` back and hands `row` each row of RGBA bytes
+/// (its index and `w * 4` bytes) straight from the mapped buffer; adds the time spent
+/// waiting for the GPU and copying to `times`.
+fn read_texture_with(
     gpu: &Gpu,
     texture: &wgpu::Texture,
     w: u32,
     h: u32,
-) -> Result<Vec<u8>, RenderError> {
+    times: &mut ImageTimes,
+    mut row: impl FnMut(u32, &[u8]),
+) -> Result<(), RenderError> {
+    let t0 = std::time::Instant::now();
     let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
     let padded = (w * 4).div_ceil(align) * align;
+    let size = u64::from(padded) * u64::from(h);
     let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("read_texture::staging"),
-        size: u64::from(padded) * u64::from(h),
+        size,
         usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
         mapped_at_creation: false,
     });
@@ -244,18 +289,26 @@ fn read_texture(
         },
     );
     gpu.queue.submit([enc.finish()]);
-    let data =
-        map_read(gpu, &buffer, u64::from(padded) * u64::from(h)).map_err(RenderError::Readback)?;
-    let mut out = Vec::with_capacity((w * h * 4) as usize);
-    for row in 0..h as usize {
-        let start = row * padded as usize;
-        out.extend_from_slice(&data[start..start + (w * 4) as usize]);
+    let slice = buffer.slice(..size);
+    map_slice(gpu, &slice).map_err(RenderError::Readback)?;
+    let t1 = std::time::Instant::now();
+    {
+        let data = slice
+            .get_mapped_range()
+            .map_err(|e| RenderError::Readback(e.to_string()))?;
+        for r in 0..h {
+            let start = r as usize * padded as usize;
+            row(r, &data[start..start + (w * 4) as usize]);
+        }
     }
-    Ok(out)
+    buffer.unmap();
+    times.wait += t1 - t0;
+    times.copy += t1.elapsed();
+    Ok(())
 }
 
-fn map_read(gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, String> {
-    let slice = buffer.slice(..size);
+/// Maps `slice` for reading and waits until it is.
+fn map_slice(gpu: &Gpu, slice: &wgpu::BufferSlice<'_>) -> Result<(), String> {
     let (tx, rx) = std::sync::mpsc::channel();
     slice.map_async(wgpu::MapMode::Read, move |r| {
         let _ = tx.send(r);
@@ -265,7 +318,12 @@ fn map_read(gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, Stri
         .map_err(|e| e.to_string())?;
     rx.recv()
         .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string())
+}
+
+fn map_read(gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, String> {
+    let slice = buffer.slice(..size);
+    map_slice(gpu, &slice)?;
     let data = slice
         .get_mapped_range()
         .map_err(|e| e.to_string())?

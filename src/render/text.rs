@@ -14,7 +14,6 @@ use glyphon::{
     TextArea, TextAtlas, TextBounds, TextRenderer, Viewport, Wrap,
 };
 use std::collections::HashMap;
-use std::rc::Rc;
 use std::sync::Arc;
 
 /// The bundled font.
@@ -45,7 +44,7 @@ impl Measure {
 }
 
 struct Item {
-    buffer: Rc<Buffer>,
+    buffer: Arc<Buffer>,
     left: f32,
     top: f32,
     bounds: TextBounds,
@@ -75,7 +74,7 @@ pub struct TextLayer {
     advances: HashMap<(char, u32), f32>,
     /// Shaped strings kept across frames: a window redrawn for a hover change reshapes
     /// nothing.
-    shaped: HashMap<u32, HashMap<String, Rc<Buffer>>>,
+    shaped: HashMap<u32, HashMap<String, Arc<Buffer>>>,
     items: [Vec<Item>; 2],
 }
 
@@ -270,7 +269,7 @@ impl TextLayer {
         let buffer = match cached {
             Some(b) => b,
             None => {
-                let b = Rc::new(self.shaped(text, size));
+                let b = Arc::new(self.shaped(text, size));
                 let by = self.shaped.entry(size.to_bits()).or_default();
                 if by.len() > 50_000 {
                     by.clear();
