@@ -1,8 +1,11 @@
 // bars.wgsl: flame graph bars as instanced quads, colored on the GPU.
 //
 // One instance per bar (`BarInstance` in src/render/bars.rs mirrors `Instance` field by
-// field). One draw per visible row, over the instance range that binary search found on
-// the CPU; the row's top edge comes in as immediate data, so the instance needs no row.
+// field), read from a storage buffer: a bar is six vertices of one plain (not instanced)
+// draw, vertex `6i + k` being corner k of bar i. One draw per visible row, over the bar
+// range that binary search found on the CPU; the row's top edge comes in as immediate
+// data, so the instance needs no row. (Mesa's llvmpipe runs an instanced draw instance by
+// instance, about a microsecond each; a plain draw shades and bins vertices in batches.)
 //
 // Positions stay exact at any zoom: ticks are 64-bit (two u32 halves) and the view origin
 // is subtracted in integer arithmetic before anything becomes a float, so only the
@@ -57,16 +60,16 @@ struct RowParams {
 
 struct Instance {
     // Start tick, (low, high).
-    @location(0) x0: vec2<u32>,
+    x0: vec2<u32>,
     // End tick (exclusive), (low, high).
-    @location(1) x1: vec2<u32>,
+    x1: vec2<u32>,
     // Interned name id: index into `hashes`.
-    @location(2) name: u32,
+    name: u32,
     // (self ticks, left total, right total) as floats, for heat and diff colors; for
     // timeline spans (duration, track palette index, category palette index). A bar
     // that stands for a merged run of sub-pixel bars (level of detail) stores
     // -(self + 1) in x and is drawn lighter.
-    @location(3) values: vec3<f32>,
+    values: vec3<f32>,
 }
 
 struct VsOut {
@@ -81,6 +84,19 @@ struct VsOut {
 // Per name: 1 when the name matches the current search.
 @group(0) @binding(2) var<storage, read> name_flags: array<u32>;
 var<immediate> row: RowParams;
+// The bars of one instance chunk, 32 bytes (two vec4<u32>) each.
+@group(1) @binding(0) var<storage, read> instances: array<vec4<u32>>;
+
+fn load_instance(i: u32) -> Instance {
+    let a = instances[2u * i];
+    let b = instances[2u * i + 1u];
+    var inst: Instance;
+    inst.x0 = a.xy;
+    inst.x1 = a.zw;
+    inst.name = b.x;
+    inst.values = bitcast<vec3<f32>>(b.yzw);
+    return inst;
+}
 
 const PALETTE_LEN: u32 = 29u;
 
@@ -139,7 +155,11 @@ fn heat_color(self_ticks: f32) -> vec3<f32> {
 }
 
 @vertex
-fn vs_main(@builtin(vertex_index) vi: u32, inst: Instance) -> VsOut {
+fn vs_main(@builtin(vertex_index) v: u32) -> VsOut {
+    let inst = load_instance(v / 6u);
+    // Two triangles, (0, 1, 2) and (2, 1, 3), over corners numbered x + 2y.
+    var corners = array<u32, 6>(0u, 1u, 2u, 2u, 1u, 3u);
+    let vi = corners[v % 6u];
     let lo_clip = g.clip_left - 4.0;
     let hi_clip = g.clip_right + 4.0;
     var xl = clamp(g.origin_x + (rel_ticks(inst.x0) - g.view_start_frac) * g.px_per_tick, lo_clip, hi_clip);

@@ -17,34 +17,25 @@ use crate::model::Profile;
 use bytemuck::{Pod, Zeroable};
 use std::ops::Range;
 
-/// One bar as the GPU sees it. Mirrors `Instance` in `shaders/bars.wgsl`.
+/// One bar as the GPU sees it: 32 bytes of a storage buffer, read by `load_instance` in
+/// `shaders/bars.wgsl` as two `vec4<u32>` (x0, x1; name, the three values' bits).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct BarInstance {
-    /// `x0: vec2<u32>` (`@location(0)`): start tick as (low 32 bits, high 32 bits).
+    /// Start tick as (low 32 bits, high 32 bits).
     pub x0: [u32; 2],
-    /// `x1: vec2<u32>` (`@location(1)`): end tick (exclusive), (low, high).
+    /// End tick (exclusive), (low, high).
     pub x1: [u32; 2],
-    /// `name: u32` (`@location(2)`): interned name id, an index into the name hashes.
+    /// Interned name id, an index into the name hashes.
     pub name: u32,
-    /// `values: vec3<f32>` (`@location(3)`): self ticks, left total, right total.
+    /// Self ticks, left total, right total (timeline: duration, track and category
+    /// palette indices); a merged run has a negative first value.
     pub values: [f32; 3],
 }
 
 const _: () = assert!(std::mem::size_of::<BarInstance>() == 32);
 
 impl BarInstance {
-    const ATTRIBUTES: [wgpu::VertexAttribute; 4] =
-        wgpu::vertex_attr_array![0 => Uint32x2, 1 => Uint32x2, 2 => Uint32, 3 => Float32x3];
-
-    fn layout() -> wgpu::VertexBufferLayout<'static> {
-        wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<BarInstance>() as u64,
-            step_mode: wgpu::VertexStepMode::Instance,
-            attributes: &Self::ATTRIBUTES,
-        }
-    }
-
     fn split(t: u64) -> [u32; 2] {
         [t as u32, (t >> 32) as u32]
     }
@@ -205,7 +196,7 @@ impl BarPipeline {
         });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("BarPipeline::layout"),
-            bind_group_layouts: &[Some(&bind_layout)],
+            bind_group_layouts: &[Some(&bind_layout), Some(&instances_layout(device))],
             immediate_size: IMMEDIATE_BYTES,
         });
         let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -215,7 +206,8 @@ impl BarPipeline {
                 module: &shader,
                 entry_point: Some("vs_main"),
                 compilation_options: Default::default(),
-                buffers: &[Some(BarInstance::layout())],
+                // Bars are read from a storage buffer (group 1), six vertices each.
+                buffers: &[],
             },
             fragment: Some(wgpu::FragmentState {
                 module: &shader,
@@ -228,7 +220,7 @@ impl BarPipeline {
                 })],
             }),
             primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleStrip,
+                topology: wgpu::PrimitiveTopology::TriangleList,
                 ..Default::default()
             },
             depth_stencil: None,
@@ -242,6 +234,18 @@ impl BarPipeline {
         }
     }
 }
+
+/// Group 1: one chunk of bar instances. Layouts with equal entries are the same layout
+/// to wgpu, so the pipeline and every scene can each make their own.
+fn instances_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("BarPipeline::instances_layout"),
+        entries: &[storage_entry(0)],
+    })
+}
+
+/// Vertices drawn per bar: two triangles.
+const VERTICES_PER_BAR: u64 = 6;
 
 /// A read-only storage buffer read by the vertex stage.
 fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
@@ -288,7 +292,7 @@ impl Uploader<'_> {
         let buf = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("BarScene::instances"),
             size: (self.staging.len() as u64 * stride).max(stride),
-            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         self.gpu
@@ -336,7 +340,8 @@ pub struct SceneValues<'a> {
 
 /// A profile's bars and name hashes, resident on the GPU.
 pub struct BarScene {
-    chunks: Vec<wgpu::Buffer>,
+    /// One bind group (group 1) per instance chunk (which it keeps alive).
+    chunk_groups: Vec<wgpu::BindGroup>,
     /// Per row: the row's own bars, then each LOD tier's.
     rows: Vec<Vec<Vec<Segment>>>,
     globals: wgpu::Buffer,
@@ -455,7 +460,13 @@ impl BarScene {
     ) -> BarScene {
         let device = &gpu.device;
         let stride = std::mem::size_of::<BarInstance>() as u64;
-        let max_chunk_bytes = device.limits().max_buffer_size.min(256 << 20);
+        // A chunk is bound whole as a storage buffer, and its vertex numbers (six a bar)
+        // stay far below 2^32.
+        let limits = device.limits();
+        let max_chunk_bytes = limits
+            .max_buffer_size
+            .min(u64::from(limits.max_storage_buffer_binding_size))
+            .min(256 << 20);
         let mut up = Uploader {
             gpu,
             chunk_cap: (max_chunk_bytes / stride).max(1),
@@ -547,8 +558,22 @@ impl BarScene {
                 },
             ],
         });
+        let group_layout = instances_layout(device);
+        let chunk_groups = chunks
+            .iter()
+            .map(|c| {
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("BarScene::chunk"),
+                    layout: &group_layout,
+                    entries: &[wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: c.as_entire_binding(),
+                    }],
+                })
+            })
+            .collect();
         BarScene {
-            chunks,
+            chunk_groups,
             rows,
             globals,
             bind_group,
@@ -603,7 +628,7 @@ impl BarScene {
     ) -> u64 {
         pass.set_pipeline(&pipeline.pipeline);
         pass.set_bind_group(0, &self.bind_group, &[]);
-        let stride = std::mem::size_of::<BarInstance>() as u64;
+        let mut bound: Option<usize> = None;
         let mut drawn = 0u64;
         for (row, top, tier, range, alpha) in rows {
             let list = match tier {
@@ -625,11 +650,12 @@ impl BarScene {
                 }
                 let first = s.chunk_start + (lo - s.row_start) as u64;
                 let count = (hi - lo) as u64;
-                pass.set_vertex_buffer(
-                    0,
-                    self.chunks[s.chunk].slice(first * stride..(first + count) * stride),
-                );
-                pass.draw(0..4, 0..count as u32);
+                if bound != Some(s.chunk) {
+                    pass.set_bind_group(1, &self.chunk_groups[s.chunk], &[]);
+                    bound = Some(s.chunk);
+                }
+                let v = VERTICES_PER_BAR;
+                pass.draw((first * v) as u32..((first + count) * v) as u32, 0..1);
                 drawn += count;
             }
         }
