@@ -465,7 +465,7 @@ impl BarScene {
         let limits = device.limits();
         let max_chunk_bytes = limits
             .max_buffer_size
-            .min(u64::from(limits.max_storage_buffer_binding_size))
+            .min(limits.max_storage_buffer_binding_size)
             .min(256 << 20);
         let mut up = Uploader {
             gpu,
