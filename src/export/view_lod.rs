@@ -97,7 +97,7 @@ fn view_row(row: &Row, ticks_per_px: f64, s: &mut Scratch) -> Vec<Tier> {
     if n < 2 {
         return Vec::new();
     }
-    let within = |shift: u32| (1u128 << shift) as f64 <= ticks_per_px * crate::lod::FOLD_PX;
+    let within = |shift: u32| crate::lod::folds_at(shift, ticks_per_px);
     let (x0, x1) = (&row.x0[..], &row.x1[..]);
     s.next.clear();
     s.next.extend(1..=n as u32);

@@ -32,6 +32,12 @@ use crate::model::NameId;
 /// so at one pixel a 1080p frame of 50 dense rows took ~100 ms; at four, a quarter.
 pub const FOLD_PX: f64 = 4.0;
 
+/// Whether a frame at `ticks_per_px` may draw the tier merging below `2^shift` ticks: the
+/// one threshold test of [`Lod::tier_for`] and every builder of the tier it picks.
+pub(crate) fn folds_at(shift: u32, ticks_per_px: f64) -> bool {
+    (1u128 << shift) as f64 <= ticks_per_px * FOLD_PX
+}
+
 /// One coarser version of a row: a partition of the row's bars into consecutive runs.
 ///
 /// Tier bar `j` stands for the row's bars `first[j]..first[j + 1]` (one bar, or a merged
@@ -262,7 +268,7 @@ impl Lod {
         };
         let mut best = TierRef::Row;
         for (i, t) in tiers.iter().enumerate() {
-            if (1u128 << t.shift) as f64 <= ticks_per_px * FOLD_PX {
+            if folds_at(t.shift, ticks_per_px) {
                 best = TierRef::Tier(i);
             } else {
                 break;
@@ -374,7 +380,7 @@ fn build_row(row: &Row, ticks_per_px: f64, keep_all: bool) -> Vec<Tier> {
     if row.len() < 2 {
         return tiers;
     }
-    let within = |shift: u32| (1u128 << shift) as f64 <= ticks_per_px * FOLD_PX;
+    let within = |shift: u32| folds_at(shift, ticks_per_px);
     let mut kept_len = row.len();
     // The last merge result when it was not kept (merging goes on from it), and a
     // buffer to merge into.
