@@ -421,11 +421,7 @@ impl App {
             gfx.tscene = None;
         }
         self.tdoc = None;
-        self.tl_drag = None;
-        self.hover = None;
-        self.menu = None;
-        self.search_open = false;
-        self.search_text.clear();
+        self.clear_interaction();
         self.doc = Some(Doc {
             profile,
             layout,
@@ -435,6 +431,17 @@ impl App {
             search: None,
             search_cursor: None,
         });
+    }
+
+    /// Forgets what pointed into the document being replaced: hover (and the merged run
+    /// under it), a timeline drag, the menu and the search field.
+    fn clear_interaction(&mut self) {
+        self.hover = None;
+        self.hover_run = None;
+        self.tl_drag = None;
+        self.menu = None;
+        self.search_open = false;
+        self.search_text.clear();
     }
 
     fn redraw(&self) {

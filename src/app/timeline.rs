@@ -131,11 +131,7 @@ impl App {
             gfx.scene = None;
         }
         self.doc = None;
-        self.hover = None;
-        self.hover_run = None;
-        self.menu = None;
-        self.search_open = false;
-        self.search_text.clear();
+        self.clear_interaction();
         self.tdoc = Some(TraceDoc {
             trace,
             path,
