@@ -83,17 +83,9 @@ fn matcher(query: &str) -> (regex::Regex, bool) {
     }
 }
 
-/// Runs `query` over a trace's span names: per-name flags, the matching spans in `layout`
-/// by start time, and the time they cover (a matching span inside a matching span counts
-/// once) as a share of the trace's duration per track (`share` can pass 1 when tracks run
-/// in parallel).
-pub fn search_spans(
-    spans: &crate::model::spans::SpanSet,
-    parent: &[u32],
-    layout: &Layout,
-    query: &str,
-) -> SearchResult {
-    let names = &spans.names;
+/// The result's query, regex flag and per-name flags for `query` over `names` (every
+/// flag false for an empty query), before anything is counted.
+fn match_names(names: &crate::model::Names, query: &str) -> SearchResult {
     let mut out = SearchResult {
         query: query.to_string(),
         ..Default::default()
@@ -105,6 +97,23 @@ pub fn search_spans(
     let (re, is_regex) = matcher(query);
     out.is_regex = is_regex;
     out.name_matches = names.iter().map(|(_, n)| re.is_match(n)).collect();
+    out
+}
+
+/// Runs `query` over a trace's span names: per-name flags, the matching spans in `layout`
+/// by start time, and the time they cover (a matching span inside a matching span counts
+/// once) as a share of the trace's duration per track (`share` can pass 1 when tracks run
+/// in parallel).
+pub fn search_spans(
+    spans: &crate::model::spans::SpanSet,
+    parent: &[u32],
+    layout: &Layout,
+    query: &str,
+) -> SearchResult {
+    let mut out = match_names(&spans.names, query);
+    if query.is_empty() {
+        return out;
+    }
     let hit = |i: usize| out.name_matches[spans.name[i] as usize];
     // Covered by a matching ancestor: resolved along parent chains with memo, iteratively.
     const UNKNOWN: u8 = 2;
@@ -153,18 +162,10 @@ pub fn search_spans(
 /// Runs `query` over `profile`'s names and `layout`'s bars. An empty query matches
 /// nothing.
 pub fn search(profile: &Profile, layout: &Layout, query: &str) -> SearchResult {
-    let names = &profile.names;
-    let mut out = SearchResult {
-        query: query.to_string(),
-        ..Default::default()
-    };
+    let mut out = match_names(&profile.names, query);
     if query.is_empty() {
-        out.name_matches = vec![false; names.len()];
         return out;
     }
-    let (re, is_regex) = matcher(query);
-    out.is_regex = is_regex;
-    out.name_matches = names.iter().map(|(_, n)| re.is_match(n)).collect();
 
     let tree = &profile.tree;
     // Parents come before children in id order: one pass marks matched ancestors.
