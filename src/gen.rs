@@ -162,11 +162,12 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok((v * mult).round() as u64)
 }
 
-/// SplitMix64: tiny, fast and the same everywhere.
-struct Rng(u64);
+/// SplitMix64: tiny, fast and the same everywhere (the seeded generator of the
+/// workloads and of the crate's randomized tests).
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -175,7 +176,7 @@ impl Rng {
     }
 
     /// Uniform in `0..n` (n > 0).
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }

@@ -250,17 +250,7 @@ mod tests {
     use crate::import::{Limits, load_bytes};
     use crate::layout::flame_layout;
 
-    /// SplitMix64.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-    }
+    use crate::generator::Rng;
 
     /// Random rows: runs of narrow bars with narrow or wide gaps, some wide bars, widths
     /// and gaps spread over many bit lengths, ties in width, a few names.

@@ -226,20 +226,7 @@ mod tests {
     use super::*;
     use crate::model::{CallTreeBuilder, ChildOrder, Names};
 
-    /// SplitMix64: a tiny seeded generator for reproducible random trees.
-    pub(crate) struct Rng(pub u64);
-    impl Rng {
-        pub fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        pub fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use crate::generator::Rng;
 
     fn random_profile(seed: u64, stacks: usize) -> (Names, CallTree, Vec<(Vec<String>, u64)>) {
         let mut rng = Rng(seed);

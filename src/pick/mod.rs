@@ -37,16 +37,7 @@ mod tests {
     use crate::model::{CallTreeBuilder, ChildOrder, Names};
     use crate::view::{Orientation, Style};
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-    }
+    use crate::generator::Rng;
 
     /// Picking against a brute-force linear scan over every bar, on seeded random layouts,
     /// at random zooms, in both orientations.
