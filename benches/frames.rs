@@ -2,9 +2,9 @@
 //! one nanosecond across the graph and back out, drawn offscreen, on W5-like timelines
 //! (TARGETS.md: spans in 50 rows, every one narrower than a pixel at the full view).
 //!
-//! Per frame it records the CPU time to build and encode the frame up to the submit
-//! (`FrameStats::encode_ms`: visible rows, tier choice, binary searches, labels, axis,
-//! uniforms), the GPU time of the pass from timestamp queries where the adapter has them,
+//! Per frame it records the CPU time to build and encode the frame up to the submit (the
+//! view's draw data: visible rows, tier choice, binary searches, labels, axis; then
+//! `FrameStats::encode_ms`: uniforms, text preparation, encoding), the GPU time of the pass from timestamp queries where the adapter has them,
 //! and the wall time from the start of the frame until the GPU is done. It prints p50 and
 //! p99 of each per size and span count, and the CPU and GPU bytes per span.
 //!
@@ -19,15 +19,15 @@
 //! searches, draws) from glyphon's label layout, which dominates the CPU p99.
 
 use scorch::color::ColorMode;
-use scorch::layout::timeline::{Band, TrackLayout};
+use scorch::layout::timeline::{Band, BandMode, TrackLayout};
 use scorch::layout::{Layout, Row};
-use scorch::model::NO_PARENT;
-use scorch::model::spans::{SpanSet, Track};
-use scorch::render::timeline::{TimelineContent, TimelineScene, TimelineSpec};
-use scorch::render::{Gpu, GpuOptions, GpuTimer, Renderer, TARGET_FORMAT, Tile};
-use scorch::view::state::ViewState;
-use scorch::view::timeline::{TimelineGeometry, TimelineStyle, pick_span};
-use scorch::view::{Camera, Orientation};
+use scorch::model::spans::{SpanSet, SpanTree, Track};
+use scorch::model::{NO_PARENT, SourceFormat, Trace};
+use scorch::pick::pick_span;
+use scorch::render::{Gpu, GpuOptions, GpuTimer, Renderer, Scenes, TARGET_FORMAT, Tile};
+use scorch::view::timeline::TimelineView;
+use scorch::view::{Purpose, View, ViewOptions, Viewport, compose};
+use std::sync::Arc;
 use std::time::Instant;
 
 const ROWS: usize = 50;
@@ -155,37 +155,48 @@ fn main() {
     for &n in &spans {
         let t = Instant::now();
         let (set, tl) = w5(n);
-        let mut renderer = Renderer::new(&gpu, TARGET_FORMAT);
-        let scene = TimelineScene::new(&gpu, &renderer, &set, &tl);
-        gpu.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .expect("device poll");
         let cpu_bytes = tl.layout.heap_bytes()
-            + scene.lod.heap_bytes()
             + tl.row_of.capacity() * 4
             + tl.parent.capacity() * 4
             + set.len() * (8 + 8 + 4 + 4 + 4);
+        // No tree: nothing in these frames reads one, and 100 M spans would pay for it.
+        let trace = Arc::new(Trace {
+            spans: set,
+            tree: SpanTree::default(),
+            source: "W5".into(),
+            format: SourceFormat::ChromeTrace,
+            gzipped: false,
+        });
+        let mut view = TimelineView::with_tracks(
+            trace,
+            BandMode::PerTrack,
+            tl,
+            &ViewOptions {
+                color: Some(ColorMode::Name),
+                title: Some("W5".into()),
+                ..ViewOptions::default()
+            },
+        );
+        view.set_labels(std::env::var_os("FRAMES_NO_LABELS").is_none());
+        let mut renderer = Renderer::new(&gpu, TARGET_FORMAT);
+        let scenes = Scenes::build(&gpu, &renderer.scene_layout(), &view.bar_sources())
+            .expect("the spans fit on the device");
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("device poll");
+        let cpu_bytes = cpu_bytes + view.lod().heap_bytes();
         eprintln!(
             "frames: {n} spans built and uploaded in {:.1} s ({} MiB of instances)",
             t.elapsed().as_secs_f64(),
-            scene.bars.instance_bytes >> 20
+            scenes.instance_bytes() >> 20
         );
-        let content = TimelineContent {
-            scene: &scene,
-            spans: &set,
-            tracks: &tl,
-            matches: None,
-        };
         for &(w, h) in &sizes {
-            let g = TimelineGeometry::new(w, h, 1.0, &tl.bands, &[], TimelineStyle::default());
-            let mut view = ViewState::new(
-                &tl.layout,
-                f64::from(g.graph.w),
-                g.graph.h,
-                g.row_pitch_px,
-                Orientation::Icicle,
-                ColorMode::Name,
-            );
+            view.set_viewport(Viewport {
+                width_px: w,
+                height_px: h,
+                scale: 1.0,
+            });
+            let g = view.geometry(1.0);
             let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
                 label: Some("frames::target"),
                 size: wgpu::Extent3d {
@@ -204,7 +215,7 @@ fn main() {
             let mut timer = GpuTimer::new(&gpu);
             // From the whole trace to one nanosecond across the graph in 32 steps, back in
             // 32, about a point a third of the way in.
-            let span = tl.layout.total_ticks as f64;
+            let span = view.tracks().layout.total_ticks as f64;
             let factor = span.powf(1.0 / 32.0);
             let x = f64::from(g.graph.w) * 0.37;
             let (mut cpu, mut gpu_ms, mut wall, mut drawn) =
@@ -213,20 +224,23 @@ fn main() {
             let mut rng = 0x9e37_79b9_u64;
             let tile = Tile { x: 0, y: 0, w, h };
             // One frame first: the overview texture is drawn once and then reused.
-            let warm = TimelineSpec::new(g.clone(), view.camera, ColorMode::Name, "W5".into());
+            let warm = compose(&view, Purpose::Export, None, renderer.text());
             renderer
-                .render_timeline(&gpu, Some(content), &warm, &target, tile, None)
+                .render(&gpu, &warm, &scenes, &target, tile, None)
                 .expect("frame");
+            drop(warm);
             gpu.device
                 .poll(wgpu::PollType::wait_indefinitely())
                 .expect("device poll");
             for step in 0..STEPS {
                 if step < STEPS / 2 {
-                    view.zoom_around(x, factor);
+                    view.state_mut().zoom_around(x, factor);
                 } else {
-                    view.zoom_around(x, 1.0 / factor);
+                    view.state_mut().zoom_around(x, 1.0 / factor);
                 }
+                let cam = view.state().camera;
                 // Hover picks at this zoom: 2000 pointer positions over the rows.
+                let layout = &view.tracks().layout;
                 for _ in 0..2000 {
                     rng = rng
                         .wrapping_mul(6364136223846793005)
@@ -236,30 +250,31 @@ fn main() {
                         + g.header_px
                         + ((rng >> 20) & 0xffff) as f32 % (ROWS as f32 * g.row_pitch_px);
                     let t = Instant::now();
-                    std::hint::black_box(pick_span(&tl.layout, &g, &view.camera, px, py, 4.0));
+                    std::hint::black_box(pick_span(layout, &g, &cam, px, py, 4.0));
                     picks.push(t.elapsed().as_nanos() as f64);
                 }
                 let t0 = Instant::now();
-                let cam: Camera = view.camera;
-                let mut spec = TimelineSpec::new(g.clone(), cam, ColorMode::Name, "W5".into());
-                spec.labels = std::env::var_os("FRAMES_NO_LABELS").is_none();
+                let frame = compose(&view, Purpose::Export, None, renderer.text());
+                let built_ms = t0.elapsed().as_secs_f64() * 1000.0;
                 let stats = renderer
-                    .render_timeline(&gpu, Some(content), &spec, &target, tile, timer.as_mut())
+                    .render(&gpu, &frame, &scenes, &target, tile, timer.as_mut())
                     .expect("frame");
+                drop(frame);
                 gpu.device
                     .poll(wgpu::PollType::wait_indefinitely())
                     .expect("device poll");
                 wall.push(t0.elapsed().as_secs_f64() * 1000.0);
+                let encode_ms = built_ms + f64::from(stats.encode_ms);
                 if std::env::var_os("FRAMES_TRACE").is_some() {
                     eprintln!(
                         "step {step}: {:.2} ms wall, {:.3} ms encode, {} bars, {:.3e} ns/px",
                         wall.last().unwrap(),
-                        stats.encode_ms,
+                        encode_ms,
                         stats.bars_drawn,
                         1.0 / cam.px_per_tick
                     );
                 }
-                cpu.push(f64::from(stats.encode_ms));
+                cpu.push(encode_ms);
                 drawn.push(stats.bars_drawn as f64);
                 if let Some(t) = timer.as_mut() {
                     // The readback was started after the submit; one more poll finishes it.
@@ -287,7 +302,7 @@ fn main() {
                 pct(&mut wall, 0.99),
                 pct(&mut drawn, 0.5),
                 cpu_bytes as f64 / n as f64,
-                scene.bars.instance_bytes as f64 / n as f64,
+                scenes.instance_bytes() as f64 / n as f64,
                 pct(&mut picks, 0.5),
                 pct(&mut picks, 0.99),
             );

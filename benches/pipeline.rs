@@ -17,12 +17,14 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use scorch::generator::{self, GenFormat, GenOptions, Limit, Workload};
+use scorch::geometry::{FrameGeometry, Orientation, Style};
 use scorch::import::{self, Limits};
 use scorch::layout::flame_layout;
 use scorch::lod::Lod;
 use scorch::pick::pick;
-use scorch::render::{self, Gpu, GpuOptions, Renderer, Scene, TARGET_FORMAT};
-use scorch::view::{FrameGeometry, Orientation, Style};
+use scorch::render::{self, Gpu, GpuOptions, Renderer, Scenes, TARGET_FORMAT};
+use scorch::view::flame::FlameView;
+use scorch::view::{Purpose, View, ViewOptions, Viewport, compose};
 use std::fmt::Write as _;
 use std::hint::black_box;
 
@@ -292,31 +294,24 @@ fn bench_frame(c: &mut Criterion) {
     };
     let text = w1_folded(4 << 20, 4);
     let p = import::load_bytes("w1.folded", &text, Limits::default()).unwrap();
-    let layout = flame_layout(&p.tree);
+    let mut view = FlameView::new(std::sync::Arc::new(p), &ViewOptions::default());
     let mut renderer = Renderer::new(&gpu, TARGET_FORMAT);
-    let scene = Scene::new(&gpu, &renderer, &p, &layout);
+    let scenes = Scenes::build(&gpu, &renderer.scene_layout(), &view.bar_sources()).unwrap();
+    let bars = view.layout().bar_count();
     let mut g = c.benchmark_group("frame");
     g.sample_size(10);
     for (w, h) in [(1280u32, 720u32), (1920, 1080)] {
-        let (spec, _) = scorch::export::frame_spec(
-            &p,
-            &layout,
-            &scorch::export::ExportOptions {
-                width: w,
-                height: Some(h),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        view.set_viewport(Viewport::logical(w, h, 1.0));
+        // The CPU draw data alone: visible rows, tiers, ranges, labels.
+        g.bench_function(format!("draw_data/{w}x{h}/{bars}bars"), |b| {
+            b.iter(|| compose(&view, Purpose::Export, None, renderer.text()).bar_count())
+        });
         g.bench_function(
-            format!(
-                "offscreen/{w}x{h}/{}bars/{}",
-                layout.bar_count(),
-                gpu.describe()
-            ),
+            format!("offscreen/{w}x{h}/{bars}bars/{}", gpu.describe()),
             |b| {
                 b.iter(|| {
-                    render::render_image(&gpu, &mut renderer, &scene, &p, &layout, &spec).unwrap()
+                    let frame = compose(&view, Purpose::Export, None, renderer.text());
+                    render::render_frame(&gpu, &mut renderer, &frame, &scenes).unwrap()
                 })
             },
         );

@@ -337,6 +337,45 @@ pub fn heat_color(self_ticks: f64, max_self: f64) -> [f32; 3] {
     }
 }
 
+/// The diff palette for a `colorblind` flag.
+pub fn diff_palette(colorblind: bool) -> &'static DiffPalette {
+    if colorblind {
+        &DIFF_COLORBLIND
+    } else {
+        &DIFF_DEFAULT
+    }
+}
+
+/// The change of a diff bar's share between left and right, as labels and tooltips show
+/// it: `new`, `removed`, `+12.5%`, `−4.1%`, `±0%`.
+pub fn diff_change(left: u64, right: u64, left_ticks: u64, right_ticks: u64) -> String {
+    if left == 0 && right > 0 {
+        return "new".to_string();
+    }
+    if right == 0 && left > 0 {
+        return "removed".to_string();
+    }
+    let lr = left as f64 / left_ticks.max(1) as f64;
+    let rr = right as f64 / right_ticks.max(1) as f64;
+    if lr == 0.0 {
+        return "±0%".to_string();
+    }
+    let pct = (rr / lr - 1.0) * 100.0;
+    let r = (pct * 10.0).round() / 10.0;
+    if r == 0.0 {
+        "±0%".to_string()
+    } else if r > 0.0 {
+        format!("+{r}%")
+    } else {
+        format!("−{}%", -r)
+    }
+}
+
+/// 0..1 sRGB as 8-bit values.
+pub fn to_u8(c: [f32; 3]) -> [u8; 3] {
+    c.map(|v| (v * 255.0).round().clamp(0.0, 255.0) as u8)
+}
+
 /// A palette entry as 0..1 sRGB.
 pub fn palette_color(index: usize) -> [f32; 3] {
     let c = PALETTE[index % PALETTE.len()];
@@ -375,6 +414,17 @@ pub fn label_color(bg: [f32; 3]) -> [u8; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn diff_change_wording() {
+        assert_eq!(diff_change(0, 5, 10, 10), "new");
+        assert_eq!(diff_change(5, 0, 10, 10), "removed");
+        assert_eq!(diff_change(10, 10, 100, 100), "±0%");
+        assert_eq!(diff_change(10, 15, 100, 100), "+50%");
+        assert_eq!(diff_change(10, 5, 100, 100), "−50%");
+        // Shares, not raw counts: the right side is twice as big overall.
+        assert_eq!(diff_change(10, 20, 100, 200), "±0%");
+    }
 
     /// Published MurmurHash3 x86_32 vectors (Wikipedia, SMHasher), cross-checked against
     /// the `mmh3` reference implementation.

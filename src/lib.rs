@@ -32,6 +32,7 @@
 pub mod app;
 pub mod color;
 pub mod export;
+pub mod geometry;
 // `gen` is a reserved keyword in edition 2024, so the module has a longer name.
 #[path = "gen.rs"]
 pub mod generator;
@@ -41,4 +42,5 @@ pub mod lod;
 pub mod model;
 pub mod pick;
 pub mod render;
+pub mod summary;
 pub mod view;

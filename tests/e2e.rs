@@ -8,9 +8,9 @@ mod common;
 
 use scorch::color::{PALETTE, package_name, palette_index, pyroscope_key};
 use scorch::export::decode_png;
+use scorch::geometry::{Camera, FrameGeometry, Orientation};
 use scorch::layout::flame_layout;
 use scorch::pick::BarRef;
-use scorch::view::{Camera, FrameGeometry, Orientation};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -407,10 +407,9 @@ fn tidb_trace(n: u64) -> String {
 /// functions the window uses); a click selects a span and opens its details.
 #[test]
 fn timeline_overview_brush_and_details() {
-    use scorch::export::TraceView;
-    use scorch::import::Imported;
-    use scorch::view::state::ViewState;
-    use scorch::view::timeline::{BrushGrab, TimelineGeometry, brush_drag};
+    use scorch::model::Document;
+    use scorch::view::timeline::{BrushGrab, TimelineView, brush_drag};
+    use scorch::view::{View, ViewOptions, Viewport};
 
     let src = std::env::temp_dir().join(format!("scorch-e2e-src-{}.json", std::process::id()));
     std::fs::write(&src, tidb_trace(40)).unwrap();
@@ -421,29 +420,27 @@ fn timeline_overview_brush_and_details() {
     };
     let _ = std::fs::remove_file(&src);
     let file = session.dir.join(name);
-    let trace = match scorch::import::load_any_path(&file).unwrap() {
-        Imported::Trace(t) => TraceView::new(*t, None),
-        Imported::Profile(_) => panic!("a trace"),
+    // The window's view of the trace, at the window's size.
+    let Document::Trace(trace) = Document::from(scorch::import::load_any_path(&file).unwrap())
+    else {
+        panic!("a trace");
     };
-    let layout = &trace.tracks.layout;
+    let mut tv = TimelineView::new(
+        trace,
+        &ViewOptions {
+            style: scorch::app::window_style(),
+            ..ViewOptions::default()
+        },
+    );
+    tv.set_viewport(Viewport {
+        width_px: 1200,
+        height_px: 800,
+        scale: 1.0,
+    });
+    let layout = &tv.tracks().layout.clone();
     assert_eq!(layout.rows.len(), 3);
     let total = layout.total_ticks;
-    let g = TimelineGeometry::new(
-        1200,
-        800,
-        1.0,
-        &trace.tracks.bands,
-        &[],
-        scorch::app::timeline_style(false),
-    );
-    let mut view = ViewState::new(
-        layout,
-        f64::from(g.graph.w),
-        g.graph.h,
-        g.row_pitch_px,
-        Orientation::Icicle,
-        scorch::color::ColorMode::Track,
-    );
+    let g = tv.geometry(1.0);
     // A row of the overview below the three rows of spans: background, shaded or not.
     let oy = (g.overview.y + g.overview.h - 4.0) as u32;
     let shaded = |img: &scorch::render::RgbaImage, ns: u64| {
@@ -527,10 +524,10 @@ fn timeline_overview_brush_and_details() {
     );
 
     // Click the second executor span in view: the details panel opens below the bands.
-    view.show_ticks(w3.0, w3.1);
+    tv.state_mut().show_ticks(w3.0, w3.1);
     let row = &layout.rows[1];
     let i = row.range_between(w3.0, w3.1).start + 1;
-    let x = g.graph.x as f64 + view.camera.x_of((row.x0[i] + row.x1[i]) / 2);
+    let x = g.graph.x as f64 + tv.state().camera.x_of((row.x0[i] + row.x1[i]) / 2);
     let y = g.row_top(1).unwrap() + g.bar_height_px / 2.0;
     session.point(x, f64::from(y));
     session.xdo(&["click", "1"]);

@@ -13,12 +13,12 @@ use scorch::color::{
     ColorMode, DIFF_COLORBLIND, DIFF_DEFAULT, PALETTE, bar_diff_percent, diff_color, heat_color,
     murmur3_32, package_name, palette_index, pyroscope_key,
 };
-use scorch::export::ExportOptions;
-use scorch::layout::Layout;
-use scorch::model::Profile;
+use scorch::export::{ExportOptions, ExportView};
+use scorch::geometry::{Camera, Orientation};
+use scorch::model::{Document, Profile};
 use scorch::render::names::{NameHashes, PackedKeys};
-use scorch::render::{self, FrameSpec, Renderer, Scene, TARGET_FORMAT};
-use scorch::view::{Camera, Orientation};
+use scorch::view::flame::FlameView;
+use std::sync::Arc;
 
 const WHITE: [u8; 3] = [255, 255, 255];
 
@@ -26,11 +26,12 @@ fn to8(c: [f32; 3]) -> [u8; 3] {
     c.map(|v| (v * 255.0).round() as u8)
 }
 
-/// Center pixel of bar `i` of row `row` under `spec`.
-fn bar_center(spec: &FrameSpec, layout: &Layout, row: usize, i: usize) -> (u32, u32) {
-    let g = &spec.geometry;
-    let r = &layout.rows[row];
-    let x = g.graph.x as f64 + (spec.camera.x_of(r.x0[i]) + spec.camera.x_of(r.x1[i])) / 2.0;
+/// Center pixel of bar `i` of row `row` of `v`.
+fn bar_center(v: &FlameView, row: usize, i: usize) -> (u32, u32) {
+    let g = v.geometry(1.0);
+    let cam = v.state().camera;
+    let r = &v.layout().rows[row];
+    let x = g.graph.x as f64 + (cam.x_of(r.x0[i]) + cam.x_of(r.x1[i])) / 2.0;
     let y = g.row_top(row) + g.bar_height_px / 2.0;
     (x as u32, y as u32)
 }
@@ -38,7 +39,10 @@ fn bar_center(spec: &FrameSpec, layout: &Layout, row: usize, i: usize) -> (u32, 
 fn opts(width: u32, orientation: Orientation, color: Option<ColorMode>) -> ExportOptions {
     ExportOptions {
         width,
-        orientation,
+        view: Some(match orientation {
+            Orientation::Flame => ExportView::FlameGraph,
+            Orientation::Icicle => ExportView::Icicle,
+        }),
         color,
         ..ExportOptions::default()
     }
@@ -92,17 +96,16 @@ fn gpu_murmur3_matches_cpu_reference() {
 }
 
 fn sample_mode(
-    profile: &Profile,
+    profile: &Arc<Profile>,
     mode: ColorMode,
     colorblind: bool,
-) -> (FrameSpec, Layout, scorch::render::RgbaImage) {
+) -> (FlameView, scorch::render::RgbaImage) {
     let gpu = gpu().unwrap();
-    let layout = layout_of(profile);
     let mut o = opts(900, Orientation::Icicle, Some(mode));
     o.colorblind = colorblind;
-    let spec = spec_for(profile, &layout, &o, false);
-    let img = render_spec(gpu, profile, &layout, &spec);
-    (spec, layout, img)
+    let v = flame_view(profile, &o, false);
+    let img = render_view(gpu, &v);
+    (v, img)
 }
 
 #[test]
@@ -124,8 +127,8 @@ fn package_and_name_colors_are_pyroscopes() {
     let text: String = names.iter().map(|n| format!("{n} 100\n")).collect();
     let p = profile_from("colors.folded", &text);
     for mode in [ColorMode::Package, ColorMode::Name] {
-        let (spec, layout, img) = sample_mode(&p, mode, false);
-        let row = &layout.rows[1];
+        let (v, img) = sample_mode(&p, mode, false);
+        let row = &v.layout().rows[1];
         assert_eq!(row.len(), names.len());
         for i in 0..row.len() {
             let name = p.names.get(row.name[i]);
@@ -134,7 +137,7 @@ fn package_and_name_colors_are_pyroscopes() {
                 _ => pyroscope_key(name),
             };
             let want = PALETTE[palette_index(&key)];
-            let (x, y) = bar_center(&spec, &layout, 1, i);
+            let (x, y) = bar_center(&v, 1, i);
             let got = img.pixel(x, y);
             assert!(
                 color_diff(got, want) <= 1,
@@ -155,15 +158,15 @@ fn diff_colors_follow_the_gradient() {
     );
     let (lt, rt) = p.meta.diff_ticks.unwrap();
     for (colorblind, pal) in [(false, &DIFF_DEFAULT), (true, &DIFF_COLORBLIND)] {
-        let (spec, layout, img) = sample_mode(&p, ColorMode::Diff, colorblind);
-        let row = &layout.rows[2];
+        let (v, img) = sample_mode(&p, ColorMode::Diff, colorblind);
+        let row = &v.layout().rows[2];
         assert_eq!(row.len(), 7);
         for i in 0..row.len() {
             let n = row.node[i];
             let l = p.tree.left_total(n);
             let pct = bar_diff_percent(l, p.tree.total(n) - l, lt, rt);
             let want = to8(diff_color(pct, pal));
-            let (x, y) = bar_center(&spec, &layout, 2, i);
+            let (x, y) = bar_center(&v, 2, i);
             let got = img.pixel(x, y);
             assert!(
                 color_diff(got, want) <= 2,
@@ -177,9 +180,9 @@ fn diff_colors_follow_the_gradient() {
                 .find(|&i| p.names.get(row.name[i]) == name)
                 .unwrap()
         };
-        let (x, y) = bar_center(&spec, &layout, 2, idx("d"));
+        let (x, y) = bar_center(&v, 2, idx("d"));
         assert!(color_diff(img.pixel(x, y), pal.bad) <= 2);
-        let (x, y) = bar_center(&spec, &layout, 2, idx("e"));
+        let (x, y) = bar_center(&v, 2, idx("e"));
         assert!(color_diff(img.pixel(x, y), pal.good) <= 2);
     }
 }
@@ -190,13 +193,14 @@ fn heat_colors_follow_self_value() {
         return;
     }
     let p = profile_from("h.folded", "a 1\nb 10\nc 100\nd 50\ne;f 30\n");
-    let (spec, layout, img) = sample_mode(&p, ColorMode::Value, false);
+    let (v, img) = sample_mode(&p, ColorMode::Value, false);
+    let layout = v.layout();
     let max = p.tree.max_self() as f64;
     for row in 1..layout.rows.len() {
         for i in 0..layout.rows[row].len() {
             let n = layout.rows[row].node[i];
             let want = to8(heat_color(p.tree.self_ticks(n) as f64, max));
-            let (x, y) = bar_center(&spec, &layout, row, i);
+            let (x, y) = bar_center(&v, row, i);
             assert!(color_diff(img.pixel(x, y), want) <= 2, "row {row} bar {i}");
         }
     }
@@ -208,21 +212,19 @@ fn heat_colors_follow_self_value() {
 fn deep_zoom_on_a_trillion_tick_axis_is_exact() {
     let Some(gpu) = gpu() else { return };
     let p = profile_from("deep.folded", "pad 999999999990\nt;a 1\nt;b 1\nt;c 1\n");
-    let layout = layout_of(&p);
-    assert_eq!(layout.total_ticks, 999_999_999_993);
-    let mut spec = spec_for(
+    let mut v = flame_view(
         &p,
-        &layout,
         &opts(400, Orientation::Icicle, Some(ColorMode::Name)),
         false,
     );
-    spec.camera = Camera {
+    assert_eq!(v.layout().total_ticks, 999_999_999_993);
+    v.state_mut().camera = Camera {
         start: 999_999_999_985,
         start_frac: 0.0,
         px_per_tick: 20.0,
     };
-    let img = render_spec(gpu, &p, &layout, &spec);
-    let g = &spec.geometry;
+    let img = render_view(gpu, &v);
+    let g = v.geometry(1.0);
     let gx = g.graph.x as u32;
     let y2 = (g.row_top(2) + g.bar_height_px / 2.0) as u32;
     let y1 = (g.row_top(1) + g.bar_height_px / 2.0) as u32;
@@ -251,8 +253,8 @@ fn deep_zoom_on_a_trillion_tick_axis_is_exact() {
     assert_eq!(&px(99, y1)[..3], &WHITE);
     assert!(color_diff(px(100, y1), color_of("t")) <= 1);
     // Panning by a quarter tick moves every edge by exactly 5 pixels.
-    spec.camera.start_frac = 0.25;
-    let img2 = render_spec(gpu, &p, &layout, &spec);
+    v.state_mut().camera.start_frac = 0.25;
+    let img2 = render_view(gpu, &v);
     assert!(color_diff(img2.pixel(gx + 95, y2), color_of("a")) <= 1);
     assert_eq!(&img2.pixel(gx + 94, y2)[..3], &WHITE);
 }
@@ -262,20 +264,18 @@ fn deep_zoom_on_a_trillion_tick_axis_is_exact() {
 fn sub_pixel_bars_blend_by_coverage() {
     let Some(gpu) = gpu() else { return };
     let p = profile_from("thin.folded", "p;a 1\np 3\n");
-    let layout = layout_of(&p);
-    let mut spec = spec_for(
+    let mut v = flame_view(
         &p,
-        &layout,
         &opts(300, Orientation::Icicle, Some(ColorMode::Name)),
         false,
     );
-    spec.camera = Camera {
+    v.state_mut().camera = Camera {
         start: 0,
         start_frac: 0.0,
         px_per_tick: 0.5,
     };
-    let img = render_spec(gpu, &p, &layout, &spec);
-    let g = &spec.geometry;
+    let img = render_view(gpu, &v);
+    let g = v.geometry(1.0);
     // a spans [1.5, 2.0) px: pixel 1 is half a, half background.
     let y = (g.row_top(2) + g.bar_height_px / 2.0) as u32;
     let a = PALETTE[palette_index(b"a")];
@@ -289,13 +289,9 @@ fn sub_pixel_bars_blend_by_coverage() {
 fn tiles_are_seamless() {
     let Some(gpu) = gpu() else { return };
     let p = profile_at("data/demo.folded");
-    let layout = layout_of(&p);
-    let spec = spec_for(&p, &layout, &opts(500, Orientation::Flame, None), true);
-    let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
-    let scene = Scene::new(gpu, &renderer, &p, &layout);
-    let (whole, s1) = render::render_image(gpu, &mut renderer, &scene, &p, &layout, &spec).unwrap();
-    let (tiled, s2) =
-        render::render_image_tiled(gpu, &mut renderer, &scene, &p, &layout, &spec, 64).unwrap();
+    let v = flame_view(&p, &opts(500, Orientation::Flame, None), true);
+    let (whole, s1) = render_view_stats(gpu, &v, 8192);
+    let (tiled, s2) = render_view_stats(gpu, &v, 64);
     assert_eq!(s1.tiles, 1);
     assert!(s2.tiles > 20, "{} tiles", s2.tiles);
     assert_eq!((whole.width, whole.height), (tiled.width, tiled.height));
@@ -322,18 +318,17 @@ fn tiles_are_seamless() {
 fn hidpi_doubles_the_image_and_keeps_edges_crisp() {
     let Some(gpu) = gpu() else { return };
     let p = profile_at("data/demo.folded");
-    let layout = layout_of(&p);
     let mut o = opts(400, Orientation::Flame, Some(ColorMode::Name));
-    let s1 = spec_for(&p, &layout, &o, false);
+    let s1 = flame_view(&p, &o, false);
     o.scale = 2.0;
-    let s2 = spec_for(&p, &layout, &o, false);
-    let i1 = render_spec(gpu, &p, &layout, &s1);
-    let i2 = render_spec(gpu, &p, &layout, &s2);
+    let s2 = flame_view(&p, &o, false);
+    let i1 = render_view(gpu, &s1);
+    let i2 = render_view(gpu, &s2);
     assert_eq!((i2.width, i2.height), (i1.width * 2, i1.height * 2));
     // The root bar: exact color from its first pixel, background right before, at both
     // scales; the separator between rows is whole pixels.
-    for (spec, img) in [(&s1, &i1), (&s2, &i2)] {
-        let g = &spec.geometry;
+    for (v, img) in [(&s1, &i1), (&s2, &i2)] {
+        let g = v.geometry(1.0);
         let root = PALETTE[palette_index(b"total")];
         let y = (g.row_top(0) + g.bar_height_px / 2.0) as u32;
         let x0 = g.graph.x as u32;
@@ -345,16 +340,15 @@ fn hidpi_doubles_the_image_and_keeps_edges_crisp() {
             "first row of the bar"
         );
         assert_eq!(&img.pixel(x0 + 10, top - 1)[..3], &WHITE, "separator above");
-        assert_eq!(g.gap_px, spec.geometry.scale.round().max(1.0));
+        assert_eq!(g.gap_px, g.scale.round().max(1.0));
     }
 }
 
+/// Renders `file` as `scorch render` does and compares it with the golden image.
 fn golden(name: &str, file: &str, o: ExportOptions) {
     let Some(gpu) = gpu() else { return };
-    let p = profile_at(file);
-    let layout = layout_of(&p);
-    let spec = spec_for(&p, &layout, &o, true);
-    let img = render_spec(gpu, &p, &layout, &spec);
+    let doc = Document::Profile(profile_at(file));
+    let (img, _) = scorch::export::render_rgba(gpu, &doc, &o).unwrap();
     check_golden(name, &img);
 }
 
@@ -418,18 +412,16 @@ fn lod_bounds_the_bars_drawn_per_frame() {
         text.push_str(&format!("root;f{} {}\n", i % 50_000, 1 + i % 7));
     }
     let p = profile_from("many.folded", &text);
-    let layout = layout_of(&p);
-    let spec = spec_for(
+    let v = flame_view(
         &p,
-        &layout,
         &opts(600, Orientation::Icicle, Some(ColorMode::Name)),
         false,
     );
-    let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
-    let scene = Scene::new(gpu, &renderer, &p, &layout);
-    let (img, stats) =
-        render::render_image(gpu, &mut renderer, &scene, &p, &layout, &spec).unwrap();
-    let width = spec.geometry.graph.w as u64;
+    let layout = v.layout();
+    let (img, stats) = render_view_stats(gpu, &v, 8192);
+    let g = v.geometry(1.0);
+    let cam = v.state().camera;
+    let width = g.graph.w as u64;
     assert!(layout.bar_count() > 50_000);
     assert!(
         stats.bars_drawn <= 2 + 2 * (2 * width + 1),
@@ -438,18 +430,18 @@ fn lod_bounds_the_bars_drawn_per_frame() {
         width
     );
     // Row 2 is merged runs: each is its dominant name's color mixed 35 % towards white.
-    let g = &spec.geometry;
-    let tpp = 1.0 / spec.camera.px_per_tick;
-    let scorch::lod::TierRef::Tier(k) = scene.lod.tier_for(2, tpp) else {
+    let lod = v.lod();
+    let tpp = 1.0 / cam.px_per_tick;
+    let scorch::lod::TierRef::Tier(k) = lod.tier_for(2, tpp) else {
         panic!("row 2 needs a tier at full view");
     };
-    let tier = &scene.lod.rows[2][k];
+    let tier = &lod.rows[2][k];
     let run = (0..tier.len())
-        .filter_map(|j| scene.lod.run(&layout, 2, k, j))
+        .filter_map(|j| lod.run(layout, 2, k, j))
         .filter(|run| run.count > 1)
         .max_by_key(|run| run.x1 - run.x0)
         .expect("a merged run");
-    let x = g.graph.x as f64 + (spec.camera.x_of(run.x0) + spec.camera.x_of(run.x1)) / 2.0;
+    let x = g.graph.x as f64 + (cam.x_of(run.x0) + cam.x_of(run.x1)) / 2.0;
     let y = (g.row_top(2) + g.bar_height_px / 2.0) as u32;
     let c = PALETTE[palette_index(&pyroscope_key(p.names.get(run.name)))];
     let want = c.map(|v| (f32::from(v) + (255.0 - f32::from(v)) * 0.35).round() as u8);

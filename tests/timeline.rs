@@ -7,20 +7,38 @@ mod common;
 
 use common::*;
 use scorch::color::{ColorMode, track_color};
-use scorch::export::{TimelineExport, TraceView, render_timeline_rgba, timeline_spec};
-use scorch::import::{self, Imported, Trace};
+use scorch::export::{ExportOptions, export_view, render_rgba};
+use scorch::import;
 use scorch::layout::timeline::BandMode;
-use scorch::model::SourceFormat;
 use scorch::model::spans::{RawSpan, SpanSet, Track};
-use scorch::model::{Names, Warnings};
-use scorch::render::timeline::{TimelineContent, TimelineScene};
-use scorch::render::{self, Renderer, TARGET_FORMAT};
+use scorch::model::{Document, Names, SourceFormat, Trace, Warnings};
+use scorch::render::{Renderer, Scenes, TARGET_FORMAT};
+use scorch::view::View;
+use scorch::view::export::timeline_export;
+use scorch::view::timeline::TimelineView;
+use std::sync::Arc;
 
-fn tidb_demo(mode: Option<BandMode>) -> TraceView {
-    match import::load_any_path(&root().join("data/demo-tidb-trace.json")).unwrap() {
-        Imported::Trace(t) => TraceView::new(*t, mode),
-        Imported::Profile(_) => panic!("the TiDB demo is a trace"),
+fn tidb_demo() -> Document {
+    let doc =
+        Document::from(import::load_any_path(&root().join("data/demo-tidb-trace.json")).unwrap());
+    assert!(
+        matches!(doc, Document::Trace(_)),
+        "the TiDB demo is a trace"
+    );
+    doc
+}
+
+/// The trace of a document.
+fn trace(doc: &Document) -> Arc<Trace> {
+    match doc {
+        Document::Trace(t) => t.clone(),
+        Document::Profile(_) => panic!("a trace"),
     }
+}
+
+/// The timeline `o` asks for.
+fn timeline(doc: &Document, o: &ExportOptions) -> TimelineView {
+    timeline_export(trace(doc), o).unwrap()
 }
 
 struct Rng(u64);
@@ -39,7 +57,7 @@ impl Rng {
 
 /// A deterministic three-thread trace: nested calls per thread, plus overlapping async
 /// requests on their own track.
-fn threads_trace() -> TraceView {
+fn threads_trace() -> Document {
     let mut rng = Rng(7);
     let names = [
         "RunTask",
@@ -111,30 +129,27 @@ fn threads_trace() -> TraceView {
     })
     .collect();
     let set = SpanSet::from_ids(Names::new(), spans, tracks, Warnings::default());
-    TraceView::new(
-        Trace {
-            spans: set,
-            source: "threads.json".into(),
-            format: SourceFormat::ChromeTrace,
-            gzipped: false,
-        },
-        None,
-    )
+    Document::Trace(Arc::new(Trace::link(
+        set,
+        "threads.json".into(),
+        SourceFormat::ChromeTrace,
+        false,
+    )))
 }
 
-fn export(width: u32) -> TimelineExport {
-    TimelineExport {
+fn export(width: u32) -> ExportOptions {
+    ExportOptions {
         width,
-        ..TimelineExport::default()
+        ..ExportOptions::default()
     }
 }
 
 #[test]
 fn golden_tidb_seed_as_one_tree() {
     let Some(gpu) = gpu() else { return };
-    let t = tidb_demo(None);
-    assert_eq!(t.mode, BandMode::OneTree);
-    let (img, report) = render_timeline_rgba(gpu, &t, &export(1000)).unwrap();
+    let t = tidb_demo();
+    assert_eq!(timeline(&t, &export(1000)).mode(), BandMode::OneTree);
+    let (img, report) = render_rgba(gpu, &t, &export(1000)).unwrap();
     assert_eq!(report.labels, 5, "every span is wide enough for a label");
     check_golden("timeline_tidb", &img);
 }
@@ -142,11 +157,12 @@ fn golden_tidb_seed_as_one_tree() {
 #[test]
 fn golden_tidb_bands_zoomed() {
     let Some(gpu) = gpu() else { return };
-    let t = tidb_demo(Some(BandMode::PerTrack));
+    let t = tidb_demo();
     let mut o = export(1000);
+    o.bands = Some(BandMode::PerTrack);
     o.start_ns = Some(250_000);
     o.end_ns = Some(480_000);
-    let (img, _) = render_timeline_rgba(gpu, &t, &o).unwrap();
+    let (img, _) = render_rgba(gpu, &t, &o).unwrap();
     check_golden("timeline_tidb_bands_zoom", &img);
 }
 
@@ -154,8 +170,8 @@ fn golden_tidb_bands_zoomed() {
 fn golden_threads() {
     let Some(gpu) = gpu() else { return };
     let t = threads_trace();
-    assert_eq!(t.tracks.bands.len(), 4);
-    let (img, _) = render_timeline_rgba(gpu, &t, &export(1200)).unwrap();
+    assert_eq!(timeline(&t, &export(1200)).tracks().bands.len(), 4);
+    let (img, _) = render_rgba(gpu, &t, &export(1200)).unwrap();
     check_golden("timeline_threads", &img);
 }
 
@@ -164,20 +180,21 @@ fn golden_threads() {
 #[test]
 fn spans_connectors_and_overview_are_where_they_belong() {
     let Some(gpu) = gpu() else { return };
-    let t = tidb_demo(None);
+    let doc = tidb_demo();
     let mut o = export(1000);
     o.color = Some(ColorMode::Track);
     o.end_ns = Some(500_000);
-    let spec = timeline_spec(&t, &o).unwrap();
-    let (img, _) = render_timeline_rgba(gpu, &t, &o).unwrap();
-    let g = &spec.geometry;
-    let cam = &spec.camera;
-    let spans = &t.spans;
+    let v = timeline(&doc, &o);
+    let (img, _) = render_rgba(gpu, &doc, &o).unwrap();
+    let g = v.geometry(1.0);
+    let cam = &v.state().camera;
+    let t = v.tracks();
+    let spans = &v.trace().spans;
     // executor.Next (TiDB, track 0) spans 300..500 µs after the start.
     let next = (0..spans.len())
         .find(|&i| spans.names.get(spans.name[i]) == "executor.Next")
         .unwrap();
-    let row = t.tracks.row_of[next] as usize;
+    let row = t.row_of[next] as usize;
     let y = (g.row_top(row).unwrap() + g.bar_height_px / 2.0) as u32;
     let x0 = (g.graph.x as f64 + cam.x_of(spans.start_ns[next])).round() as u32;
     assert!(color_diff(img.pixel(x0 + 2, y), track_color(0)) <= 1);
@@ -189,12 +206,12 @@ fn spans_connectors_and_overview_are_where_they_belong() {
     let raft = (0..spans.len())
         .find(|&i| spans.names.get(spans.name[i]) == "RaftKv::async_snapshot")
         .unwrap();
-    let ry = (g.row_top(t.tracks.row_of[raft] as usize).unwrap() + g.bar_height_px / 2.0) as u32;
+    let ry = (g.row_top(t.row_of[raft] as usize).unwrap() + g.bar_height_px / 2.0) as u32;
     // Just inside its left edge, before the label's padding.
     let rx = (g.graph.x as f64 + cam.x_of(spans.start_ns[raft])).round() as u32 + 2;
     assert!(color_diff(img.pixel(rx, ry), track_color(1)) <= 1);
     // Endpoint:: was pushed down: its connector stands at its start, between the rows.
-    let c = &t.tracks.connectors[0];
+    let c = &t.connectors[0];
     let cx = (g.graph.x as f64 + cam.x_of(c.at_ns)).round() as u32;
     let cy = (g.row_top(c.to_row as usize).unwrap() - g.row_pitch_px / 2.0) as u32;
     assert!(
@@ -220,27 +237,12 @@ fn spans_connectors_and_overview_are_where_they_belong() {
 fn timeline_tiles_are_seamless() {
     let Some(gpu) = gpu() else { return };
     let t = threads_trace();
-    let mut spec = timeline_spec(&t, &export(700)).unwrap();
-    spec.labels = false;
-    let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
-    let scene = TimelineScene::new(gpu, &renderer, &t.spans, &t.tracks);
-    let content = TimelineContent {
-        scene: &scene,
-        spans: &t.spans,
-        tracks: &t.tracks,
-        matches: None,
-    };
-    let g = spec.geometry.clone();
+    let mut v = timeline(&t, &export(700));
+    v.set_labels(false);
+    let g = v.geometry(1.0);
     let (w, h) = (g.width_px, g.height_px);
-    let mut draw = |max_tile| {
-        render::render_tiles(gpu, w, h, max_tile, |view, tile| {
-            renderer.render_timeline(gpu, Some(content), &spec, view, tile, None)
-        })
-        .unwrap()
-        .0
-    };
-    let one = draw(4096);
-    let tiled = draw(64);
+    let one = render_view_stats(gpu, &v, 4096).0;
+    let tiled = render_view_stats(gpu, &v, 64).0;
     let header_at = |y: f32| {
         (0..g.bands.len()).any(|b| y >= g.header_top(b) && y < g.header_top(b) + g.header_px)
     };
@@ -267,33 +269,34 @@ fn timeline_tiles_are_seamless() {
 /// A bad window is refused with a message before any drawing.
 #[test]
 fn export_options_are_checked() {
-    let t = tidb_demo(None);
+    let t = tidb_demo();
+    let err = |o: &ExportOptions| match export_view(&t, o) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("{o:?} should be refused"),
+    };
     let mut o = export(800);
     o.start_ns = Some(500_000);
     o.end_ns = Some(100_000);
-    let e = timeline_spec(&t, &o).unwrap_err().to_string();
+    let e = err(&o);
     assert!(e.contains("must be before"), "{e}");
     o.start_ns = Some(10_000_000);
     o.end_ns = None;
-    let e = timeline_spec(&t, &o).unwrap_err().to_string();
+    let e = err(&o);
     assert!(e.contains("past the trace's end"), "{e}");
     o.start_ns = None;
     o.color = Some(ColorMode::Diff);
-    assert!(timeline_spec(&t, &o).is_err());
+    assert!(export_view(&t, &o).is_err());
 }
 
 /// Scenes are uploaded inside an out-of-memory error scope; what a failure says.
 #[test]
 fn uploads_run_in_an_out_of_memory_scope() {
     let Some(gpu) = gpu() else { return };
-    let t = tidb_demo(None);
+    let v = timeline(&tidb_demo(), &export(800));
     let renderer = Renderer::new(gpu, TARGET_FORMAT);
-    let scene = gpu
-        .allocating("5 spans", 5 * 48, || {
-            TimelineScene::new(gpu, &renderer, &t.spans, &t.tracks)
-        })
-        .expect("a small trace fits");
-    assert!(scene.bars.instance_bytes > 0);
+    let scenes =
+        Scenes::build(gpu, &renderer.scene_layout(), &v.bar_sources()).expect("a small trace fits");
+    assert!(scenes.instance_bytes() > 0);
     let e = scorch::render::GpuError::OutOfMemory {
         adapter: "llvmpipe".into(),
         what: "100000000 spans".into(),

@@ -47,6 +47,10 @@ pub struct Progress {
     /// How long each stage of the load took, in order (`scorch render -v`): reading,
     /// parsing, merging per-thread trees, finishing the tree.
     pub stages: std::sync::Mutex<Vec<(&'static str, std::time::Duration)>>,
+    /// Set when the load is over (finished or failed).
+    finished: std::sync::atomic::AtomicBool,
+    /// Wakes [`wait_until`](Self::wait_until) on every update.
+    wake: (std::sync::Mutex<()>, std::sync::Condvar),
 }
 
 impl Progress {
@@ -70,9 +74,52 @@ impl Progress {
         self.stages.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
-    pub(crate) fn set_done(p: Option<&Progress>, v: u64) {
+    fn notify(&self) {
+        // Taking the lock orders the update before a waiter's check.
+        drop(self.wake.0.lock());
+        self.wake.1.notify_all();
+    }
+
+    /// `bytes` more are processed.
+    pub fn advance(&self, bytes: u64) {
+        self.done.fetch_add(bytes, Ordering::Relaxed);
+        self.notify();
+    }
+
+    /// `bytes` are processed in all.
+    pub fn set_done(&self, bytes: u64) {
+        self.done.store(bytes, Ordering::Relaxed);
+        self.notify();
+    }
+
+    /// The input is `bytes` long.
+    pub fn set_total(&self, bytes: u64) {
+        self.total.store(bytes, Ordering::Relaxed);
+        self.notify();
+    }
+
+    /// The load is over, finished or failed.
+    pub fn finish(&self) {
+        self.finished.store(true, Ordering::Relaxed);
+        self.notify();
+    }
+
+    /// Whether [`finish`](Self::finish) was called.
+    pub fn is_finished(&self) -> bool {
+        self.finished.load(Ordering::Relaxed)
+    }
+
+    /// Blocks until `pred` holds or the load is over, woken by each update.
+    pub fn wait_until(&self, pred: impl Fn(&Progress) -> bool) {
+        let mut guard = self.wake.0.lock().unwrap_or_else(|e| e.into_inner());
+        while !(self.is_finished() || pred(self)) {
+            guard = self.wake.1.wait(guard).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    pub(crate) fn set_done_opt(p: Option<&Progress>, v: u64) {
         if let Some(p) = p {
-            p.done.store(v, Ordering::Relaxed);
+            p.set_done(v);
         }
     }
 }
@@ -80,6 +127,14 @@ impl Progress {
 /// Why an input could not be imported.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
+    /// `--sample-type` was given for an input that is not a pprof profile.
+    #[error("--sample-type applies to pprof profiles; {file} is {format}")]
+    SampleTypeNotPprof {
+        /// The input's name.
+        file: String,
+        /// What it is.
+        format: &'static str,
+    },
     /// The file could not be opened or read.
     #[error("{file}: cannot read: {error}")]
     Io {
@@ -224,6 +279,22 @@ pub struct Trace {
     pub gzipped: bool,
 }
 
+impl From<Imported> for crate::model::Document {
+    /// A loaded document: a profile as it is, a trace linked into its tree.
+    fn from(imported: Imported) -> Self {
+        use std::sync::Arc;
+        match imported {
+            Imported::Profile(p) => crate::model::Document::Profile(Arc::new(*p)),
+            Imported::Trace(t) => {
+                let t = *t;
+                crate::model::Document::Trace(Arc::new(crate::model::Trace::link(
+                    t.spans, t.source, t.format, t.gzipped,
+                )))
+            }
+        }
+    }
+}
+
 /// Files at least this large are memory-mapped instead of read (below it, a read is as
 /// fast and needs no mapping).
 pub const MMAP_MIN_BYTES: u64 = 1 << 20;
@@ -353,6 +424,40 @@ pub fn load_any_bytes(file: &str, bytes: &[u8], limits: Limits) -> Result<Import
     )
 }
 
+/// Loads `input`, a file or `-` for standard input (named `<stdin>`), whatever it holds;
+/// refuses a pprof sample type for an input that is not pprof.
+pub fn load_input(
+    input: &Path,
+    options: ImportOptions<'_>,
+    progress: Option<&Progress>,
+) -> Result<Imported, ImportError> {
+    use std::io::Read;
+    let sample_type = options.sample_type;
+    let imported = if input == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|error| ImportError::Io {
+                file: "<stdin>".into(),
+                error,
+            })?;
+        load_any_bytes_with_options("<stdin>", &bytes, options)?
+    } else {
+        load_any_path_with_options(input, options, progress)?
+    };
+    let format = match &imported {
+        Imported::Profile(p) => p.meta.format,
+        Imported::Trace(t) => t.format,
+    };
+    if sample_type.is_some() && format != crate::model::SourceFormat::Pprof {
+        return Err(ImportError::SampleTypeNotPprof {
+            file: input.display().to_string(),
+            format: format.describe(),
+        });
+    }
+    Ok(imported)
+}
+
 /// [`load_any_bytes`] with options (limits, the pprof sample type).
 pub fn load_any_bytes_with_options(
     file: &str,
@@ -384,7 +489,7 @@ fn import_decoded(
 ) -> Result<Imported, ImportError> {
     let text = decoded.text.as_ref();
     if let Some(p) = progress {
-        p.total.store(text.len() as u64, Ordering::Relaxed);
+        p.set_total(text.len() as u64);
     }
     if text.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(ImportError::Empty {
@@ -411,7 +516,7 @@ fn import_decoded(
     if is_trace && let Some(p) = progress {
         // Trace parsers report no progress: say the total is unknown rather than let a
         // percentage sit at zero.
-        p.total.store(0, Ordering::Relaxed);
+        p.set_total(0);
     }
     let spans = match format {
         SourceFormat::TiDBTrace => Some(tidb::parse(file, text)?),
@@ -452,7 +557,7 @@ fn import_decoded(
             });
         }
     };
-    Progress::set_done(progress, text.len() as u64);
+    Progress::set_done_opt(progress, text.len() as u64);
     profile.meta.gzipped = decoded.gzipped;
     if let Some(note) = decoded.note {
         profile.meta.warnings.notes.push(note);

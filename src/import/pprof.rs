@@ -1078,7 +1078,7 @@ fn samples_pass(
             continue; // checked in pass 1
         };
         if s >= next_report {
-            Progress::set_done(progress, s as u64);
+            Progress::set_done_opt(progress, s as u64);
             next_report = s + (1 << 20);
         }
         ids.clear();

@@ -437,20 +437,7 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
     for (b, lane) in lanes.iter().enumerate() {
         let (name, track) = match mode {
             BandMode::OneTree => ("all spans".to_string(), None),
-            BandMode::PerTrack => {
-                let name = set
-                    .tracks
-                    .get(b)
-                    .map_or_else(|| "spans".to_string(), |t| t.name.clone());
-                // Threads under their process, as Perfetto groups them.
-                let group = set.track_info(b as u32).group;
-                let name = if group.is_empty() || name.starts_with(&group) {
-                    name
-                } else {
-                    format!("{group} / {name}")
-                };
-                (name, Some(b as u32))
-            }
+            BandMode::PerTrack => (set.track_label(b as u32), Some(b as u32)),
         };
         bands.push(Band {
             name,

@@ -20,10 +20,15 @@
 //!
 //! A window keeps the whole pyramid ([`Lod::build`]) to zoom freely. An export draws one
 //! frame at one zoom, so [`Lod::build_for_view`] stops merging at that zoom and keeps only
-//! the tier the frame uses: the same bars, for a fraction of the memory.
+//! the tier the frame uses: the same bars, for a fraction of the memory; [`view_lod`]
+//! builds those same tiers faster, by following merge events (`build_for_view` is its
+//! test oracle).
 
 use crate::layout::{Layout, Row};
 use crate::model::NameId;
+
+mod view_lod;
+pub use view_lod::view_lod;
 
 /// A frame showing T ticks per pixel draws the coarsest tier with 2^k ≤ `FOLD_PX`·T: runs
 /// of neighbours narrower than 2–4 px (the power-of-two threshold lands in between) are

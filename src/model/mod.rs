@@ -1,13 +1,17 @@
 //! The in-memory profile: interned names plus an aggregated call tree, and what is known
 //! about where it came from and what its ticks mean.
 //!
+//! A [`Document`] is what one input holds: a profile or a linked trace.
+//!
 //! This module (like `import`, `layout`, `pick` and `view`) never touches the GPU.
 
+pub mod document;
 pub mod names;
 pub mod spans;
 pub mod tree;
 pub mod units;
 
+pub use document::{Document, Trace};
 pub use names::{NameId, Names};
 pub use tree::{CallTree, CallTreeBuilder, ChildOrder, NO_PARENT, NodeId};
 pub use units::{Unit, ValueFormat};

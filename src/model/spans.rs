@@ -326,6 +326,21 @@ impl SpanSet {
         self.track_info.get(t as usize).cloned().unwrap_or_default()
     }
 
+    /// Track `t`'s name as bands, tooltips and `scorch info` show it: under its group
+    /// (process) as Perfetto groups threads, `"Browser 12 / CrRendererMain"`, unless the
+    /// name already starts with the group; `"spans"` for a track the set does not have.
+    pub fn track_label(&self, t: u32) -> String {
+        let Some(track) = self.tracks.get(t as usize) else {
+            return "spans".to_string();
+        };
+        let group = self.track_info(t).group;
+        if group.is_empty() || track.name.starts_with(&group) {
+            track.name.clone()
+        } else {
+            format!("{group} / {}", track.name)
+        }
+    }
+
     /// Category name of span `i`, when the format has categories.
     pub fn category_of(&self, i: usize) -> Option<&str> {
         self.category.get(i).map(|&c| self.names.get(c))

@@ -5,8 +5,11 @@
 //! the zoom, and it never looks at what was drawn: the window's hover and click, and any
 //! test, ask the Layout directly.
 
+use crate::geometry::{Camera, FrameGeometry};
 use crate::layout::Layout;
-use crate::view::{Camera, FrameGeometry};
+
+pub mod timeline;
+pub use timeline::pick_span;
 
 /// A bar, by row and index within the row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,9 +36,9 @@ pub fn pick(layout: &Layout, geom: &FrameGeometry, cam: &Camera, x: f32, y: f32)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::{Orientation, Style};
     use crate::layout::flame_layout;
     use crate::model::{CallTreeBuilder, ChildOrder, Names};
-    use crate::view::{Orientation, Style};
 
     use crate::generator::Rng;
 

@@ -1,21 +1,20 @@
 //! The bar pipeline: per-row instance ranges of [`BarInstance`], drawn with `bars.wgsl`.
 //!
-//! [`BarScene::new`] packs every row's bars into instance buffers once (rows back to back,
-//! split into chunks that respect the adapter's `max_buffer_size`; a row may span chunks).
-//! A frame then only writes the [`BarGlobals`] uniform and, per visible row, binds the
-//! instance range that two binary searches found and issues one instanced draw. An
-//! export, which draws a single frame, uploads only the list each row uses in it
-//! ([`BarScene::with_layout_only`]). The bar
-//! colors come from `bars.wgsl`; names are hashed once by `name_hash.wgsl` ([`super::names`]).
+//! [`BarScene::build`] packs a [`BarSource`]'s bars (every row, then each of its LOD
+//! tiers) into instance buffers once (rows back to back, split into chunks that respect
+//! the adapter's `max_buffer_size`; a row may span chunks). A frame then only writes the
+//! [`BarGlobals`] uniform and, per visible row, binds the instance range the view's draw
+//! data names ([`RowDraw`]) and issues one plain draw of six vertices a bar that read the
+//! instances from a storage buffer. An export, which draws a single frame, uploads only
+//! the list each row uses in it ([`BarSource::only_at`]). The bar colors come from
+//! `bars.wgsl`; names are hashed once by `name_hash.wgsl` ([`super::names`]).
 
 use super::gpu::{Gpu, IMMEDIATE_BYTES};
-use super::names::NameHashes;
-use crate::color::{self, ColorMode, DiffPalette, HEAT_STOPS, PALETTE};
-use crate::layout::Layout;
-use crate::lod::{Lod, TierRef};
-use crate::model::Profile;
+use super::names::{NameHashes, PackedKeys};
+use crate::color::{ColorMode, DiffPalette, HEAT_STOPS, PALETTE};
+use crate::lod::TierRef;
+use crate::view::draw::{BarSource, NameFlags, RowDraw};
 use bytemuck::{Pod, Zeroable};
-use std::ops::Range;
 
 /// One bar as the GPU sees it: 32 bytes of a storage buffer, read by `load_instance` in
 /// `shaders/bars.wgsl` as two `vec4<u32>` (x0, x1; name, the three values' bits).
@@ -33,7 +32,7 @@ pub struct BarInstance {
     pub values: [f32; 3],
 }
 
-const _: () = assert!(std::mem::size_of::<BarInstance>() == 32);
+const _: () = assert!(std::mem::size_of::<BarInstance>() == crate::view::draw::INSTANCE_BYTES);
 
 impl BarInstance {
     fn split(t: u64) -> [u32; 2] {
@@ -326,19 +325,7 @@ impl Uploader<'_> {
     }
 }
 
-/// What a scene's instances carry besides position and name.
-pub struct SceneValues<'a> {
-    /// The three values of a bar's node (`Instance.values` in `bars.wgsl`).
-    pub of: &'a dyn Fn(u32) -> [f32; 3],
-    /// Combines the values of a merged run's bars (level of detail).
-    pub merge: &'a dyn Fn([f32; 3], [f32; 3]) -> [f32; 3],
-    /// The heat scale (largest first value).
-    pub max_self: f32,
-    /// Left and right grand totals of a diff.
-    pub diff_ticks: Option<(u64, u64)>,
-}
-
-/// A profile's bars and name hashes, resident on the GPU.
+/// A layout's bars, tiers and name hashes, resident on the GPU.
 pub struct BarScene {
     /// One bind group (group 1) per instance chunk (which it keeps alive).
     chunk_groups: Vec<wgpu::BindGroup>,
@@ -353,111 +340,18 @@ pub struct BarScene {
     pub instance_bytes: u64,
     max_self: f32,
     diff_ticks: Option<(u64, u64)>,
+    /// The search generation whose flags `name_flags` holds.
+    search_uploaded: std::cell::Cell<Option<u64>>,
 }
 
 impl BarScene {
-    /// Uploads `layout`'s bars and `lod`'s tiers (values from `profile`) and hashes the
-    /// profile's names.
-    pub fn new(
-        gpu: &Gpu,
-        pipeline: &BarPipeline,
-        profile: &Profile,
-        layout: &Layout,
-        lod: &Lod,
-    ) -> BarScene {
-        Self::with_layout(gpu, &pipeline.bind_layout, profile, layout, lod)
-    }
-
-    /// [`new`](Self::new) given only the pipeline's bind group layout (from
-    /// [`BarPipeline::bind_group_layout`]), so a worker thread can build the scene.
-    pub fn with_layout(
-        gpu: &Gpu,
-        bind_layout: &wgpu::BindGroupLayout,
-        profile: &Profile,
-        layout: &Layout,
-        lod: &Lod,
-    ) -> BarScene {
-        Self::with_layout_only(gpu, bind_layout, profile, layout, lod, &|_, _| true)
-    }
-
-    /// [`with_layout`](Self::with_layout) uploading only the lists `wanted` accepts (per
-    /// row: the row itself, [`TierRef::Row`], or one of its tiers). The others are left
-    /// empty, so a frame drawing them draws nothing: an export, which draws one frame
-    /// at one zoom, uploads just the list of each row that frame uses.
-    pub fn with_layout_only(
-        gpu: &Gpu,
-        bind_layout: &wgpu::BindGroupLayout,
-        profile: &Profile,
-        layout: &Layout,
-        lod: &Lod,
-        wanted: &dyn Fn(usize, TierRef) -> bool,
-    ) -> BarScene {
-        let tree = &profile.tree;
-        let diff = profile.is_diff();
-        // (self, left total, right total) of one node.
-        let values = |n: u32| -> [f32; 3] {
-            let total = tree.total(n);
-            if diff {
-                let l = tree.left_total(n);
-                [tree.self_ticks(n) as f32, l as f32, (total - l) as f32]
-            } else {
-                [tree.self_ticks(n) as f32, total as f32, total as f32]
-            }
-        };
-        Self::from_values_only(
-            gpu,
-            bind_layout,
-            &NameHashes::compute(gpu, profile),
-            profile.names.len(),
-            layout,
-            lod,
-            SceneValues {
-                of: &values,
-                merge: &|acc, v| [acc[0] + v[0], acc[1] + v[1], acc[2] + v[2]],
-                max_self: tree.max_self() as f32,
-                diff_ticks: profile.diff_ticks(),
-            },
-            wanted,
-        )
-    }
-
-    /// Uploads `layout`'s bars and `lod`'s tiers with the values `values` gives each
-    /// bar's node (flame graphs: self/left/right; timelines: duration/track color), for
-    /// names hashed into `name_hashes`.
-    pub fn from_values(
-        gpu: &Gpu,
-        bind_layout: &wgpu::BindGroupLayout,
-        name_hashes: &NameHashes,
-        names: usize,
-        layout: &Layout,
-        lod: &Lod,
-        values: SceneValues<'_>,
-    ) -> BarScene {
-        Self::from_values_only(
-            gpu,
-            bind_layout,
-            name_hashes,
-            names,
-            layout,
-            lod,
-            values,
-            &|_, _| true,
-        )
-    }
-
-    /// [`from_values`](Self::from_values) uploading only the lists `wanted` accepts (see
-    /// [`with_layout_only`](Self::with_layout_only)).
-    #[allow(clippy::too_many_arguments)]
-    pub fn from_values_only(
-        gpu: &Gpu,
-        bind_layout: &wgpu::BindGroupLayout,
-        name_hashes: &NameHashes,
-        names: usize,
-        layout: &Layout,
-        lod: &Lod,
-        values: SceneValues<'_>,
-        wanted: &dyn Fn(usize, TierRef) -> bool,
-    ) -> BarScene {
+    /// Uploads `src`'s bars and tiers (only those it [`wants`](BarSource::wants)) with
+    /// the values it gives, and hashes its names.
+    pub fn build(gpu: &Gpu, bind_layout: &wgpu::BindGroupLayout, src: &BarSource<'_>) -> BarScene {
+        let keys = PackedKeys::for_names(src.names, src.spy);
+        let name_hashes = NameHashes::compute_packed(gpu, &keys);
+        let names = src.names.len();
+        let (layout, lod, values) = (src.layout, src.lod, &src.values);
         let device = &gpu.device;
         let stride = std::mem::size_of::<BarInstance>() as u64;
         // A chunk is bound whole as a storage buffer, and its vertex numbers (six a bar)
@@ -477,7 +371,7 @@ impl BarScene {
         let mut rows = Vec::with_capacity(layout.rows.len());
         for (r, row) in layout.rows.iter().enumerate() {
             let mut lists = Vec::new();
-            let row_len = if wanted(r, TierRef::Row) {
+            let row_len = if src.wants(r, TierRef::Row) {
                 row.len()
             } else {
                 0
@@ -495,7 +389,7 @@ impl BarScene {
                 .iter()
                 .enumerate()
             {
-                let tier_len = if wanted(r, TierRef::Tier(i)) {
+                let tier_len = if src.wants(r, TierRef::Tier(i)) {
                     tier.len()
                 } else {
                     0
@@ -577,12 +471,13 @@ impl BarScene {
             rows,
             globals,
             bind_group,
-            name_hashes: name_hashes.clone(),
+            name_hashes,
             name_flags,
             names,
             instance_bytes,
             max_self: values.max_self,
             diff_ticks: values.diff_ticks,
+            search_uploaded: std::cell::Cell::new(None),
         }
     }
 
@@ -591,12 +486,17 @@ impl BarScene {
         &self.name_hashes
     }
 
-    /// Uploads which names match the current search (one flag per name id).
-    pub fn set_search(&self, queue: &wgpu::Queue, matches: &[bool]) {
+    /// Uploads which names match the current search (one flag per name id), unless the
+    /// flags of that search are there already.
+    pub fn set_search(&self, queue: &wgpu::Queue, search: NameFlags<'_>) {
+        if self.search_uploaded.get() == Some(search.generation) {
+            return;
+        }
         let flags: Vec<u32> = (0..self.names.max(1))
-            .map(|i| u32::from(matches.get(i).copied().unwrap_or(false)))
+            .map(|i| u32::from(search.flags.get(i).copied().unwrap_or(false)))
             .collect();
         queue.write_buffer(&self.name_flags, 0, bytemuck::cast_slice(&flags));
+        self.search_uploaded.set(Some(search.generation));
     }
 
     /// The largest self value (the heat scale), computed once at upload.
@@ -618,19 +518,27 @@ impl BarScene {
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(g));
     }
 
-    /// Records the draws for `rows`: each item is a row index, its top edge in target
-    /// pixels, which tier, the range of that tier's bars to draw, and the row's opacity.
+    /// Records the draws of `rows` (a row's top edge is shifted up by `dy`, the tile's
+    /// top; rows outside `0..tile_h` after that are skipped). Returns the bars drawn.
     pub fn draw<'a>(
         &'a self,
         pass: &mut wgpu::RenderPass<'a>,
         pipeline: &'a BarPipeline,
-        rows: impl IntoIterator<Item = (usize, f32, TierRef, Range<usize>, f32)>,
+        rows: &[RowDraw],
+        bar_height: f32,
+        dy: f32,
+        tile_h: f32,
     ) -> u64 {
         pass.set_pipeline(&pipeline.pipeline);
         pass.set_bind_group(0, &self.bind_group, &[]);
         let mut bound: Option<usize> = None;
         let mut drawn = 0u64;
-        for (row, top, tier, range, alpha) in rows {
+        for d in rows {
+            let (row, tier, range, alpha) = (d.row, d.tier, &d.range, d.alpha);
+            let top = d.top - dy;
+            if top + bar_height <= 0.0 || top >= tile_h {
+                continue;
+            }
             let list = match tier {
                 TierRef::Row => 0,
                 TierRef::Tier(i) => i + 1,
@@ -660,14 +568,5 @@ impl BarScene {
             }
         }
         drawn
-    }
-}
-
-/// The diff palette for a `colorblind` flag.
-pub fn diff_palette(colorblind: bool) -> &'static DiffPalette {
-    if colorblind {
-        &color::DIFF_COLORBLIND
-    } else {
-        &color::DIFF_DEFAULT
     }
 }

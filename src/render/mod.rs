@@ -1,14 +1,20 @@
 //! Drawing with wgpu: the only part of scorch (with `app/` and `export/`) that touches
 //! the GPU.
 //!
-//! - [`gpu`]: instance, adapter and device selection (`--backend`, `WGPU_*`).
-//! - [`bars`]: bars as instanced quads from per-row instance ranges (`bars.wgsl`).
-//! - [`names`]: per-name MurmurHash3 on the GPU (`name_hash.wgsl`).
-//! - [`rects`]: solid rectangles (`rects.wgsl`).
-//! - [`text`]: glyphon labels and titles with the bundled font.
+//! It draws [`crate::view::draw::Frame`]s, the CPU-side draw data views build, and knows
+//! nothing of profiles, traces or views.
+//!
+//! - [`gpu`]: instance, adapter and device selection (`--backend`, `WGPU_*`); [`warmup`]
+//!   opens a device on a thread of its own while a load runs.
+//! - Layers, each prepared on the CPU, rendered into the frame's pass, trimmed:
+//!   [`bars`] (bars from per-row instance ranges, `bars.wgsl`, with [`names`]: per-name
+//!   MurmurHash3 on the GPU, `name_hash.wgsl`), [`rects`] (solid rectangles, `rects.wgsl`),
+//!   [`text`] (glyphon with the bundled font), [`overview`] (a cached texture, copied by
+//!   [`blit`]).
+//! - [`scenes`]: the bars uploaded for the views, by key.
 //! - [`frame`]: one frame from all of the above, into any target, tile by tile.
 //!
-//! [`render_image`] renders a whole image offscreen, in tiles when it is larger than the
+//! [`render_frame`] renders a whole image offscreen, in tiles when it is larger than the
 //! device's maximum texture size, and reads it back.
 
 pub mod bars;
@@ -16,17 +22,19 @@ pub mod blit;
 pub mod frame;
 pub mod gpu;
 pub mod names;
+pub mod overview;
 pub mod rects;
+pub mod scenes;
 pub mod text;
-pub mod timeline;
 pub mod timer;
+pub mod warmup;
 
-pub use frame::{FrameSpec, FrameStats, Renderer, Scene, TARGET_FORMAT, Tile};
+pub use frame::{FrameStats, Renderer, TARGET_FORMAT, Tile};
 pub use gpu::{Backend, Gpu, GpuError, GpuOptions};
+pub use scenes::Scenes;
 pub use timer::GpuTimer;
 
-use crate::layout::Layout;
-use crate::model::Profile;
+use crate::view::draw::Frame;
 
 /// An RGBA8 image (sRGB values, straight alpha), row-major, no padding.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,7 +95,7 @@ pub struct ImageStats {
     pub tiles: u32,
     /// Bars drawn over all tiles.
     pub bars_drawn: u64,
-    /// Labels drawn over all tiles.
+    /// Labels in the image.
     pub labels: usize,
 }
 
@@ -102,57 +110,37 @@ pub struct ImageTimes {
     pub copy: std::time::Duration,
 }
 
-/// Renders `spec` offscreen and returns the pixels. Images wider or taller than the
+/// Renders `frame` offscreen and returns the pixels. Images wider or taller than the
 /// device's texture limit are rendered as several tiles.
-pub fn render_image(
+pub fn render_frame(
     gpu: &Gpu,
     renderer: &mut Renderer,
-    scene: &Scene,
-    profile: &Profile,
-    layout: &Layout,
-    spec: &FrameSpec,
+    frame: &Frame<'_>,
+    scenes: &Scenes,
 ) -> Result<(RgbaImage, ImageStats), RenderError> {
-    render_image_timed(
+    render_frame_timed(
         gpu,
         renderer,
-        scene,
-        profile,
-        layout,
-        spec,
+        frame,
+        scenes,
+        gpu.max_texture_side(),
         &mut ImageTimes::default(),
     )
 }
 
-/// [`render_image`], adding where the time went to `times`.
-pub fn render_image_timed(
+/// [`render_frame`] with tiles of at most `max_tile` pixels a side (tests use small
+/// tiles to check that tiling is seamless), adding where the time went to `times`.
+pub fn render_frame_timed(
     gpu: &Gpu,
     renderer: &mut Renderer,
-    scene: &Scene,
-    profile: &Profile,
-    layout: &Layout,
-    spec: &FrameSpec,
+    frame: &Frame<'_>,
+    scenes: &Scenes,
+    max_tile: u32,
     times: &mut ImageTimes,
 ) -> Result<(RgbaImage, ImageStats), RenderError> {
-    let (w, h) = (spec.geometry.width_px, spec.geometry.height_px);
-    render_tiles_timed(gpu, w, h, gpu.max_texture_side(), times, |view, tile| {
-        renderer.render(gpu, scene, profile, layout, spec, view, tile)
-    })
-}
-
-/// [`render_image`] with tiles of at most `max_tile` pixels a side (tests use small tiles
-/// to check that tiling is seamless).
-pub fn render_image_tiled(
-    gpu: &Gpu,
-    renderer: &mut Renderer,
-    scene: &Scene,
-    profile: &Profile,
-    layout: &Layout,
-    spec: &FrameSpec,
-    max_tile: u32,
-) -> Result<(RgbaImage, ImageStats), RenderError> {
-    let (w, h) = (spec.geometry.width_px, spec.geometry.height_px);
-    render_tiles(gpu, w, h, max_tile, |view, tile| {
-        renderer.render(gpu, scene, profile, layout, spec, view, tile)
+    let (w, h) = (frame.width_px, frame.height_px);
+    render_tiles_timed(gpu, w, h, max_tile, times, |view, tile| {
+        renderer.render(gpu, frame, scenes, view, tile, None)
     })
 }
 
@@ -228,7 +216,7 @@ pub fn render_tiles_timed(
             times.encode += t0.elapsed();
             stats.tiles += 1;
             stats.bars_drawn += fs.bars_drawn;
-            stats.labels += fs.labels;
+            stats.labels = fs.labels;
             // Straight from the mapped staging buffer into the image: no copy between.
             read_texture_with(gpu, &texture, tw, th, times, |row, src| {
                 let dst = (((y + row) * w + x) * 4) as usize;

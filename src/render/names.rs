@@ -9,7 +9,7 @@
 
 use super::gpu::Gpu;
 use crate::color::{package_name, pyroscope_key};
-use crate::model::Profile;
+use crate::model::Names;
 use bytemuck::{Pod, Zeroable};
 
 /// Mirrors `NameKey` in `shaders/name_hash.wgsl`.
@@ -72,12 +72,11 @@ impl PackedKeys {
         p
     }
 
-    /// The keys of every name of `profile`.
-    pub fn for_profile(profile: &Profile) -> PackedKeys {
-        let spy = profile.meta.spy_name.as_deref();
+    /// The keys of every name of `names`, the package part chosen by Pyroscope's
+    /// `spyName` rules for `spy`.
+    pub fn for_names(names: &Names, spy: Option<&str>) -> PackedKeys {
         PackedKeys::from_pairs(
-            profile
-                .names
+            names
                 .iter()
                 .map(|(_, name)| (package_name(spy, name), name)),
         )
@@ -94,11 +93,6 @@ pub struct NameHashes {
 const WORKGROUP: u32 = 64;
 
 impl NameHashes {
-    /// Hashes every name of `profile` on the GPU.
-    pub fn compute(gpu: &Gpu, profile: &Profile) -> NameHashes {
-        Self::compute_packed(gpu, &PackedKeys::for_profile(profile))
-    }
-
     /// Hashes prepared keys on the GPU.
     pub fn compute_packed(gpu: &Gpu, packed: &PackedKeys) -> NameHashes {
         use wgpu::util::DeviceExt;

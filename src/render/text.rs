@@ -7,8 +7,11 @@
 //! Fitting a label into a bar needs its width: [`TextLayer::measure`] shapes a string once
 //! and caches the x extent of every glyph, so truncating a long name to
 //! `prefix…` is a search over cached positions, and only the final string is shaped again
-//! for drawing. A frame is `clear`, `push`…, `prepare`, `render` (glyphon's phases).
+//! for drawing. A frame is `clear`, `push`…, `prepare`, `render` (glyphon's phases), and
+//! `trim` now and then. The layer is also the [`crate::view::draw::Measure`] views fit
+//! their labels with.
 
+use crate::view::draw::{Measure as MeasureText, line_height};
 use glyphon::{
     Attrs, Buffer, Cache, Color, Family, FontSystem, Metrics, Resolution, Shaping, SwashCache,
     TextArea, TextAtlas, TextBounds, TextRenderer, Viewport, Wrap,
@@ -22,9 +25,6 @@ pub const FONT_BYTES: &[u8] = include_bytes!("../../data/fonts/DejaVuSans.ttf");
 pub const FONT_FAMILY: &str = "DejaVu Sans";
 /// The ellipsis appended to truncated labels.
 pub const ELLIPSIS: &str = "…";
-
-/// Line height as a multiple of the font size.
-const LINE_HEIGHT: f32 = 1.2;
 
 /// Where each glyph of a shaped string ends.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -51,8 +51,8 @@ struct Item {
     color: Color,
 }
 
-/// Which pass a piece of text belongs to: labels and titles are drawn under overlay
-/// rectangles (tooltips, menus), overlay text above them.
+/// Which plane of a [`crate::view::draw::Frame`] a piece of text belongs to: labels and
+/// titles are drawn under overlay rectangles (tooltips, menus), overlay text above them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layer {
     /// Bar labels, title, legend.
@@ -100,7 +100,7 @@ fn is_plain(text: &str) -> bool {
 }
 
 fn shape(fs: &mut FontSystem, text: &str, size: f32) -> Buffer {
-    let mut b = Buffer::new(fs, Metrics::new(size, (size * LINE_HEIGHT).ceil()));
+    let mut b = Buffer::new(fs, Metrics::new(size, line_height(size)));
     b.set_wrap(Wrap::None);
     b.set_size(None, None);
     b.set_text(text, &attrs(), Shaping::Advanced, None);
@@ -292,11 +292,6 @@ impl TextLayer {
         });
     }
 
-    /// Height of a line of text at `size` pixels.
-    pub fn line_height(size: f32) -> f32 {
-        (size * LINE_HEIGHT).ceil()
-    }
-
     /// Number of text items queued for this frame.
     pub fn len(&self) -> usize {
         self.items[0].len() + self.items[1].len()
@@ -351,6 +346,16 @@ impl TextLayer {
     /// Drops glyphs not used since the last trim.
     pub fn trim(&mut self) {
         self.atlas.trim();
+    }
+}
+
+impl MeasureText for TextLayer {
+    fn width(&mut self, text: &str, size: f32) -> f32 {
+        self.measure(text, size).width
+    }
+
+    fn fit(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
+        TextLayer::fit(self, full, short, size, max_w)
     }
 }
 

@@ -1,426 +1,287 @@
-//! What part of a Layout is seen, and where on the image it lands.
+//! Views: ways of looking at a loaded [`Document`], behind one interface.
 //!
-//! - [`Camera`] maps ticks to horizontal pixels. Its origin is a `u64` tick plus a
-//!   fraction, so panning and zooming stay exact on a 10^12-tick axis (an `f64` origin
-//!   would already round at 2^53 ticks); the GPU gets the same origin split into two
-//!   `u32` halves.
-//! - [`FrameGeometry`] fixes the image: its size in physical pixels, the title band, the
-//!   graph rectangle, the row pitch, and the orientation (flame graph: root at the bottom;
-//!   icicle: root at the top). Everything is snapped to whole device pixels so bars and
-//!   separators stay crisp at any scale factor.
+//! A [`View`] owns everything about how a document is shown: its layout and level of
+//! detail, its camera, scroll and zoom history ([`state::ViewState`], the one source of
+//! truth for them), its colors, search result, hover and selection. It answers the window
+//! (pointer, wheel, keys as [`input::Action`]s, menu, search), says what to write
+//! (title, subtitle, status hint, tooltip) and fills a [`draw::Frame`] with what to draw.
+//! The window holds the document and the active view; [`compose`] wraps a view's content
+//! in the frame shell ([`shell`]) for the window, its screenshots and `scorch render`
+//! alike, so every picture of a view is drawn by the same code.
 //!
-//! Both are plain data with pure functions: the window and the PNG export share them, and
-//! tests exercise them without a GPU.
+//! Views today: [`flame::FlameView`] (flame graph and icicle of a call tree) and
+//! [`timeline::TimelineView`] (a trace's spans on a time axis). [`export`] sets either up
+//! for one image from command-line options.
 
-use crate::layout::Layout;
-
+pub mod draw;
+pub mod export;
+pub mod flame;
+pub mod input;
 pub mod search;
+pub mod shell;
 pub mod state;
 pub mod timeline;
 
-/// Which way the rows grow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Orientation {
-    /// Root at the bottom, callees above (flamegraph.pl).
-    #[default]
-    Flame,
-    /// Root at the top, callees below (Pyroscope, speedscope).
-    Icicle,
-}
+use crate::color::ColorMode;
+use crate::geometry::{Orientation, RectPx, Style};
+use crate::model::Document;
+use draw::{BarSource, Frame, Measure};
+use input::{Action, Wheel};
+use shell::{Chrome, Heading};
 
-/// Logical (scale 1) sizes of the frame's parts, in pixels.
+/// The image a view draws: its size in physical pixels and the device pixels per logical
+/// pixel.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Style {
-    /// Distance between the tops of two rows.
-    pub row_pitch: f32,
-    /// Margin around the graph.
-    pub margin: f32,
-    /// Height of the title band above the graph.
-    pub title_height: f32,
-    /// Label font size.
-    pub label_font: f32,
-    /// Title font size.
-    pub title_font: f32,
-    /// Space between a bar's left edge and its label.
-    pub label_pad: f32,
-    /// Narrowest bar that gets a label.
-    pub min_label_width: f32,
-    /// Height of the status line below the graph (0: none, as in exports).
-    pub status_height: f32,
-}
-
-impl Default for Style {
-    fn default() -> Self {
-        Self {
-            row_pitch: 18.0,
-            margin: 8.0,
-            title_height: 30.0,
-            label_font: 12.0,
-            title_font: 14.0,
-            label_pad: 4.0,
-            min_label_width: 22.0,
-            status_height: 0.0,
-        }
-    }
-}
-
-/// Horizontal mapping from ticks to pixels (relative to the graph's left edge).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Camera {
-    /// Whole tick at the graph's left edge.
-    pub start: u64,
-    /// Fraction of a tick past `start` at the left edge, in `[0, 1)`.
-    pub start_frac: f64,
-    /// Pixels per tick.
-    pub px_per_tick: f64,
-}
-
-impl Camera {
-    /// The camera that shows `[0, total_ticks)` across `width_px`.
-    pub fn fit(total_ticks: u64, width_px: f64) -> Camera {
-        Camera {
-            start: 0,
-            start_frac: 0.0,
-            px_per_tick: if total_ticks == 0 {
-                1.0
-            } else {
-                width_px / total_ticks as f64
-            },
-        }
-    }
-
-    /// The camera that shows `[start, end)` across `width_px`.
-    pub fn range(start: u64, end: u64, width_px: f64) -> Camera {
-        Camera {
-            start,
-            start_frac: 0.0,
-            px_per_tick: width_px / (end.saturating_sub(start).max(1)) as f64,
-        }
-    }
-
-    /// Horizontal pixel of `tick`, relative to the graph's left edge.
-    pub fn x_of(&self, tick: u64) -> f64 {
-        let rel = if tick >= self.start {
-            (tick - self.start) as f64
-        } else {
-            -((self.start - tick) as f64)
-        };
-        (rel - self.start_frac) * self.px_per_tick
-    }
-
-    /// The tick under pixel `x` (relative to the graph's left edge), clamped at 0.
-    pub fn tick_at(&self, x: f64) -> u64 {
-        let off = (self.start_frac + x / self.px_per_tick).floor();
-        if off >= 0.0 {
-            self.start.saturating_add(off.min(u64::MAX as f64) as u64)
-        } else {
-            self.start
-                .saturating_sub((-off).min(u64::MAX as f64) as u64)
-        }
-    }
-
-    /// Ticks `[start, end)` that are at least partly visible over `width_px`.
-    pub fn visible_ticks(&self, width_px: f64) -> (u64, u64) {
-        (self.tick_at(0.0), self.tick_at(width_px).saturating_add(1))
-    }
-
-    /// `start` as the `(low, high)` 32-bit halves the shader takes.
-    pub fn start_split(&self) -> [u32; 2] {
-        [self.start as u32, (self.start >> 32) as u32]
-    }
-}
-
-/// A rectangle in physical pixels.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
-pub struct RectPx {
-    /// Left edge.
-    pub x: f32,
-    /// Top edge.
-    pub y: f32,
-    /// Width.
-    pub w: f32,
-    /// Height.
-    pub h: f32,
-}
-
-impl RectPx {
-    /// Whether the point lies inside.
-    pub fn contains(&self, x: f32, y: f32) -> bool {
-        x >= self.x && x < self.x + self.w && y >= self.y && y < self.y + self.h
-    }
-}
-
-/// Where everything goes on an image of a given size.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FrameGeometry {
-    /// Image width in physical pixels.
+pub struct Viewport {
+    /// Width, physical pixels.
     pub width_px: u32,
-    /// Image height in physical pixels.
+    /// Height, physical pixels.
     pub height_px: u32,
     /// Device pixels per logical pixel.
     pub scale: f32,
-    /// The title band.
-    pub title: RectPx,
-    /// The graph area.
-    pub graph: RectPx,
-    /// The status line below the graph (zero height when there is none).
-    pub status: RectPx,
-    /// Row pitch in physical pixels (a whole number).
-    pub row_pitch_px: f32,
-    /// Height of a bar (pitch minus the separator).
-    pub bar_height_px: f32,
-    /// Width of the separator between bars and rows (a whole number, at least 1).
-    pub gap_px: f32,
-    /// Number of rows in the layout.
-    pub rows: usize,
-    /// Which way rows grow.
-    pub orientation: Orientation,
-    /// Vertical scroll of the graph content, in physical pixels (0 shows the root).
-    pub scroll_px: f32,
-    /// Rows before this one are not drawn (a focused node's ancestors).
-    pub first_row: usize,
-    /// Whether a collapsed "ancestors" line takes the first row slot (focus).
-    pub header: bool,
-    /// The logical sizes this geometry was derived from.
-    pub style: Style,
 }
 
-impl FrameGeometry {
-    /// Logical height an image needs to show all `rows` without scrolling.
-    pub fn needed_height(rows: usize, style: &Style) -> f32 {
-        style.title_height + style.margin * 2.0 + rows as f32 * style.row_pitch
-    }
-
-    /// Geometry for an image `width` × `height` logical pixels at `scale`.
-    pub fn new(
-        width: u32,
-        height: u32,
-        scale: f32,
-        rows: usize,
-        orientation: Orientation,
-        style: Style,
-    ) -> FrameGeometry {
+impl Viewport {
+    /// `width` × `height` logical pixels at `scale` (sizes rounded to whole pixels; a
+    /// scale that is not a positive number counts as 1).
+    pub fn logical(width: u32, height: u32, scale: f32) -> Viewport {
         let scale = if scale.is_finite() && scale > 0.0 {
             scale
         } else {
             1.0
         };
-        let width_px = ((width as f32) * scale).round().max(1.0) as u32;
-        let height_px = ((height as f32) * scale).round().max(1.0) as u32;
-        Self::with_physical_size(width_px, height_px, scale, rows, orientation, style)
-    }
-
-    /// Geometry for an image of `width_px` × `height_px` physical pixels (a window).
-    pub fn with_physical_size(
-        width_px: u32,
-        height_px: u32,
-        scale: f32,
-        rows: usize,
-        orientation: Orientation,
-        style: Style,
-    ) -> FrameGeometry {
-        let px = |v: f32| (v * scale).round();
-        let margin = px(style.margin);
-        let title_h = px(style.title_height);
-        let status_h = px(style.status_height);
-        let gap = scale.round().max(1.0);
-        let pitch = px(style.row_pitch).max(gap + 1.0);
-        let graph = RectPx {
-            x: margin,
-            y: title_h + margin,
-            w: (width_px as f32 - 2.0 * margin).max(1.0),
-            h: (height_px as f32 - title_h - status_h - 2.0 * margin).max(0.0),
-        };
-        let status = RectPx {
-            x: 0.0,
-            y: height_px as f32 - status_h,
-            w: width_px as f32,
-            h: status_h,
-        };
-        FrameGeometry {
-            width_px,
-            height_px,
+        Viewport {
+            width_px: ((width as f32) * scale).round().max(1.0) as u32,
+            height_px: ((height as f32) * scale).round().max(1.0) as u32,
             scale,
-            title: RectPx {
-                x: 0.0,
-                y: 0.0,
-                w: width_px as f32,
-                h: title_h,
-            },
-            graph,
-            status,
-            row_pitch_px: pitch,
-            bar_height_px: pitch - gap,
-            gap_px: gap,
-            rows,
-            orientation,
-            scroll_px: 0.0,
-            first_row: 0,
-            header: false,
-            style,
         }
     }
 
-    /// Top edge of row slot `slot` (slot 0 is the header when there is one, else the
-    /// first shown row).
-    pub fn slot_top(&self, slot: usize) -> f32 {
-        let offset = slot as f32 * self.row_pitch_px;
-        match self.orientation {
-            Orientation::Icicle => self.graph.y + offset - self.scroll_px,
-            Orientation::Flame => {
-                self.graph.y + self.graph.h - self.row_pitch_px - offset + self.scroll_px
-            }
+    /// This viewport `factor` times larger in every direction (a screenshot at a higher
+    /// resolution than the window).
+    pub fn scaled(self, factor: f32) -> Viewport {
+        if factor == 1.0 {
+            return self;
         }
-    }
-
-    fn slot_of(&self, row: usize) -> usize {
-        row.saturating_sub(self.first_row) + usize::from(self.header)
-    }
-
-    /// Top edge of the collapsed-ancestors line, when focused.
-    pub fn header_top(&self) -> Option<f32> {
-        self.header.then(|| self.slot_top(0))
-    }
-
-    /// Top edge of row `row` (physical pixels, image space). For the flame orientation the
-    /// root sits on the graph's bottom edge; for the icicle, on its top edge.
-    pub fn row_top(&self, row: usize) -> f32 {
-        self.slot_top(self.slot_of(row))
-    }
-
-    /// The row slot whose pitch band contains `y`, if inside the graph.
-    fn slot_at(&self, y: f32) -> Option<usize> {
-        if y < self.graph.y || y >= self.graph.y + self.graph.h {
-            return None;
+        Viewport {
+            width_px: (self.width_px as f32 * factor).round().max(1.0) as u32,
+            height_px: (self.height_px as f32 * factor).round().max(1.0) as u32,
+            scale: self.scale * factor,
         }
-        let s = match self.orientation {
-            Orientation::Icicle => {
-                ((y - self.graph.y + self.scroll_px) / self.row_pitch_px).floor()
-            }
-            // Bottom-up: the band [bottom - pitch, bottom) is slot 0.
-            Orientation::Flame => {
-                ((self.graph.y + self.graph.h + self.scroll_px - y) / self.row_pitch_px).ceil()
-                    - 1.0
-            }
-        };
-        (s >= 0.0).then_some(s as usize)
-    }
-
-    /// The layout row whose pitch band contains `y`, if it is inside the graph and the
-    /// layout (the collapsed header line is not a row).
-    pub fn row_at(&self, y: f32) -> Option<usize> {
-        let s = self.slot_at(y)?;
-        if self.header && s == 0 {
-            return None;
-        }
-        let r = s - usize::from(self.header) + self.first_row;
-        (r < self.rows).then_some(r)
-    }
-
-    /// Whether `y` is on the collapsed-ancestors line.
-    pub fn is_header(&self, y: f32) -> bool {
-        self.header && self.slot_at(y) == Some(0)
-    }
-
-    /// Rows that are at least partly inside the graph area.
-    pub fn visible_rows(&self) -> std::ops::Range<usize> {
-        let slots = (self.graph.h / self.row_pitch_px).ceil() as usize + 2;
-        let first_slot = (self.scroll_px / self.row_pitch_px).floor().max(0.0) as usize;
-        let header = usize::from(self.header);
-        let lo = (first_slot.saturating_sub(1 + header) + self.first_row).min(self.rows);
-        let hi = (first_slot + slots + self.first_row).min(self.rows);
-        let mut out_lo = hi;
-        let mut out_hi = lo;
-        for r in lo.max(self.first_row)..hi {
-            let top = self.row_top(r);
-            if top + self.row_pitch_px > self.graph.y && top < self.graph.y + self.graph.h {
-                out_lo = out_lo.min(r);
-                out_hi = out_hi.max(r + 1);
-            }
-        }
-        if out_lo >= out_hi {
-            0..0
-        } else {
-            out_lo..out_hi
-        }
-    }
-
-    /// The camera that fits the whole layout across the graph's width.
-    pub fn fit_camera(&self, layout: &Layout) -> Camera {
-        Camera::fit(layout.total_ticks, f64::from(self.graph.w))
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Who a frame is drawn for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Purpose {
+    /// The window: hover outlines, the cursor line, tooltips.
+    Window,
+    /// A screenshot of the window, `factor` times its resolution: what the window shows
+    /// minus what follows the pointer.
+    Screenshot {
+        /// Resolution factor.
+        factor: f32,
+    },
+    /// `scorch render`: the title band and the content.
+    Export,
+}
 
-    #[test]
-    fn camera_round_trip_at_deep_zoom() {
-        // One tick spread over 1000 px, far out on a 10^12-tick axis.
-        let start = 999_999_999_937u64;
-        let cam = Camera {
-            start,
-            start_frac: 0.25,
-            px_per_tick: 1000.0,
-        };
-        assert_eq!(cam.x_of(start + 1), 750.0);
-        assert_eq!(cam.tick_at(0.0), start);
-        assert_eq!(cam.tick_at(749.0), start);
-        assert_eq!(cam.tick_at(750.0), start + 1);
-        assert_eq!(cam.x_of(start - 2), -2250.0);
-        assert_eq!(cam.visible_ticks(1000.0), (start, start + 2));
-        assert_eq!(cam.start_split(), [start as u32, (start >> 32) as u32]);
-    }
-
-    #[test]
-    fn fit_camera_maps_ends() {
-        let cam = Camera::fit(988, 1184.0);
-        assert!((cam.x_of(988) - 1184.0).abs() < 1e-9);
-        assert_eq!(cam.tick_at(0.0), 0);
-        assert_eq!(cam.tick_at(1183.9), 987);
-    }
-
-    #[test]
-    fn rows_flame_and_icicle() {
-        let style = Style::default();
-        let h = FrameGeometry::needed_height(4, &style) as u32;
-        let flame = FrameGeometry::new(400, h, 1.0, 4, Orientation::Flame, style);
-        let icicle = FrameGeometry::new(400, h, 1.0, 4, Orientation::Icicle, style);
-        // Exactly fits: root row touches the graph bottom (flame) or top (icicle).
-        assert_eq!(
-            flame.row_top(0) + flame.row_pitch_px,
-            flame.graph.y + flame.graph.h
-        );
-        assert_eq!(icicle.row_top(0), icicle.graph.y);
-        for g in [flame, icicle] {
-            for r in 0..4 {
-                let mid = g.row_top(r) + g.bar_height_px / 2.0;
-                assert_eq!(g.row_at(mid), Some(r), "{:?} row {r}", g.orientation);
-            }
-            assert_eq!(g.visible_rows(), 0..4);
-            assert_eq!(g.row_at(g.graph.y - 1.0), None);
+impl Purpose {
+    /// The resolution factor over the view's viewport.
+    pub fn factor(self) -> f32 {
+        match self {
+            Purpose::Screenshot { factor } => factor,
+            _ => 1.0,
         }
     }
 
-    #[test]
-    fn hidpi_snaps_to_whole_pixels() {
-        let g = FrameGeometry::new(300, 200, 1.5, 3, Orientation::Icicle, Style::default());
-        assert_eq!((g.width_px, g.height_px), (450, 300));
-        assert_eq!(g.row_pitch_px, 27.0);
-        assert_eq!(g.gap_px, 2.0);
-        assert_eq!(g.row_pitch_px.fract(), 0.0);
-        assert_eq!(g.graph.x.fract(), 0.0);
+    /// Whether pointer feedback (hover, cursor line) is drawn.
+    pub fn pointer(self) -> bool {
+        self == Purpose::Window
     }
 
-    #[test]
-    fn scrolled_flame_hides_lower_rows() {
-        let mut g = FrameGeometry::new(300, 100, 1.0, 50, Orientation::Flame, Style::default());
-        let vis = g.visible_rows();
-        assert_eq!(vis.start, 0);
-        assert!(vis.end < 50);
-        g.scroll_px = 18.0 * 10.0;
-        let vis = g.visible_rows();
-        assert_eq!(vis.start, 10);
+    /// Whether it is one of the window's frames (window subtitle, status line).
+    pub fn windowed(self) -> bool {
+        self != Purpose::Export
     }
+}
+
+/// Which view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewKind {
+    /// A call tree as a flame graph or icicle.
+    FlameGraph,
+    /// Spans on a time axis.
+    Timeline,
+}
+
+/// What handling an input asks of the window besides a redraw.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Reply {
+    /// The view ignored the input.
+    #[default]
+    Ignored,
+    /// The view changed (redraw).
+    Done,
+    /// Copy this text to the clipboard.
+    Copy(String),
+    /// Show this message on the status line.
+    Say(String),
+}
+
+/// What a view can carry over to another view of the same or a re-loaded document (a
+/// preview replaced by the whole file keeps the user's place).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ViewMemo {
+    /// Colors.
+    pub color: Option<ColorMode>,
+    /// Flame or icicle.
+    pub orientation: Option<Orientation>,
+    /// The focused call path (frame names from the root).
+    pub focus_path: Option<Vec<String>>,
+    /// The click-zoomed call path, when the camera still shows exactly that bar.
+    pub zoom_path: Option<Vec<String>>,
+    /// The visible part of the view's root as fractions `(left, right)`; `None` when all
+    /// of it is in view.
+    pub fraction: Option<(f64, f64)>,
+    /// The visible time window in absolute nanoseconds (a timeline's).
+    pub time_window: Option<(f64, f64)>,
+    /// Vertical scroll, physical pixels.
+    pub scroll_px: f32,
+}
+
+/// One way of looking at a document. See the module documentation.
+pub trait View: Send {
+    /// Which view this is.
+    fn kind(&self) -> ViewKind;
+    /// The view itself, for callers that know its type (tests, benchmarks).
+    fn as_any(&self) -> &dyn std::any::Any;
+    /// The document shown.
+    fn document(&self) -> Document;
+    /// The image size; a view has none until the window or export gives it one.
+    fn viewport(&self) -> Option<Viewport>;
+    /// The window (or image) is now `vp`: lay the geometry out again, keeping the visible
+    /// range.
+    fn set_viewport(&mut self, vp: Viewport);
+    /// Logical sizes (fonts, title band, status line).
+    fn style(&self) -> Style;
+    /// Top of the content area (the F12 box sits under it).
+    fn content_top(&self) -> f32;
+    /// Advances animations to `now_s`; true while one runs.
+    fn tick(&mut self, now_s: f64) -> bool;
+
+    /// The pointer is at `at` (`None`: it left): updates the hover. True when that
+    /// changes what is drawn.
+    fn pointer(&mut self, at: Option<(f32, f32)>) -> bool;
+    /// The left button went down at `(x, y)`.
+    fn press(&mut self, x: f32, y: f32);
+    /// The pointer moved by `(dx, dy)` to `(x, y)` with the button held, past the click
+    /// threshold.
+    fn drag(&mut self, x: f32, y: f32, dx: f32, dy: f32);
+    /// The button came up at `(x, y)`; `click` when it did not move past the threshold.
+    fn release(&mut self, x: f32, y: f32, click: bool, now_s: f64);
+    /// A wheel movement with the pointer at `at`.
+    fn wheel(&mut self, at: Option<(f32, f32)>, w: Wheel);
+    /// A pinch: zoom by `factor` around the pointer.
+    fn pinch(&mut self, at: Option<(f32, f32)>, factor: f64);
+    /// A key's action.
+    fn act(&mut self, action: Action, now_s: f64) -> Reply;
+    /// A right click: the menu items for what is under the pointer (none: no menu).
+    fn open_menu(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Item `item` of the menu [`open_menu`](Self::open_menu) gave was chosen.
+    fn menu_action(&mut self, _item: usize, _now_s: f64) -> Reply {
+        Reply::Ignored
+    }
+
+    /// Runs `query` (empty: clears the search).
+    fn search(&mut self, query: &str);
+    /// The result for the status line, while a search is active.
+    fn search_summary(&self) -> Option<String>;
+    /// Goes to the next (or previous) match.
+    fn next_match(&mut self, backwards: bool, now_s: f64);
+
+    /// Title, subtitle and legend of the title band.
+    fn heading(&self, purpose: Purpose) -> Heading;
+    /// The status line's left side: where the view is, or what can be done.
+    fn status_hint(&self) -> String;
+    /// Tooltip lines for what is under the pointer (none: no tooltip).
+    fn tooltip(&self) -> Vec<String>;
+    /// A note on what the numbers cover (a preview's), shown in the subtitle.
+    fn set_note(&mut self, note: Option<&'static str>);
+    /// Draw labels in bars (tests that sample bar colors turn them off).
+    fn set_labels(&mut self, on: bool);
+
+    /// The bars this view draws from, to upload once (and again when the key changes).
+    fn bar_sources(&self) -> Vec<BarSource<'_>>;
+    /// Fills `frame` with the content (the title band and overlays are the shell's).
+    fn draw<'a>(&'a self, frame: &mut Frame<'a>, m: &mut dyn Measure, purpose: Purpose);
+    /// Rows shown and rows in all, for an export's report.
+    fn rows_shown(&self) -> (usize, usize);
+
+    /// What to carry over to a replacement view.
+    fn memo(&self) -> ViewMemo;
+    /// Takes over what `memo` carries from the view this one replaces.
+    fn restore(&mut self, memo: &ViewMemo, now_s: f64);
+}
+
+/// The whole frame of `view` for `purpose`: the title band, the view's content, and for
+/// a window the `chrome` overlays (status line, tooltip, menu, frame times).
+pub fn compose<'a>(
+    view: &'a dyn View,
+    purpose: Purpose,
+    chrome: Option<&Chrome>,
+    m: &mut dyn Measure,
+) -> Frame<'a> {
+    let vp = view
+        .viewport()
+        .unwrap_or(Viewport {
+            width_px: 1,
+            height_px: 1,
+            scale: 1.0,
+        })
+        .scaled(purpose.factor());
+    let style = view.style();
+    let mut frame = Frame::new(vp.width_px, vp.height_px, vp.scale);
+    let band = RectPx {
+        x: 0.0,
+        y: 0.0,
+        w: vp.width_px as f32,
+        h: (style.title_height * vp.scale).round(),
+    };
+    shell::title_band(&mut frame, band, &style, &view.heading(purpose), m);
+    view.draw(&mut frame, m, purpose);
+    if let Some(c) = chrome {
+        let status = shell::status_rect(
+            vp.width_px as f32,
+            vp.height_px as f32,
+            vp.scale,
+            style.status_height,
+        );
+        shell::overlays(&mut frame, status, view.content_top(), c, m);
+    }
+    frame
+}
+
+/// A view of `doc` as it opens by default: a call tree as a flame graph (or icicle), a
+/// trace as a timeline.
+pub fn default_view(doc: &Document, opts: &ViewOptions) -> Box<dyn View> {
+    match doc {
+        Document::Profile(p) => Box::new(flame::FlameView::new(p.clone(), opts)),
+        Document::Trace(t) => Box::new(timeline::TimelineView::new(t.clone(), opts)),
+    }
+}
+
+/// How a view starts.
+#[derive(Clone, Debug, Default)]
+pub struct ViewOptions {
+    /// Flame graph or icicle.
+    pub orientation: Orientation,
+    /// Colors (`None`: the document's usual ones).
+    pub color: Option<ColorMode>,
+    /// Title (`None`: the file name).
+    pub title: Option<String>,
+    /// Logical sizes (the window's have a status line).
+    pub style: Style,
 }

@@ -30,9 +30,21 @@ pub struct SearchResult {
     pub matched_ticks: u64,
     /// `matched_ticks` as a fraction of the grand total.
     pub share: f64,
+    /// Different for every result (the GPU's copy of the flags is keyed by it).
+    pub generation: u64,
 }
 
+static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 impl SearchResult {
+    /// The per-name flags as the bar shader takes them.
+    pub fn flags(&self) -> crate::view::draw::NameFlags<'_> {
+        crate::view::draw::NameFlags {
+            generation: self.generation,
+            flags: &self.name_matches,
+        }
+    }
+
     /// "12 matches, 34.5 % of total".
     pub fn summary(&self) -> String {
         format!(
@@ -88,6 +100,7 @@ fn matcher(query: &str) -> (regex::Regex, bool) {
 fn match_names(names: &crate::model::Names, query: &str) -> SearchResult {
     let mut out = SearchResult {
         query: query.to_string(),
+        generation: GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         ..Default::default()
     };
     if query.is_empty() {

@@ -10,8 +10,8 @@
 //! Positions are a `u64` tick plus an `f64` fraction (see [`Camera`]); the animation
 //! interpolates edges relative to its target, so it is exact at any depth too.
 
-use super::{Camera, Orientation};
 use crate::color::ColorMode;
+use crate::geometry::{Camera, Orientation};
 use crate::layout::Layout;
 use crate::pick::BarRef;
 
@@ -95,6 +95,9 @@ pub struct ViewState {
     pub zoomed: Option<BarRef>,
     /// The focused node, if any.
     pub focus: Option<Focus>,
+    /// Height of the scrollable content in pixels, when the view states it (a
+    /// timeline's bands); `None`: the layout's rows below the focus (flame graphs).
+    pub content_px: Option<f32>,
     history: Vec<Saved>,
     anim: Option<Anim>,
 }
@@ -162,6 +165,7 @@ impl ViewState {
             color,
             zoomed: None,
             focus: None,
+            content_px: None,
             history: Vec::new(),
             anim: None,
         };
@@ -219,6 +223,9 @@ impl ViewState {
 
     /// Content height beyond the graph, in pixels (what vertical scrolling can reveal).
     pub fn max_scroll(&self) -> f32 {
+        if let Some(c) = self.content_px {
+            return (c - self.graph_h).max(0.0);
+        }
         let first = self.focus.map_or(0, |f| f.bar.row);
         let header = usize::from(self.focus.is_some());
         let content = (self.rows - first.min(self.rows) + header) as f32 * self.row_pitch;
@@ -441,6 +448,13 @@ impl ViewState {
             Orientation::Flame => Orientation::Icicle,
             Orientation::Icicle => Orientation::Flame,
         };
+    }
+
+    /// The content is `content_px` tall (a timeline's bands) in a graph `graph_h` tall:
+    /// the scroll stays within it.
+    pub fn set_content_height(&mut self, content_px: f32) {
+        self.content_px = Some(content_px);
+        self.scroll_px = self.scroll_px.clamp(0.0, self.max_scroll());
     }
 
     /// Next color mode (diff only for differential profiles).

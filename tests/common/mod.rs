@@ -4,11 +4,12 @@
 
 use scorch::export::{self, ExportOptions};
 use scorch::import::{self, Limits};
-use scorch::layout::{Layout, flame_layout};
 use scorch::model::Profile;
-use scorch::render::{self, FrameSpec, Gpu, GpuOptions, Renderer, RgbaImage, Scene, TARGET_FORMAT};
+use scorch::render::{self, Gpu, GpuOptions, Renderer, RgbaImage, Scenes, TARGET_FORMAT};
+use scorch::view::flame::FlameView;
+use scorch::view::{Purpose, View, ViewOptions, compose};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// The shared device, or `None` (with a message) when this machine has no adapter.
 /// With `SCORCH_REQUIRE_GPU=1` (set by `.ci/run`) a missing adapter fails the test instead.
@@ -35,38 +36,60 @@ pub fn root() -> PathBuf {
 }
 
 /// Imports a profile from text.
-pub fn profile_from(name: &str, text: &str) -> Profile {
-    import::load_bytes(name, text.as_bytes(), Limits::default()).unwrap()
+pub fn profile_from(name: &str, text: &str) -> Arc<Profile> {
+    Arc::new(import::load_bytes(name, text.as_bytes(), Limits::default()).unwrap())
 }
 
 /// Imports a file relative to the repository root.
-pub fn profile_at(rel: &str) -> Profile {
-    import::load_path(&root().join(rel)).unwrap()
+pub fn profile_at(rel: &str) -> Arc<Profile> {
+    Arc::new(import::load_path(&root().join(rel)).unwrap())
 }
 
-/// Renders `spec` (which must fit in one tile) to pixels.
-pub fn render_spec(gpu: &Gpu, profile: &Profile, layout: &Layout, spec: &FrameSpec) -> RgbaImage {
+/// A window's flame view (every level-of-detail tier, so its camera can move) of
+/// `profile`, sized and fitted as the export `opts` ask, optionally without labels.
+pub fn flame_view(profile: &Arc<Profile>, opts: &ExportOptions, labels: bool) -> FlameView {
+    let export =
+        export::export_view(&scorch::model::Document::Profile(profile.clone()), opts).unwrap();
+    let export: &FlameView = export.as_any().downcast_ref().unwrap();
+    let mut v = FlameView::new(
+        profile.clone(),
+        &ViewOptions {
+            orientation: export.state().orientation,
+            color: Some(export.state().color),
+            title: None,
+            style: scorch::geometry::Style::default(),
+        },
+    );
+    v.set_viewport(export.viewport().unwrap());
+    v.state_mut().camera = export.state().camera;
+    v.set_colorblind(opts.colorblind);
+    v.set_labels(labels);
+    v
+}
+
+/// Renders `view` as an export draws it (which must fit in one tile) to pixels.
+pub fn render_view(gpu: &Gpu, view: &dyn View) -> RgbaImage {
+    render_view_stats(gpu, view, 8192).0
+}
+
+/// [`render_view`] with tiles of at most `max_tile` pixels, and what it drew.
+pub fn render_view_stats(
+    gpu: &Gpu,
+    view: &dyn View,
+    max_tile: u32,
+) -> (RgbaImage, render::ImageStats) {
     let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
-    let scene = Scene::new(gpu, &renderer, profile, layout);
-    render::render_image(gpu, &mut renderer, &scene, profile, layout, spec)
-        .unwrap()
-        .0
-}
-
-/// The export spec for `opts`, optionally without labels.
-pub fn spec_for(
-    profile: &Profile,
-    layout: &Layout,
-    opts: &ExportOptions,
-    labels: bool,
-) -> FrameSpec {
-    let (mut spec, _) = export::frame_spec(profile, layout, opts).unwrap();
-    spec.labels = labels;
-    spec
-}
-
-pub fn layout_of(p: &Profile) -> Layout {
-    flame_layout(&p.tree)
+    let scenes = Scenes::build(gpu, &renderer.scene_layout(), &view.bar_sources()).unwrap();
+    let frame = compose(view, Purpose::Export, None, renderer.text());
+    render::render_frame_timed(
+        gpu,
+        &mut renderer,
+        &frame,
+        &scenes,
+        max_tile,
+        &mut render::ImageTimes::default(),
+    )
+    .unwrap()
 }
 
 /// Largest per-channel difference between two colors.

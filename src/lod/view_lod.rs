@@ -19,8 +19,8 @@
 //! run's. A pass costs what it merges, a kept tier what it holds: about two passes over
 //! the row in all, instead of one per threshold.
 
+use super::{Lod, Tier};
 use crate::layout::{Layout, Row};
-use crate::lod::{Lod, Tier};
 use crate::model::NameId;
 
 /// The tiers [`Lod::build_for_view`] builds for `ticks_per_px`, with the same bars;

@@ -1,0 +1,72 @@
+//! The bars a window or export holds on the GPU, by [`SceneKey`].
+//!
+//! A view names the bars it draws from ([`View::bar_sources`]); [`Scenes::sync`] uploads
+//! those not held yet (inside an out-of-memory scope: a profile too big for the device
+//! gets a message, not an abort) and drops those no view names any more. A loader thread
+//! builds the first ones off the UI thread ([`Scenes::build`]).
+//!
+//! [`View::bar_sources`]: crate::view::View::bar_sources
+
+use super::bars::BarScene;
+use super::gpu::{Gpu, GpuError};
+use crate::view::draw::{BarSource, SceneKey};
+
+/// Uploaded scenes.
+#[derive(Default)]
+pub struct Scenes {
+    held: Vec<(SceneKey, BarScene)>,
+}
+
+impl Scenes {
+    /// No scenes.
+    pub fn new() -> Scenes {
+        Scenes::default()
+    }
+
+    /// Uploads `sources`.
+    pub fn build(
+        gpu: &Gpu,
+        bind_layout: &wgpu::BindGroupLayout,
+        sources: &[BarSource<'_>],
+    ) -> Result<Scenes, GpuError> {
+        let mut s = Scenes::new();
+        s.sync(gpu, bind_layout, sources)?;
+        Ok(s)
+    }
+
+    /// Holds exactly `sources`: uploads the missing ones, drops the others.
+    pub fn sync(
+        &mut self,
+        gpu: &Gpu,
+        bind_layout: &wgpu::BindGroupLayout,
+        sources: &[BarSource<'_>],
+    ) -> Result<(), GpuError> {
+        self.held
+            .retain(|(k, _)| sources.iter().any(|s| s.key == *k));
+        for src in sources {
+            if self.get(src.key).is_some() {
+                continue;
+            }
+            let scene = gpu.allocating(&src.describe(), src.estimated_bytes(), || {
+                BarScene::build(gpu, bind_layout, src)
+            })?;
+            self.held.push((src.key, scene));
+        }
+        Ok(())
+    }
+
+    /// Whether every one of `sources` is held.
+    pub fn holds(&self, sources: &[BarSource<'_>]) -> bool {
+        sources.iter().all(|s| self.get(s.key).is_some())
+    }
+
+    /// The scene of `key`.
+    pub fn get(&self, key: SceneKey) -> Option<&BarScene> {
+        self.held.iter().find(|(k, _)| *k == key).map(|(_, s)| s)
+    }
+
+    /// Bytes of instances uploaded.
+    pub fn instance_bytes(&self) -> u64 {
+        self.held.iter().map(|(_, s)| s.instance_bytes).sum()
+    }
+}

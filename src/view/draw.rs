@@ -1,0 +1,621 @@
+//! Draw data: everything a frame draws, decided on the CPU before any GPU call.
+//!
+//! A view fills a [`Frame`] (through [`super::compose`], which adds the frame shell:
+//! title band, status line, tooltip, menu): rectangles, positioned text, the per-row bar
+//! ranges of its uploaded scenes, and the overview strip of a timeline. `render` executes
+//! a frame into a pass and knows nothing of profiles, traces or views: the window, its
+//! screenshots and `scorch render` draw the same `Frame` for the same view.
+//!
+//! A frame has fixed planes, drawn in this order (each one over the ones before):
+//!
+//! ```text
+//! overview   a cached texture of the whole trace (timelines)
+//! under      rectangles under the bars (axis background, grid lines, band headers)
+//! bars       per visible row: which level-of-detail tier and which bars [lo, hi)
+//! over       rectangles over the bars (outlines, connectors, legend strip)
+//! text       labels, titles, axis marks
+//! top        overlay rectangles (cursor line, details panel, status line, tooltip, menu)
+//! top_text   overlay text
+//! ```
+//!
+//! Positions are image pixels (physical); a renderer drawing one tile of a larger image
+//! shifts and culls them. Text is measured with a [`Measure`] (the renderer's shaped
+//! font; tests use a fixed-advance stand-in), so fitting a label into a bar is decided
+//! here, not in the GPU code.
+//!
+//! The per-row ranges come from [`row_draws`]: per visible row the coarsest LOD tier
+//! finer than a few pixels ([`crate::lod::FOLD_PX`]) and the bars inside the visible
+//! ticks, by two binary searches; [`single_bars`] then lists the bars of a range that are
+//! drawn alone (not merged) and may carry a label.
+
+use crate::color::ColorMode;
+use crate::geometry::{Camera, RectPx};
+use crate::layout::Layout;
+use crate::lod::{Lod, TierRef};
+use crate::model::Names;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Page background.
+pub const BACKGROUND: [u8; 3] = [255, 255, 255];
+/// Title text color.
+pub const TITLE_COLOR: [u8; 3] = [34, 34, 34];
+/// Secondary text color.
+pub const MUTED_COLOR: [u8; 3] = [102, 102, 102];
+/// Text of overlays other than titles.
+pub const BODY_COLOR: [u8; 3] = [60, 60, 60];
+
+/// Line height as a multiple of the font size.
+const LINE_HEIGHT: f32 = 1.2;
+
+/// Height of a line of text at `size` pixels (whole pixels).
+pub fn line_height(size: f32) -> f32 {
+    (size * LINE_HEIGHT).ceil()
+}
+
+/// Text measurement, by the font the frame will be drawn with.
+pub trait Measure {
+    /// Advance width of `text` at `size` pixels.
+    fn width(&mut self, text: &str, size: f32) -> f32;
+    /// The text to show in `max_w` pixels: `full` if it fits, else `short` if it fits,
+    /// else a prefix of `short` with an ellipsis (at least one character), else nothing.
+    fn fit(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String>;
+}
+
+/// `c` as the `[0, 1]` sRGB values with alpha `a` that rectangles carry.
+pub fn rgba(c: [u8; 3], a: f32) -> [f32; 4] {
+    [
+        f32::from(c[0]) / 255.0,
+        f32::from(c[1]) / 255.0,
+        f32::from(c[2]) / 255.0,
+        a,
+    ]
+}
+
+/// An 8-bit sRGBA color as rectangles carry it.
+pub fn rgba8(c: [u8; 4]) -> [f32; 4] {
+    c.map(|v| f32::from(v) / 255.0)
+}
+
+/// A filled rectangle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    /// Left, top, width, height in image pixels.
+    pub rect: [f32; 4],
+    /// sRGB in `[0, 1]` with straight alpha.
+    pub color: [f32; 4],
+}
+
+impl Rect {
+    /// A rectangle of `color` (see [`rgba`]).
+    pub fn new(rect: [f32; 4], color: [f32; 4]) -> Rect {
+        Rect { rect, color }
+    }
+}
+
+/// The four edges of `rect` = (left, top, width, height) as rectangles `t` thick.
+pub fn outline(rect: [f32; 4], t: f32) -> [[f32; 4]; 4] {
+    let [x, y, w, h] = rect;
+    [
+        [x, y, w, t],
+        [x, y + h - t, w, t],
+        [x, y, t, h],
+        [x + w - t, y, t, h],
+    ]
+}
+
+/// A line of text with its top-left corner at (`x`, `y`), clipped to `clip`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Text {
+    /// The text.
+    pub text: String,
+    /// Font size in pixels.
+    pub size: f32,
+    /// Left edge.
+    pub x: f32,
+    /// Top edge.
+    pub y: f32,
+    /// Left, top, right, bottom.
+    pub clip: [f32; 4],
+    /// sRGB.
+    pub color: [u8; 3],
+}
+
+/// Bytes of one bar instance on the GPU (`BarInstance` in `render::bars`, which asserts
+/// it), for memory reports.
+pub const INSTANCE_BYTES: usize = 32;
+
+/// Identifies the bars a view uploaded to the GPU (one layout with its tiers and values).
+/// A new layout gets a new key, so a renderer never draws stale instances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SceneKey(pub u64);
+
+static NEXT_KEY: AtomicU64 = AtomicU64::new(1);
+
+impl SceneKey {
+    /// A key no other scene has.
+    pub fn fresh() -> SceneKey {
+        SceneKey(NEXT_KEY.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// What a bar instance carries besides position and name (`Instance.values` in
+/// `bars.wgsl`): flame graphs self, left and right totals; timelines the duration and
+/// the track and category palette indices.
+pub struct BarValues<'a> {
+    /// The three values of the bar showing `node`.
+    pub of: Box<dyn Fn(u32) -> [f32; 3] + 'a>,
+    /// Combines the values of a merged run's bars (level of detail).
+    pub merge: fn([f32; 3], [f32; 3]) -> [f32; 3],
+    /// The heat scale (largest first value).
+    pub max_self: f32,
+    /// Left and right grand totals of a diff.
+    pub diff_ticks: Option<(u64, u64)>,
+}
+
+/// Everything the GPU needs to hold a layout's bars: what a view uploads once.
+pub struct BarSource<'a> {
+    /// Its identity.
+    pub key: SceneKey,
+    /// The bars.
+    pub layout: &'a Layout,
+    /// Their merged tiers.
+    pub lod: &'a Lod,
+    /// The names bars refer to (hashed once for the palette).
+    pub names: &'a Names,
+    /// Pyroscope's `spyName`: which part of a name is its package.
+    pub spy: Option<&'a str>,
+    /// Per-bar values.
+    pub values: BarValues<'a>,
+    /// Upload only the tier each row draws at this many ticks per pixel: a one-off frame
+    /// (an export) needs nothing else. `None`: everything, to zoom freely.
+    pub only_at: Option<f64>,
+    /// What a bar is, for messages ("bars", "spans").
+    pub noun: &'static str,
+}
+
+impl BarSource<'_> {
+    /// Whether the list `tier` of row `row` is uploaded.
+    pub fn wants(&self, row: usize, tier: TierRef) -> bool {
+        self.only_at
+            .is_none_or(|tpp| self.lod.tier_for(row, tpp) == tier)
+    }
+
+    /// "1234 bars", for messages.
+    pub fn describe(&self) -> String {
+        format!("{} {}", self.layout.bar_count(), self.noun)
+    }
+
+    /// Roughly what uploading costs on the device (instances, tiers and names), for the
+    /// out-of-memory message.
+    pub fn estimated_bytes(&self) -> u64 {
+        let per = if self.only_at.is_some() { 32 } else { 48 };
+        self.layout.bar_count() as u64 * per
+    }
+}
+
+/// The search as the bar shader sees it: which names match.
+#[derive(Clone, Copy, Debug)]
+pub struct NameFlags<'a> {
+    /// Changes whenever the flags do (uploads and cached pictures key on it).
+    pub generation: u64,
+    /// Per name id.
+    pub flags: &'a [bool],
+}
+
+/// One row's draw: a range of a tier's bars at a height.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowDraw {
+    /// Layout row.
+    pub row: usize,
+    /// Top edge in image pixels.
+    pub top: f32,
+    /// The row's bars or one of its tiers.
+    pub tier: TierRef,
+    /// Bars of that list to draw.
+    pub range: Range<usize>,
+    /// Opacity.
+    pub alpha: f32,
+}
+
+/// Bars of one uploaded scene, drawn into a clip rectangle.
+#[derive(Clone, Debug)]
+pub struct BarsLayer<'a> {
+    /// Which scene.
+    pub scene: SceneKey,
+    /// Bars are clipped to this (the graph area); its left edge is the camera's origin.
+    pub clip: RectPx,
+    /// Horizontal view.
+    pub camera: Camera,
+    /// Height of a bar.
+    pub bar_height: f32,
+    /// Separator between bars.
+    pub gap: f32,
+    /// Bar colors.
+    pub color: ColorMode,
+    /// The color-blind diff palette.
+    pub colorblind: bool,
+    /// A search: non-matching bars are drawn grey.
+    pub search: Option<NameFlags<'a>>,
+    /// The rows.
+    pub rows: Vec<RowDraw>,
+}
+
+/// The overview strip: every row of a layout squeezed into a rectangle, drawn once into a
+/// texture and reused while its key holds.
+#[derive(Clone, Debug)]
+pub struct OverviewLayer<'a> {
+    /// Where it is shown.
+    pub rect: RectPx,
+    /// The scene drawn.
+    pub scene: SceneKey,
+    /// Its layout and tiers (the draws are only computed when the texture is redrawn).
+    pub layout: &'a Layout,
+    /// Tiers of `layout`.
+    pub lod: &'a Lod,
+    /// Device pixels per logical pixel.
+    pub scale: f32,
+    /// Bar colors.
+    pub color: ColorMode,
+    /// A search.
+    pub search: Option<NameFlags<'a>>,
+}
+
+/// What the overview texture depends on: when it changes, the texture is redrawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OverviewKey {
+    /// The scene.
+    pub scene: SceneKey,
+    /// Texture width.
+    pub w: u32,
+    /// Texture height.
+    pub h: u32,
+    /// [`ColorMode::shader_code`].
+    pub color: u32,
+    /// Search generation, when a search is active.
+    pub search: Option<u64>,
+}
+
+/// Background of the overview texture.
+pub const OVERVIEW_BACKGROUND: [u8; 3] = [250, 250, 250];
+
+impl OverviewLayer<'_> {
+    /// The texture's key at `w` × `h` pixels.
+    pub fn key(&self, w: u32, h: u32) -> OverviewKey {
+        OverviewKey {
+            scene: self.scene,
+            w,
+            h,
+            color: self.color.shader_code(),
+            search: self.search.map(|s| s.generation),
+        }
+    }
+
+    /// The bars of a `w` × `h` texture showing the whole layout: every row, at most 8
+    /// logical pixels tall and at least one pixel, spread evenly when they do not fit.
+    pub fn bars(&self, w: u32, h: u32) -> BarsLayer<'_> {
+        let layout = self.layout;
+        let total = layout.total_ticks.max(1);
+        let cam = Camera::fit(total, f64::from(w));
+        let rows = layout.rows.len().max(1);
+        let row_h = (h as f32 / rows as f32).clamp(1.0, 8.0 * self.scale);
+        let spread = if rows as f32 * row_h > h as f32 {
+            h as f32 / rows as f32
+        } else {
+            row_h
+        };
+        let tpp = 1.0 / cam.px_per_tick;
+        let rows = (0..layout.rows.len())
+            .map(|r| {
+                let tier = self.lod.tier_for(r, tpp);
+                let len = match tier {
+                    TierRef::Row => layout.rows[r].len(),
+                    TierRef::Tier(k) => self.lod.rows[r][k].len(),
+                };
+                RowDraw {
+                    row: r,
+                    top: (r as f32 * spread).floor(),
+                    tier,
+                    range: 0..len,
+                    alpha: 1.0,
+                }
+            })
+            .collect();
+        BarsLayer {
+            scene: self.scene,
+            clip: RectPx {
+                x: 0.0,
+                y: 0.0,
+                w: w as f32,
+                h: h as f32,
+            },
+            camera: cam,
+            bar_height: row_h.round().max(1.0),
+            gap: 0.0,
+            color: self.color,
+            colorblind: false,
+            search: self.search,
+            rows,
+        }
+    }
+}
+
+/// A whole frame, in image pixels.
+#[derive(Clone, Debug)]
+pub struct Frame<'a> {
+    /// Image width.
+    pub width_px: u32,
+    /// Image height.
+    pub height_px: u32,
+    /// Device pixels per logical pixel.
+    pub scale: f32,
+    /// Cleared to this.
+    pub background: [u8; 3],
+    /// The cached overview strip.
+    pub overview: Option<OverviewLayer<'a>>,
+    /// Rectangles under the bars.
+    pub under: Vec<Rect>,
+    /// Bars, layer by layer.
+    pub bars: Vec<BarsLayer<'a>>,
+    /// Rectangles over the bars.
+    pub over: Vec<Rect>,
+    /// Text over those.
+    pub text: Vec<Text>,
+    /// Overlay rectangles.
+    pub top: Vec<Rect>,
+    /// Overlay text.
+    pub top_text: Vec<Text>,
+    /// Bar and span labels placed (for reports).
+    pub labels: usize,
+}
+
+impl<'a> Frame<'a> {
+    /// An empty frame of `width_px` × `height_px` at `scale`.
+    pub fn new(width_px: u32, height_px: u32, scale: f32) -> Frame<'a> {
+        Frame {
+            width_px,
+            height_px,
+            scale,
+            background: BACKGROUND,
+            overview: None,
+            under: Vec::new(),
+            bars: Vec::new(),
+            over: Vec::new(),
+            text: Vec::new(),
+            top: Vec::new(),
+            top_text: Vec::new(),
+            labels: 0,
+        }
+    }
+
+    /// The number of bar instances the frame draws (without the overview).
+    pub fn bar_count(&self) -> u64 {
+        self.bars
+            .iter()
+            .flat_map(|b| &b.rows)
+            .map(|r| r.range.len() as u64)
+            .sum()
+    }
+}
+
+/// The per-row draws of `layout` seen through `cam` over `width_px`: for each visible row
+/// (`rows` gives each row's top edge), the coarsest tier of `lod` that merges only bars
+/// narrower than a few pixels (the row itself without a `lod`), and the range of that
+/// list inside the visible ticks. Rows above `faded_rows` are drawn at 35 % opacity (the
+/// ancestors of a zoomed bar).
+pub fn row_draws(
+    layout: &Layout,
+    lod: Option<&Lod>,
+    rows: impl IntoIterator<Item = (usize, f32)>,
+    cam: &Camera,
+    width_px: f64,
+    faded_rows: usize,
+) -> Vec<RowDraw> {
+    let (t0, t1) = cam.visible_ticks(width_px);
+    let ticks_per_px = 1.0 / cam.px_per_tick;
+    let mut out = Vec::new();
+    for (r, top) in rows {
+        let Some(row) = layout.rows.get(r) else {
+            continue;
+        };
+        let tier = lod.map_or(TierRef::Row, |l| l.tier_for(r, ticks_per_px));
+        let range = match tier {
+            TierRef::Row => row.range_between(t0, t1),
+            TierRef::Tier(k) => lod
+                .and_then(|l| l.tier(r, k))
+                .map_or(0..0, |t| t.range_between(row, t0, t1)),
+        };
+        out.push(RowDraw {
+            row: r,
+            top,
+            tier,
+            range,
+            alpha: if r < faded_rows { 0.35 } else { 1.0 },
+        });
+    }
+    out
+}
+
+/// The bars of `draw` that are drawn alone, as indices into their row: every bar of a
+/// row draw, and the one-bar runs of a tier (a merged run has no single name to show).
+pub fn single_bars<'l>(lod: Option<&'l Lod>, draw: &RowDraw) -> impl Iterator<Item = usize> + 'l {
+    let tier = match draw.tier {
+        TierRef::Row => None,
+        TierRef::Tier(k) => lod.and_then(|l| l.tier(draw.row, k)),
+    };
+    let merged = matches!(draw.tier, TierRef::Tier(_));
+    draw.range.clone().filter_map(move |j| match tier {
+        None if merged => None,
+        None => Some(j),
+        Some(t) if t.count(j) == 1 => Some(t.first(j)),
+        Some(_) => None,
+    })
+}
+
+/// A fixed-advance [`Measure`] for tests: every character is `advance` × size wide.
+#[derive(Clone, Copy, Debug)]
+pub struct FixedMeasure {
+    /// Width of a character per pixel of font size.
+    pub advance: f32,
+}
+
+impl Measure for FixedMeasure {
+    fn width(&mut self, text: &str, size: f32) -> f32 {
+        text.chars().count() as f32 * size * self.advance
+    }
+
+    fn fit(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
+        if max_w <= 0.0 {
+            return None;
+        }
+        if !full.is_empty() && self.width(full, size) <= max_w {
+            return Some(full.to_string());
+        }
+        if self.width(short, size) <= max_w {
+            return Some(short.to_string());
+        }
+        let ell = self.width("…", size);
+        let keep = ((max_w - ell) / (size * self.advance)).floor().max(0.0) as usize;
+        (keep > 0).then(|| short.chars().take(keep).collect::<String>() + "…")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::Row;
+
+    /// A row of `n` bars each `w` ticks wide, back to back.
+    fn row(n: u64, w: u64) -> Row {
+        let mut r = Row::default();
+        for i in 0..n {
+            r.push(i * w, (i + 1) * w, 0, i as u32);
+        }
+        r
+    }
+
+    fn layout(rows: Vec<Row>) -> Layout {
+        let total = rows
+            .iter()
+            .filter_map(|r| r.x1.last().copied())
+            .max()
+            .unwrap_or(0);
+        Layout {
+            rows,
+            total_ticks: total,
+        }
+    }
+
+    #[test]
+    fn ranges_cover_exactly_the_visible_bars() {
+        let l = layout(vec![row(100, 10), row(50, 20)]);
+        // 1000 ticks over 100 px: show ticks [200, 500).
+        let cam = Camera::range(200, 500, 100.0);
+        let d = row_draws(&l, None, [(0, 10.0), (1, 30.0)], &cam, 100.0, 0);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].range, 20..51, "bars 20..=50 touch [200, 501)");
+        assert_eq!(d[0].top, 10.0);
+        assert_eq!(d[1].range, 10..26);
+        assert!(d.iter().all(|r| r.tier == TierRef::Row && r.alpha == 1.0));
+        // A row past the layout is skipped; faded rows are the shallow ones.
+        let d = row_draws(&l, None, [(0, 0.0), (1, 1.0), (7, 2.0)], &cam, 100.0, 1);
+        assert_eq!(d.iter().map(|r| r.row).collect::<Vec<_>>(), [0, 1]);
+        assert_eq!((d[0].alpha, d[1].alpha), (0.35, 1.0));
+    }
+
+    #[test]
+    fn zoomed_out_rows_draw_a_merged_tier_and_zoomed_in_rows_the_bars() {
+        let l = layout(vec![row(10_000, 1)]);
+        let lod = Lod::build(&l);
+        // 10 000 one-tick bars over 100 px: 100 ticks a pixel, a coarse tier.
+        let far = Camera::fit(10_000, 100.0);
+        let d = row_draws(&l, Some(&lod), [(0, 0.0)], &far, 100.0, 0);
+        let TierRef::Tier(k) = d[0].tier else {
+            panic!("a tier at full view: {d:?}");
+        };
+        let t = lod.tier(0, k).unwrap();
+        assert_eq!(d[0].range, 0..t.len(), "the whole tier is visible");
+        assert!(t.len() <= 2 * 100 + 2, "about a bar per pixel: {}", t.len());
+        // Merged runs carry no label.
+        assert_eq!(single_bars(Some(&lod), &d[0]).count(), 0);
+        // 20 px a tick: the row itself, 6 bars visible, each drawn alone.
+        let near = Camera::range(5_000, 5_005, 100.0);
+        let d = row_draws(&l, Some(&lod), [(0, 0.0)], &near, 100.0, 0);
+        assert_eq!(d[0].tier, TierRef::Row);
+        assert_eq!(d[0].range, 5_000..5_006);
+        let singles: Vec<usize> = single_bars(Some(&lod), &d[0]).collect();
+        assert_eq!(singles, (5_000..5_006).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_tier_lists_its_one_bar_runs_as_row_bars() {
+        // Wide bars among runs of tiny ones: at 8 ticks a pixel the tiny ones merge and
+        // the wide ones stay alone, named by their row index.
+        let mut r = Row::default();
+        let mut x = 0;
+        for i in 0..40u32 {
+            let w = if i % 10 == 0 { 400 } else { 1 };
+            r.push(x, x + w, 0, i);
+            x += w;
+        }
+        let l = layout(vec![r]);
+        let lod = Lod::build(&l);
+        let cam = Camera::fit(l.total_ticks, l.total_ticks as f64 / 8.0);
+        let d = row_draws(&l, Some(&lod), [(0, 0.0)], &cam, cam.x_of(l.total_ticks), 0);
+        assert!(matches!(d[0].tier, TierRef::Tier(_)), "{d:?}");
+        let singles: Vec<usize> = single_bars(Some(&lod), &d[0]).collect();
+        assert_eq!(singles, [0, 10, 20, 30]);
+    }
+
+    #[test]
+    fn the_overview_squeezes_every_row() {
+        let l = layout((0..100).map(|_| row(1000, 3)).collect());
+        let lod = Lod::build(&l);
+        let o = OverviewLayer {
+            rect: RectPx::default(),
+            scene: SceneKey(9),
+            layout: &l,
+            lod: &lod,
+            scale: 1.0,
+            color: ColorMode::Name,
+            search: None,
+        };
+        // 100 rows into 50 px: each 1 px, spread half a pixel apart.
+        let b = o.bars(400, 50);
+        assert_eq!(b.rows.len(), 100);
+        assert_eq!(b.bar_height, 1.0);
+        assert_eq!(b.rows[99].top, 49.0);
+        assert!(b.rows.iter().all(|r| matches!(r.tier, TierRef::Tier(_))));
+        // 2 rows into 50 px: 8 px each, one under the other.
+        let l2 = layout(vec![row(10, 3), row(10, 3)]);
+        let lod2 = Lod::build(&l2);
+        let o2 = OverviewLayer {
+            layout: &l2,
+            lod: &lod2,
+            ..o.clone()
+        };
+        let b = o2.bars(400, 50);
+        assert_eq!((b.bar_height, b.rows[1].top), (8.0, 8.0));
+        assert_eq!(b.rows[1].range, 0..10);
+        assert_ne!(o.key(400, 50), o.key(400, 51));
+    }
+
+    #[test]
+    fn fixed_measure_fits_like_the_font_does() {
+        let mut m = FixedMeasure { advance: 0.5 };
+        assert_eq!(m.width("abcd", 10.0), 20.0);
+        assert_eq!(
+            m.fit("abcd (1%)", "abcd", 10.0, 45.0).as_deref(),
+            Some("abcd (1%)")
+        );
+        assert_eq!(
+            m.fit("abcd (1%)", "abcd", 10.0, 20.0).as_deref(),
+            Some("abcd")
+        );
+        assert_eq!(
+            m.fit("abcd (1%)", "abcd", 10.0, 16.0).as_deref(),
+            Some("ab…")
+        );
+        assert_eq!(m.fit("abcd (1%)", "abcd", 10.0, 5.0), None);
+    }
+}

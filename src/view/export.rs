@@ -1,0 +1,337 @@
+//! Setting a view up for one image (`scorch render`): options checked against the
+//! document, the size fitted to the content, the camera on the asked range.
+//!
+//! The image is then drawn like a window frame ([`super::compose`] with
+//! [`super::Purpose::Export`]); only the setup differs. A flame graph export keeps just
+//! the level-of-detail tier its one zoom draws ([`crate::lod::view_lod`]), not the
+//! pyramid a window keeps for zooming.
+
+use super::flame::FlameView;
+use super::timeline::{TimelineView, default_band_mode};
+use super::{View, ViewOptions, Viewport};
+use crate::color::ColorMode;
+use crate::geometry::timeline::{TimelineGeometry, TimelineStyle};
+use crate::geometry::{Camera, FrameGeometry, Orientation, Style};
+use crate::layout::flame_layout;
+use crate::layout::timeline::BandMode;
+use crate::lod::view_lod;
+use crate::model::units::format_duration_ns;
+use crate::model::{Document, Profile, Trace};
+use std::sync::Arc;
+
+/// Default image width in logical pixels (flamegraph.pl's default).
+pub const DEFAULT_WIDTH: u32 = 1200;
+/// Tallest default height, in physical pixels, when the content is taller than that.
+pub const MAX_DEFAULT_HEIGHT_PX: u32 = 16384;
+
+/// Which view an image shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportView {
+    /// Flame graph, root at the bottom.
+    FlameGraph,
+    /// Icicle, root at the top.
+    Icicle,
+    /// Spans on a time axis (traces).
+    Timeline,
+}
+
+/// What to export.
+#[derive(Clone, Debug)]
+pub struct ExportOptions {
+    /// Width in logical pixels.
+    pub width: u32,
+    /// Height in logical pixels; `None` fits the content (up to the default cap).
+    pub height: Option<u32>,
+    /// Device pixels per logical pixel (2 for a HiDPI image).
+    pub scale: f32,
+    /// The view; `None`: a flame graph for a profile, a timeline for a trace.
+    pub view: Option<ExportView>,
+    /// Coloring; `None`: the document's usual colors.
+    pub color: Option<ColorMode>,
+    /// Color-blind diff palette.
+    pub colorblind: bool,
+    /// Title; `None` uses the input's file name.
+    pub title: Option<String>,
+    /// Timeline: window start, ns after the trace's start.
+    pub start_ns: Option<u64>,
+    /// Timeline: window end.
+    pub end_ns: Option<u64>,
+    /// Timeline: bands per track or one tree; `None`: the format's usual mode.
+    pub bands: Option<BandMode>,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions {
+            width: DEFAULT_WIDTH,
+            height: None,
+            scale: 1.0,
+            view: None,
+            color: None,
+            colorblind: false,
+            title: None,
+            start_ns: None,
+            end_ns: None,
+            bands: None,
+        }
+    }
+}
+
+/// Options that cannot work together or with this document.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct OptionsError(pub String);
+
+fn refuse<T>(msg: impl Into<String>) -> Result<T, OptionsError> {
+    Err(OptionsError(msg.into()))
+}
+
+/// Checks the size options.
+fn check_size(opts: &ExportOptions) -> Result<(), OptionsError> {
+    if opts.width == 0 || opts.height == Some(0) {
+        return refuse("--width and --height must be at least 1");
+    }
+    if !(opts.scale.is_finite() && opts.scale > 0.0 && opts.scale <= 16.0) {
+        return refuse(format!(
+            "--scale must be between 0 and 16, not {}",
+            opts.scale
+        ));
+    }
+    Ok(())
+}
+
+/// The view of `doc` that `opts` ask for, set up for one image.
+pub fn export_view(doc: &Document, opts: &ExportOptions) -> Result<Box<dyn View>, OptionsError> {
+    Ok(match doc {
+        Document::Profile(p) => Box::new(flame_export(p.clone(), opts)?),
+        Document::Trace(t) => Box::new(timeline_export(t.clone(), opts)?),
+    })
+}
+
+/// The height an image of content `needed` logical pixels tall gets.
+fn fitted_height(opts: &ExportOptions, needed: f32) -> u32 {
+    opts.height.unwrap_or_else(|| {
+        let cap = (MAX_DEFAULT_HEIGHT_PX as f32 / opts.scale).floor() as u32;
+        (needed.ceil() as u32).min(cap.max(1))
+    })
+}
+
+/// The color mode `requested` for `profile`, checked.
+pub fn profile_color(
+    profile: &Profile,
+    requested: Option<ColorMode>,
+) -> Result<ColorMode, OptionsError> {
+    match requested {
+        Some(ColorMode::Diff) if !profile.is_diff() => refuse(format!(
+            "--color diff needs a differential profile, and {} is not one (it is {})",
+            profile.meta.source,
+            profile.meta.format.describe()
+        )),
+        Some(m @ (ColorMode::Track | ColorMode::Category)) => refuse(format!(
+            "--color {} colors a trace's spans, and {} is a profile",
+            m.name(),
+            profile.meta.source
+        )),
+        Some(m) => Ok(m),
+        None if profile.is_diff() => Ok(ColorMode::Diff),
+        None => Ok(ColorMode::Package),
+    }
+}
+
+/// A flame graph or icicle of `profile` for one image.
+pub fn flame_export(
+    profile: Arc<Profile>,
+    opts: &ExportOptions,
+) -> Result<FlameView, OptionsError> {
+    let orientation = match opts.view {
+        Some(ExportView::Timeline) => {
+            return refuse(format!(
+                "--view timeline needs a trace with timed spans (Chrome trace, Jaeger, OTLP, TiDB); {} is {}, an aggregated profile: use --view flamegraph or icicle",
+                profile.meta.source,
+                profile.meta.format.describe()
+            ));
+        }
+        Some(ExportView::Icicle) => Orientation::Icicle,
+        Some(ExportView::FlameGraph) | None => Orientation::Flame,
+    };
+    if opts.start_ns.is_some() || opts.end_ns.is_some() || opts.bands.is_some() {
+        return refuse("--start, --end and --bands apply to traces (--view timeline)");
+    }
+    check_size(opts)?;
+    let color = profile_color(&profile, opts.color)?;
+    let style = Style::default();
+    let layout = flame_layout(&profile.tree);
+    let rows = layout.rows.len();
+    let height = fitted_height(opts, FrameGeometry::needed_height(rows, &style));
+    let vp = Viewport::logical(opts.width, height, opts.scale);
+    let g = FrameGeometry::with_physical_size(
+        vp.width_px,
+        vp.height_px,
+        vp.scale,
+        rows,
+        orientation,
+        style,
+    );
+    let camera = g.fit_camera(&layout);
+    let ticks_per_px = 1.0 / camera.px_per_tick;
+    let lod = view_lod(&layout, ticks_per_px);
+    let view_opts = ViewOptions {
+        orientation,
+        color: Some(color),
+        title: opts.title.clone(),
+        style,
+    };
+    let mut view = FlameView::with_layout(profile, layout, lod, Some(ticks_per_px), &view_opts);
+    view.set_viewport(vp);
+    view.set_colorblind(opts.colorblind);
+    view.state_mut().camera = camera;
+    Ok(view)
+}
+
+/// A timeline of `trace` for one image.
+pub fn timeline_export(
+    trace: Arc<Trace>,
+    opts: &ExportOptions,
+) -> Result<TimelineView, OptionsError> {
+    if let Some(v @ (ExportView::FlameGraph | ExportView::Icicle)) = opts.view {
+        return refuse(format!(
+            "{} is a trace ({}); it is drawn as a timeline, not a {}: use --view timeline",
+            trace.source,
+            trace.format.describe(),
+            if v == ExportView::Icicle {
+                "icicle"
+            } else {
+                "flame graph"
+            }
+        ));
+    }
+    check_size(opts)?;
+    if opts.color == Some(ColorMode::Diff) {
+        return refuse("--color diff needs a differential profile; a trace has none");
+    }
+    let mode = opts
+        .bands
+        .unwrap_or_else(|| default_band_mode(trace.format));
+    let style = Style::default();
+    let view_opts = ViewOptions {
+        orientation: Orientation::Icicle,
+        color: opts.color,
+        title: opts.title.clone(),
+        style,
+    };
+    let mut view = TimelineView::with_mode(trace, mode, &view_opts);
+    let total = view.tracks().layout.total_ticks.max(1);
+    let start = opts.start_ns.unwrap_or(0);
+    let end = opts.end_ns.unwrap_or(total);
+    if start >= total {
+        return refuse(format!(
+            "--start {} is past the trace's end ({})",
+            format_duration_ns(start as f64),
+            format_duration_ns(total as f64)
+        ));
+    }
+    if start >= end {
+        return refuse(format!(
+            "--start ({}) must be before --end ({})",
+            format_duration_ns(start as f64),
+            format_duration_ns(end as f64)
+        ));
+    }
+    let tstyle = TimelineStyle::default();
+    let height = fitted_height(
+        opts,
+        TimelineGeometry::needed_height(&view.tracks().bands, &tstyle),
+    );
+    view.set_viewport(Viewport::logical(opts.width, height, opts.scale));
+    let w = view.geometry(1.0).graph.w;
+    view.state_mut().camera = Camera::range(start, end, f64::from(w));
+    Ok(view)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::{Limits, load_bytes};
+
+    fn profile(text: &str) -> Document {
+        let p = load_bytes("p.folded", text.as_bytes(), Limits::default()).unwrap();
+        Document::Profile(Arc::new(p))
+    }
+
+    fn err(doc: &Document, opts: ExportOptions) -> String {
+        match export_view(doc, &opts) {
+            Err(e) => e.0,
+            Ok(_) => panic!("{opts:?} should be refused"),
+        }
+    }
+
+    #[test]
+    fn profile_options_are_checked() {
+        let doc = profile("a;b 3\na 1\n");
+        let o = ExportOptions::default;
+        assert!(
+            err(
+                &doc,
+                ExportOptions {
+                    view: Some(ExportView::Timeline),
+                    ..o()
+                }
+            )
+            .contains("--view timeline needs a trace")
+        );
+        assert!(
+            err(
+                &doc,
+                ExportOptions {
+                    start_ns: Some(1),
+                    ..o()
+                }
+            )
+            .contains("apply to traces")
+        );
+        assert!(err(&doc, ExportOptions { width: 0, ..o() }).contains("at least 1"));
+        assert!(err(&doc, ExportOptions { scale: 20.0, ..o() }).contains("between 0 and 16"));
+        assert!(
+            err(
+                &doc,
+                ExportOptions {
+                    color: Some(ColorMode::Diff),
+                    ..o()
+                }
+            )
+            .contains("needs a differential profile")
+        );
+        assert!(
+            err(
+                &doc,
+                ExportOptions {
+                    color: Some(ColorMode::Track),
+                    ..o()
+                }
+            )
+            .contains("colors a trace's spans")
+        );
+    }
+
+    #[test]
+    fn a_profile_image_fits_its_rows_and_the_camera_the_whole() {
+        let doc = profile("a;b;c 3\na 1\n");
+        let v = export_view(&doc, &ExportOptions::default()).unwrap();
+        let vp = v.viewport().unwrap();
+        // Title band, two margins and four rows (root, a, b, c).
+        assert_eq!(vp.height_px, (30.0 + 16.0 + 4.0 * 18.0) as u32);
+        assert_eq!(vp.width_px, DEFAULT_WIDTH);
+        assert_eq!(v.rows_shown(), (4, 4));
+        let v = export_view(
+            &doc,
+            &ExportOptions {
+                height: Some(60),
+                scale: 2.0,
+                ..ExportOptions::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(v.viewport().unwrap().height_px, 120);
+        assert!(v.rows_shown().0 < 4, "rows are cut");
+    }
+}
