@@ -23,6 +23,7 @@ pub mod frame;
 pub mod gpu;
 pub mod names;
 pub mod overview;
+pub mod pass;
 pub mod rects;
 pub mod scenes;
 pub mod text;

@@ -7,8 +7,8 @@
 
 use super::bars::{BarPipeline, BarScene};
 use super::blit::{BlitPipeline, BlitSource};
-use super::frame::{bar_globals, clear_pass};
 use super::gpu::Gpu;
+use super::pass::{bar_globals, clear_pass};
 use crate::view::draw::{OVERVIEW_BACKGROUND, OverviewKey, OverviewLayer};
 
 /// The texture drawn last, and what it shows.

@@ -17,6 +17,7 @@ pub mod draw;
 pub mod export;
 pub mod flame;
 pub mod input;
+pub mod open;
 pub mod search;
 pub mod shell;
 pub mod state;
@@ -27,6 +28,7 @@ use crate::geometry::{Orientation, RectPx, Style};
 use crate::model::Document;
 use draw::{BarSource, Frame, Measure};
 use input::{Action, Wheel};
+pub use open::default_view;
 use shell::{Chrome, Heading};
 
 /// The image a view draws: its size in physical pixels and the device pixels per logical
@@ -262,15 +264,6 @@ pub fn compose<'a>(
         shell::overlays(&mut frame, status, view.content_top(), c, m);
     }
     frame
-}
-
-/// A view of `doc` as it opens by default: a call tree as a flame graph (or icicle), a
-/// trace as a timeline.
-pub fn default_view(doc: &Document, opts: &ViewOptions) -> Box<dyn View> {
-    match doc {
-        Document::Profile(p) => Box::new(flame::FlameView::new(p.clone(), opts)),
-        Document::Trace(t) => Box::new(timeline::TimelineView::new(t.clone(), opts)),
-    }
 }
 
 /// How a view starts.
