@@ -1,33 +1,29 @@
-//! scorch: a native, GPU-rendered viewer for performance profiles.
+//! scorch: a native, GPU-rendered viewer for performance profiles and traces.
 //!
 //! The data flow, top to bottom (each stage is a module; everything above `render` is
-//! plain Rust without wgpu or winit, tested and benchmarked without a GPU):
+//! plain Rust without wgpu, winit or glyphon, tested and benchmarked without a GPU;
+//! `ARCHITECTURE.md` has the layers and how to add a view):
 //!
 //! ```text
 //! bytes (file | stdin | .gz)     import   decode (gzip, UTF-16), detect the format from the
 //!                                          content, parse; errors name file and position
-//!   -> Profile                   model    interned Names + an aggregated CallTree
-//!                                          (+ what a tick is, provenance, warnings)
-//!   -> Layout                    layout   rows of bars, per row sorted columns x0/x1/name/node,
-//!                                          non-overlapping: binary search finds anything
-//!   -> Camera + FrameGeometry    view     which ticks and rows are visible, where they land;
-//!                                          exact on a 10^12-tick axis, snapped to pixels
-//!   -> Lod                       lod      per row, tiers merging neighbours under a few px: a frame
-//!                                          draws at most about one bar per pixel, whatever the size
-//!   -> bar under the pointer     pick     row from y, bar from one binary search
-//!   -> GPU scene                 render   per-row instance ranges uploaded once; names hashed
-//!                                          (MurmurHash3) by a compute shader
-//!   -> frame                     render   per visible row: two binary searches, one draw;
-//!                                          colors computed in WGSL; glyphon labels
+//!   -> Document                  model    a Profile (interned names, aggregated call tree,
+//!                                          what a tick is) or a Trace (spans and their tree)
+//!   -> View                      view     flame graph or timeline: owns its layout (layout),
+//!                                          level of detail (lod), camera/scroll/zoom
+//!                                          (view::state), hover (pick), search
+//!   -> Frame                     view     draw data: rectangles, text, per-row bar ranges,
+//!                                          the overview; the frame shell around it
+//!   -> GPU                       render   bars uploaded once per layout; a frame runs the
+//!                                          draw data through its layers into one pass
 //!   -> PNG                       export   offscreen, tiled past the texture limit
-//!   -> window                    app      winit: input -> ViewState transitions -> frames
+//!   -> window                    app      winit: input -> session -> view -> frames
 //! ```
 //!
-//! `generator` writes the synthetic workloads of `TARGETS.md` (for benchmarks and
-//! `scorch gen`).
-//!
-//! `color` holds the CPU reference of everything the shaders compute (palette, hash keys,
-//! diff gradient, heat ramp), so tests can compare rendered pixels with it.
+//! `geometry` places things on the image; `summary` is `scorch info`; `generator` writes
+//! the synthetic workloads of `TARGETS.md` (for benchmarks and `scorch gen`). `color`
+//! holds the CPU reference of everything the shaders compute (palette, hash keys, diff
+//! gradient, heat ramp), so tests can compare rendered pixels with it.
 
 pub mod app;
 pub mod color;

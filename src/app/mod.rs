@@ -381,7 +381,8 @@ impl App {
             gfx.failed = None;
         }
         self.shown_path = path;
-        self.session.show(view);
+        let title = view.heading(Purpose::Window).title;
+        self.session.show(view, self.view_options(title));
     }
 
     fn redraw(&self) {

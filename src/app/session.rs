@@ -12,7 +12,7 @@
 use crate::model::Document;
 use crate::view::input::{self, Action, DRAG_THRESHOLD_PX, Key, Mods, SearchEdit, WheelDelta};
 use crate::view::shell::{Chrome, MenuShown, Status, menu_item_at, status_rect};
-use crate::view::{Reply, View, ViewMemo, Viewport};
+use crate::view::{Reply, VIEWS, View, ViewEntry, ViewMemo, ViewOptions, Viewport, views_for};
 
 /// What the window must do after an input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,6 +38,10 @@ struct Press {
 /// The window's state around its view.
 pub struct Session {
     view: Option<Box<dyn View>>,
+    /// How views open (window style, title, first colors): kept to switch views.
+    view_opts: ViewOptions,
+    /// The views the window can switch to.
+    views: &'static [ViewEntry],
     viewport: Option<Viewport>,
     cursor: Option<(f32, f32)>,
     mods: Mods,
@@ -60,10 +64,17 @@ impl Default for Session {
 }
 
 impl Session {
-    /// A session with nothing loaded.
+    /// A session with nothing loaded, offering [`VIEWS`].
     pub fn new() -> Session {
+        Session::with_views(VIEWS)
+    }
+
+    /// A session offering `views`.
+    pub fn with_views(views: &'static [ViewEntry]) -> Session {
         Session {
             view: None,
+            view_opts: ViewOptions::default(),
+            views,
             viewport: None,
             cursor: None,
             mods: Mods::default(),
@@ -98,9 +109,10 @@ impl Session {
         self.view.take()
     }
 
-    /// Shows `view` in place of whatever was shown: what pointed into the old document
-    /// (hover, drag, menu, search field) goes.
-    pub fn show(&mut self, mut view: Box<dyn View>) {
+    /// Shows `view` (opened with `opts`) in place of whatever was shown: what pointed
+    /// into the old document (hover, drag, menu, search field) goes.
+    pub fn show(&mut self, mut view: Box<dyn View>, opts: ViewOptions) {
+        self.view_opts = opts;
         self.clear_interaction();
         if let Some(vp) = self.viewport {
             view.set_viewport(vp);
@@ -129,6 +141,28 @@ impl Session {
         view.pointer(self.cursor);
         self.view = Some(view);
         self.redraw = true;
+    }
+
+    /// Switches to the `n`-th view (from 0) of those that show the document: it opens on
+    /// the same document, takes over what the current view carries (colors, place) and
+    /// runs the same search. False when there is no such view or it is the current one.
+    pub fn switch_view(&mut self, n: usize, now_s: f64) -> bool {
+        let Some(current) = &self.view else {
+            return false;
+        };
+        let doc = current.document();
+        let Some(entry) = views_for(self.views, &doc).get(n).copied() else {
+            self.say(format!("no view {} for this document", n + 1), now_s);
+            return false;
+        };
+        if entry.kind == current.kind() {
+            return false;
+        }
+        let mut opts = self.view_opts.clone();
+        opts.color = current.memo().color.or(opts.color);
+        let view = (entry.open)(&doc, &opts);
+        self.replace(view, now_s);
+        true
     }
 
     /// Forgets what pointed into the document being replaced.
@@ -378,6 +412,10 @@ impl Session {
                 self.set_search(String::new());
                 Effect::None
             }
+            Action::ShowView(n) => {
+                self.switch_view(usize::from(n), now_s);
+                Effect::None
+            }
             a => match &mut self.view {
                 Some(v) => {
                     let reply = v.act(a, now_s);
@@ -502,13 +540,11 @@ mod tests {
             height_px: 600,
             scale: 1.0,
         });
-        s.show(default_view(
-            &doc,
-            &ViewOptions {
-                style: crate::app::window_style(),
-                ..ViewOptions::default()
-            },
-        ));
+        let opts = ViewOptions {
+            style: crate::app::window_style(),
+            ..ViewOptions::default()
+        };
+        s.show(default_view(&doc, &opts), opts);
         s
     }
 
@@ -657,6 +693,125 @@ mod tests {
         );
         assert!(c.status.amber);
         assert_eq!(c.status.right, "PREVIEW long");
+    }
+
+    /// A trivial view, as `ARCHITECTURE.md` says to add one: it writes the document's
+    /// total and the search query in the middle of the frame.
+    struct Totals {
+        doc: Document,
+        vp: Option<Viewport>,
+        style: crate::geometry::Style,
+        query: String,
+    }
+
+    impl View for Totals {
+        fn kind(&self) -> crate::view::ViewKind {
+            crate::view::ViewKind("totals")
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+        fn document(&self) -> Document {
+            self.doc.clone()
+        }
+        fn viewport(&self) -> Option<Viewport> {
+            self.vp
+        }
+        fn set_viewport(&mut self, vp: Viewport) {
+            self.vp = Some(vp);
+        }
+        fn style(&self) -> crate::geometry::Style {
+            self.style
+        }
+        fn heading(&self, _: Purpose) -> crate::view::shell::Heading {
+            crate::view::shell::Heading {
+                title: "totals".into(),
+                subtitle: String::new(),
+                legend: None,
+            }
+        }
+        fn search(&mut self, query: &str) {
+            self.query = query.to_string();
+        }
+        fn draw<'a>(
+            &'a self,
+            f: &mut crate::view::draw::Frame<'a>,
+            _: &mut dyn crate::view::draw::Measure,
+            _: Purpose,
+        ) {
+            let Document::Profile(p) = &self.doc else {
+                return;
+            };
+            f.text.push(crate::view::draw::Text {
+                text: format!("{} samples, /{}", p.tree.grand_total(), self.query),
+                size: 12.0,
+                x: 100.0,
+                y: 100.0,
+                clip: [0.0, 0.0, 800.0, 600.0],
+                color: [0, 0, 0],
+            });
+        }
+    }
+
+    static WITH_TOTALS: &[ViewEntry] = &[
+        crate::view::flame::ENTRY,
+        ViewEntry {
+            kind: crate::view::ViewKind("totals"),
+            shows: |d| matches!(d, Document::Profile(_)),
+            open: |d, o| {
+                Box::new(Totals {
+                    doc: d.clone(),
+                    vp: None,
+                    style: o.style,
+                    query: String::new(),
+                })
+            },
+        },
+    ];
+
+    #[test]
+    fn switching_views_keeps_the_document_and_its_search() {
+        let p = load_bytes("t.folded", b"main;work 6\nmain;idle 4\n", Limits::default()).unwrap();
+        let doc = Document::Profile(Arc::new(p));
+        let mut s = Session::with_views(WITH_TOTALS);
+        s.resize(Viewport {
+            width_px: 800,
+            height_px: 600,
+            scale: 1.0,
+        });
+        let opts = ViewOptions {
+            style: crate::app::window_style(),
+            ..ViewOptions::default()
+        };
+        s.show(default_view(&doc, &opts), opts);
+        s.key(&ch("/"), Some("/"), NOW);
+        type_text(&mut s, "idle");
+        s.key(&Key::Enter, None, NOW);
+        // Key 2: the second view that shows a profile.
+        s.key(&ch("2"), Some("2"), NOW);
+        let v = s.view().unwrap();
+        assert_eq!(v.kind(), crate::view::ViewKind("totals"));
+        assert!(
+            matches!((v.document(), &doc), (Document::Profile(a), Document::Profile(b)) if Arc::ptr_eq(&a, b)),
+            "the same document"
+        );
+        assert_eq!(v.viewport().map(|vp| vp.width_px), Some(800));
+        let mut m = FixedMeasure { advance: 0.6 };
+        let f = compose(v, Purpose::Window, None, &mut m);
+        assert!(
+            f.text.iter().any(|t| t.text == "10 samples, /idle"),
+            "the search came along"
+        );
+        // Back to the flame graph: its search is the same query.
+        s.key(&ch("1"), Some("1"), NOW);
+        assert!(
+            status(&s).status.right.contains("/idle: 1 match"),
+            "{:?}",
+            status(&s).status
+        );
+        // A view the document has none of: said, nothing changes.
+        assert!(!s.switch_view(5, NOW));
+        assert!(status(&s).status.right.contains("no view 6"));
     }
 
     #[test]

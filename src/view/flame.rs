@@ -15,10 +15,12 @@ use super::draw::{
     line_height, outline, rgba, row_draws, single_bars,
 };
 use super::input::{Action, Wheel};
+use super::interface::{
+    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport,
+};
 use super::search::{SearchResult, search};
 use super::shell::Heading;
 use super::state::{ANIMATION_S, ViewState};
-use super::{Purpose, Reply, View, ViewKind, ViewMemo, ViewOptions, Viewport};
 use crate::color::{self, ColorMode};
 use crate::geometry::{Camera, FrameGeometry, Orientation, Style};
 use crate::layout::{Layout, flame_layout};
@@ -54,6 +56,21 @@ pub struct FlameView {
     dragging: bool,
     menu_bar: Option<BarRef>,
 }
+
+impl ViewKind {
+    /// A call tree as a flame graph or icicle.
+    pub const FLAME_GRAPH: ViewKind = ViewKind("flame graph");
+}
+
+/// The flame graph in the window's list of views: it shows profiles.
+pub const ENTRY: ViewEntry = ViewEntry {
+    kind: ViewKind::FLAME_GRAPH,
+    shows: |doc| matches!(doc, Document::Profile(_)),
+    open: |doc, opts| match doc {
+        Document::Profile(d) => Box::new(FlameView::new(d.clone(), opts)),
+        _ => unreachable!("the flame graph shows profiles only"),
+    },
+};
 
 /// The color a profile opens with: diff for differential profiles, package otherwise;
 /// `requested` when it suits the profile.
@@ -384,7 +401,7 @@ fn orientation_name(o: Orientation) -> &'static str {
 
 impl View for FlameView {
     fn kind(&self) -> ViewKind {
-        ViewKind::FlameGraph
+        ViewKind::FLAME_GRAPH
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

@@ -105,6 +105,8 @@ pub enum Action {
     ToggleBands,
     /// Timeline: collapse or expand every band.
     ToggleAllBands,
+    /// Switch to the n-th view (from 0) of those that show the document (keys `1`–`9`).
+    ShowView(u8),
 }
 
 /// What a key does to the open search field.
@@ -151,6 +153,9 @@ pub fn key_action(key: &Key, mods: Mods) -> Option<Action> {
             ("+" | "=" | "w" | "W", _) => ZoomIn,
             ("-" | "_" | "s" | "S", _) => ZoomOut,
             ("0", _) => Reset,
+            (d @ ("1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9"), false) => {
+                ShowView(d.as_bytes()[0] - b'1')
+            }
             ("a" | "A", _) => PanLeft,
             ("d" | "D", _) => PanRight,
             ("i" | "I", _) => FlipOrientation,
@@ -282,6 +287,9 @@ mod tests {
             (ch("-"), NONE, Some(ZoomOut)),
             (ch("_"), NONE, Some(ZoomOut)),
             (ch("0"), NONE, Some(Reset)),
+            (ch("1"), NONE, Some(ShowView(0))),
+            (ch("9"), NONE, Some(ShowView(8))),
+            (ch("2"), CTRL, None),
             (ch("a"), NONE, Some(PanLeft)),
             (ch("d"), NONE, Some(PanRight)),
             (ch("i"), NONE, Some(FlipOrientation)),

@@ -24,10 +24,12 @@ use super::draw::{
     BarSource, BarValues, BarsLayer, Frame, Measure, SceneKey, line_height, rgba, row_draws,
 };
 use super::input::{Action, Wheel};
+use super::interface::{
+    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport,
+};
 use super::search::{SearchResult, search_spans};
 use super::shell::Heading;
 use super::state::ViewState;
-use super::{Purpose, Reply, View, ViewKind, ViewMemo, ViewOptions, Viewport};
 use crate::color::{self, ColorMode};
 use crate::geometry::timeline::{GraphHit, TimelineGeometry, TimelineStyle};
 use crate::geometry::{Camera, Orientation, Style};
@@ -47,6 +49,21 @@ const DETAIL_LINES: usize = 7;
 /// Connector lines drawn per frame at most (a pathological trace could have millions in
 /// view; beyond this they would be a solid smear anyway).
 const MAX_CONNECTORS: usize = 20_000;
+
+impl ViewKind {
+    /// A trace's spans on a time axis.
+    pub const TIMELINE: ViewKind = ViewKind("timeline");
+}
+
+/// The timeline in the window's list of views: it shows traces.
+pub const ENTRY: ViewEntry = ViewEntry {
+    kind: ViewKind::TIMELINE,
+    shows: |doc| matches!(doc, Document::Trace(_)),
+    open: |doc, opts| match doc {
+        Document::Trace(d) => Box::new(TimelineView::new(d.clone(), opts)),
+        _ => unreachable!("the timeline shows traces only"),
+    },
+};
 
 /// The band mode a trace format is usually viewed in: Chrome traces per thread
 /// (Perfetto), distributed traces as one tree (TiDB Dashboard, Jaeger UI).
@@ -501,7 +518,7 @@ fn span_attributes(spans: &crate::model::spans::SpanSet, i: usize) -> Vec<String
 
 impl View for TimelineView {
     fn kind(&self) -> ViewKind {
-        ViewKind::Timeline
+        ViewKind::TIMELINE
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
