@@ -13,6 +13,10 @@
 #   WORK        scratch directory (default /tmp/scorch-compare)
 #   CORPUS      corpus directory (default ../shared/corpus next to the repository)
 #   BACKEND     `--backend` for scorch render (gl or vulkan; default: scorch's choice)
+#   BASELINE    another scorch binary (say, built from an earlier commit): it runs in
+#               turns with this one on every input, and the table gives this one's
+#               speed-up over it; a generated Chrome trace (W6, CHROME_SIZE) is added
+#   CHROME_SIZE W6 Chrome JSON input size with BASELINE (default 100M)
 #   CARGO_TARGET_DIR  where cargo builds (default target/)
 #
 # Needs: cargo, /usr/bin/time (apt-get install time), inferno-collapse-perf and
@@ -65,6 +69,12 @@ W1P="$WORK/w1-$PERF_SIZE-s$SEED.perf"
 
 # The largest folded and perf-script files of the corpus (decompressed when gzipped).
 INPUTS=("$W1F:folded:W1 generated" "$W1P:perf:W1 generated")
+if [ -n "${BASELINE:-}" ]; then
+    [ -x "$BASELINE" ] || { echo "compare.sh: BASELINE=$BASELINE is not an executable" >&2; exit 1; }
+    W6="$WORK/w6-${CHROME_SIZE:-100M}-s$SEED.json"
+    [ -s "$W6" ] || "$SCORCH" gen w6 --seed "$SEED" --size "${CHROME_SIZE:-100M}" -o "$W6"
+    INPUTS+=("$W6:chrome:W6 generated")
+fi
 if [ -f "$CORPUS/MANIFEST.tsv" ]; then
     for kind in folded perf; do
         pat=$([ $kind = folded ] && echo '^folded-stacks' || echo '^perf-script-text')
@@ -110,8 +120,12 @@ for spec in "${INPUTS[@]}"; do
             run "$file" "inferno-collapse-perf" "inferno-collapse-perf $q >/dev/null"
             run "$file" "collapse-perf → flamegraph" \
                 "inferno-collapse-perf $q | inferno-flamegraph >$WORK/out.svg"
-        else
+        elif [ "$kind" = folded ]; then
             run "$file" "inferno-flamegraph" "inferno-flamegraph $q >$WORK/out.svg"
+        fi
+        if [ -n "${BASELINE:-}" ]; then
+            run "$file" "baseline info" "$BASELINE info $q"
+            run "$file" "baseline render" "$BASELINE render $q -o $png ${RENDER_ARGS[*]:-}"
         fi
         run "$file" "scorch info" "$SCORCH info $q"
         # Parse time alone, as scorch info reports it (no process start, layout or LOD).
@@ -160,12 +174,16 @@ for spec in specs:
     nodes = int(m.group(1)) if m else None
     m = re.search(r"per node: ([\d.]+) B", info)
     cpu_per_node = m.group(1) if m else "?"
-    tools = (["inferno-collapse-perf", "collapse-perf → flamegraph"] if kind == "perf"
-             else ["inferno-flamegraph"]) + ["scorch parse only", "scorch info", "scorch render"]
-    peer_parse = med(f, tools[0])
-    peer_e2e = med(f, tools[1] if kind == "perf" else tools[0])
+    peers = {"perf": ["inferno-collapse-perf", "collapse-perf → flamegraph"],
+             "folded": ["inferno-flamegraph"]}.get(kind, [])
+    baseline = ["baseline info", "baseline render"] if med(f, "baseline info") else []
+    tools = peers + baseline + ["scorch parse only", "scorch info", "scorch render"]
+    peer_parse = med(f, peers[0]) if peers else None
+    peer_e2e = med(f, peers[-1]) if peers else None
     for tool in tools:
         r = med(f, tool)
+        if r is None and tool == "scorch parse only":
+            continue
         if r is None:
             print(f"| {label} | {size/1e6:.0f} MB | {tool} | failed | | | | | | | |")
             continue
@@ -189,10 +207,15 @@ for spec in specs:
             per_run = (f" (per run: median {statistics.median(paired):.2f}x)"
                        if paired and tool != "scorch parse only" else "")
             return f"{peer[0]/wall:.2f}x vs {name}{per_run}"
+        parts = []
         if tool in ("scorch info", "scorch parse only") and peer_parse:
-            ratio = vs(peer_parse, tools[0])
+            parts.append(vs(peer_parse, peers[0]))
         if tool == "scorch render" and peer_e2e:
-            ratio = vs(peer_e2e, tools[1] if kind == "perf" else tools[0])
+            parts.append(vs(peer_e2e, peers[-1]))
+        for b in baseline:
+            if tool == "scorch " + b.split()[1]:
+                parts.append(vs(med(f, b), b))
+        ratio = "; ".join(parts)
         print(f"| {label} | {size/1e6:.1f} MB | {tool} | {shown} | {size/1e6/wall:.0f} | "
               f"{f'{cpu:.2f} s' if tool != 'scorch parse only' else ''} | "
               f"{f'{rss/1024:.0f} MiB' if rss else '(in scorch info)'} | {nodes if scorch and nodes else ''} | "

@@ -407,11 +407,7 @@ impl App {
             Ok(()) => {
                 eprintln!(
                     "scorch: {} uploaded in {:.0} ms",
-                    sources
-                        .iter()
-                        .map(|s| s.describe())
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    crate::view::draw::describe(&sources),
                     t0.elapsed().as_secs_f64() * 1000.0
                 );
                 None

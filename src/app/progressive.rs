@@ -122,11 +122,7 @@ fn prepare(
             let s = Scenes::build(gpu, bind_layout, &sources)?;
             eprintln!(
                 "scorch: {} and {} merged tiers uploaded ({} MiB) in {:.0} ms",
-                sources
-                    .iter()
-                    .map(|s| s.describe())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                crate::view::draw::describe(&sources),
                 sources.iter().map(|s| s.lod.bar_count()).sum::<usize>(),
                 s.instance_bytes() >> 20,
                 t.elapsed().as_secs_f64() * 1000.0

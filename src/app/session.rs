@@ -89,7 +89,7 @@ impl Session {
     }
 
     /// The active view.
-    pub fn view(&self) -> Option<&dyn View> {
+    pub fn view(&self) -> Option<&(dyn View + 'static)> {
         self.view.as_deref()
     }
 
@@ -532,9 +532,14 @@ mod tests {
 
     /// A session showing `text` (folded stacks) in an 800 × 600 window, as a flame graph.
     fn session(text: &str) -> Session {
+        session_with(VIEWS, text)
+    }
+
+    /// [`session`] offering `views`.
+    fn session_with(views: &'static [ViewEntry], text: &str) -> Session {
         let p = load_bytes("t.folded", text.as_bytes(), Limits::default()).unwrap();
         let doc = Document::Profile(Arc::new(p));
-        let mut s = Session::new();
+        let mut s = Session::with_views(views);
         s.resize(Viewport {
             width_px: 800,
             height_px: 600,
@@ -551,7 +556,7 @@ mod tests {
     /// The flame view the session shows.
     fn flame(s: &Session) -> &crate::view::flame::FlameView {
         s.view()
-            .and_then(|v| v.as_any().downcast_ref())
+            .and_then(|v| v.downcast_ref())
             .expect("a flame graph")
     }
 
@@ -708,9 +713,6 @@ mod tests {
         fn kind(&self) -> crate::view::ViewKind {
             crate::view::ViewKind("totals")
         }
-        fn as_any(&self) -> &dyn std::any::Any {
-            self
-        }
         fn document(&self) -> Document {
             self.doc.clone()
         }
@@ -771,19 +773,8 @@ mod tests {
 
     #[test]
     fn switching_views_keeps_the_document_and_its_search() {
-        let p = load_bytes("t.folded", b"main;work 6\nmain;idle 4\n", Limits::default()).unwrap();
-        let doc = Document::Profile(Arc::new(p));
-        let mut s = Session::with_views(WITH_TOTALS);
-        s.resize(Viewport {
-            width_px: 800,
-            height_px: 600,
-            scale: 1.0,
-        });
-        let opts = ViewOptions {
-            style: crate::app::window_style(),
-            ..ViewOptions::default()
-        };
-        s.show(default_view(&doc, &opts), opts);
+        let mut s = session_with(WITH_TOTALS, "main;work 6\nmain;idle 4\n");
+        let doc = s.document().unwrap();
         s.key(&ch("/"), Some("/"), NOW);
         type_text(&mut s, "idle");
         s.key(&Key::Enter, None, NOW);

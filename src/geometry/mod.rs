@@ -123,6 +123,13 @@ impl Camera {
         (self.tick_at(0.0), self.tick_at(width_px).saturating_add(1))
     }
 
+    /// The same view on an image `factor` times wider (a screenshot at a higher
+    /// resolution than the window).
+    pub fn scaled(mut self, factor: f32) -> Camera {
+        self.px_per_tick *= f64::from(factor);
+        self
+    }
+
     /// `start` as the `(low, high)` 32-bit halves the shader takes.
     pub fn start_split(&self) -> [u32; 2] {
         [self.start as u32, (self.start >> 32) as u32]

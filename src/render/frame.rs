@@ -16,7 +16,7 @@
 use super::bars::BarPipeline;
 use super::gpu::Gpu;
 use super::overview::OverviewCache;
-use super::pass::{bar_globals, clear_pass, scissor_to};
+use super::pass::{bar_globals, clear_pass, encoder, scissor_to};
 use super::rects::{RectInstance, RectPipeline};
 use super::scenes::Scenes;
 use super::text::{Layer, TextLayer};
@@ -178,11 +178,7 @@ impl Renderer {
         }
 
         // Render.
-        let mut enc = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("Renderer::frame"),
-            });
+        let mut enc = encoder(gpu, "Renderer::frame");
         let mut bars_drawn = 0;
         {
             let timestamps = timer.as_mut().and_then(|t| t.pass_writes());

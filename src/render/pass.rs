@@ -2,6 +2,7 @@
 //! to image rectangles, and the bar shader's uniforms for a layer of bars.
 
 use super::bars::BarGlobals;
+use super::gpu::Gpu;
 use crate::color;
 use crate::geometry::RectPx;
 use crate::view::draw::BarsLayer;
@@ -25,6 +26,12 @@ impl Tile {
         let (x, y) = (self.x as f32, self.y as f32);
         clip[2] > x && clip[0] < x + self.w as f32 && clip[3] > y && clip[1] < y + self.h as f32
     }
+}
+
+/// A command encoder labelled `label`.
+pub fn encoder(gpu: &Gpu, label: &str) -> wgpu::CommandEncoder {
+    gpu.device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
 }
 
 /// Begins a render pass into `view` that clears it to `bg` (sRGB).

@@ -194,6 +194,15 @@ impl BarSource<'_> {
     }
 }
 
+/// "1234 bars, 56 spans": what `sources` hold, for messages.
+pub fn describe(sources: &[BarSource<'_>]) -> String {
+    sources
+        .iter()
+        .map(BarSource::describe)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The search as the bar shader sees it: which names match.
 #[derive(Clone, Copy, Debug)]
 pub struct NameFlags<'a> {

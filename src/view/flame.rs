@@ -163,14 +163,7 @@ impl FlameView {
 
     /// The geometry of the current viewport (scaled by `factor` for a screenshot).
     pub fn geometry(&self, factor: f32) -> FrameGeometry {
-        let vp = self
-            .vp
-            .unwrap_or(Viewport {
-                width_px: 1,
-                height_px: 1,
-                scale: 1.0,
-            })
-            .scaled(factor);
+        let vp = self.vp.unwrap_or(Viewport::UNIT).scaled(factor);
         let mut g = FrameGeometry::with_physical_size(
             vp.width_px,
             vp.height_px,
@@ -189,9 +182,7 @@ impl FlameView {
 
     /// The camera as drawn for `purpose`.
     pub fn camera(&self, purpose: Purpose) -> Camera {
-        let mut cam = self.state.camera;
-        cam.px_per_tick *= f64::from(purpose.factor());
-        cam
+        self.state.camera.scaled(purpose.factor())
     }
 
     fn graph_x(&self, at: Option<(f32, f32)>) -> f64 {
@@ -404,10 +395,6 @@ impl View for FlameView {
         ViewKind::FLAME_GRAPH
     }
 
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
     fn document(&self) -> Document {
         Document::Profile(self.profile.clone())
     }
@@ -456,8 +443,6 @@ impl View for FlameView {
         self.pointer = at;
         self.update_hover()
     }
-
-    fn press(&mut self, _x: f32, _y: f32) {}
 
     fn drag(&mut self, _x: f32, _y: f32, dx: f32, dy: f32) {
         self.dragging = true;

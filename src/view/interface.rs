@@ -23,6 +23,13 @@ pub struct Viewport {
 }
 
 impl Viewport {
+    /// One pixel: what a view draws into before it is given a size.
+    pub const UNIT: Viewport = Viewport {
+        width_px: 1,
+        height_px: 1,
+        scale: 1.0,
+    };
+
     /// `width` × `height` logical pixels at `scale` (sizes rounded to whole pixels; a
     /// scale that is not a positive number counts as 1).
     pub fn logical(width: u32, height: u32, scale: f32) -> Viewport {
@@ -136,11 +143,9 @@ pub struct ViewMemo {
 ///
 /// Required: what the view is, its size, its title band and its content. Everything
 /// else has a default that does nothing, so a simple view implements only what it uses.
-pub trait View: Send {
+pub trait View: AsAny + Send {
     /// Which view this is.
     fn kind(&self) -> ViewKind;
-    /// The view itself, for callers that know its type (tests, benchmarks).
-    fn as_any(&self) -> &dyn std::any::Any;
     /// The document shown.
     fn document(&self) -> Document;
     /// The image size; a view has none until the window or export gives it one.
@@ -229,6 +234,26 @@ pub trait View: Send {
     }
     /// Takes over what `memo` carries from the view this one replaces.
     fn restore(&mut self, _memo: &ViewMemo, _now_s: f64) {}
+}
+
+/// A view as [`std::any::Any`], for callers that know its type (tests, benchmarks; see
+/// `<dyn View>::downcast_ref`).
+pub trait AsAny {
+    /// `self` as `Any`.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+impl<T: std::any::Any> AsAny for T {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+impl dyn View {
+    /// The view as a `T`, when it is one.
+    pub fn downcast_ref<T: View + 'static>(&self) -> Option<&T> {
+        AsAny::as_any(self).downcast_ref()
+    }
 }
 
 /// How a view starts.

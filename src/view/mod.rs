@@ -59,11 +59,7 @@ pub fn compose<'a>(
 ) -> Frame<'a> {
     let vp = view
         .viewport()
-        .unwrap_or(Viewport {
-            width_px: 1,
-            height_px: 1,
-            scale: 1.0,
-        })
+        .unwrap_or(Viewport::UNIT)
         .scaled(purpose.factor());
     let style = view.style();
     let mut frame = Frame::new(vp.width_px, vp.height_px, vp.scale);

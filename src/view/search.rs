@@ -113,6 +113,20 @@ fn match_names(names: &crate::model::Names, query: &str) -> SearchResult {
     out
 }
 
+/// The bars of `layout` whose name matches, left to right, then root to leaf.
+fn matching_bars(layout: &Layout, name_matches: &[bool]) -> Vec<BarRef> {
+    let mut bars = Vec::new();
+    for (row, r) in layout.rows.iter().enumerate() {
+        for i in 0..r.len() {
+            if name_matches[r.name[i] as usize] {
+                bars.push(BarRef { row, index: i });
+            }
+        }
+    }
+    bars.sort_by_key(|b| (layout.rows[b.row].x0[b.index], b.row));
+    bars
+}
+
 /// Runs `query` over a trace's span names: per-name flags, the matching spans in `layout`
 /// by start time, and the time they cover (a matching span inside a matching span counts
 /// once) as a share of the trace's duration per track (`share` can pass 1 when tracks run
@@ -160,15 +174,7 @@ pub fn search_spans(
     }
     out.matched_ticks = ticks;
     out.share = ticks as f64 / layout.total_ticks.max(1) as f64;
-    for (row, r) in layout.rows.iter().enumerate() {
-        for i in 0..r.len() {
-            if out.name_matches[r.name[i] as usize] {
-                out.bars.push(BarRef { row, index: i });
-            }
-        }
-    }
-    out.bars
-        .sort_by_key(|b| (layout.rows[b.row].x0[b.index], b.row));
+    out.bars = matching_bars(layout, &out.name_matches);
     out
 }
 
@@ -196,15 +202,7 @@ pub fn search(profile: &Profile, layout: &Layout, query: &str) -> SearchResult {
     out.matched_ticks = ticks;
     out.share = ticks as f64 / tree.grand_total().max(1) as f64;
 
-    for (row, r) in layout.rows.iter().enumerate() {
-        for i in 0..r.len() {
-            if out.name_matches[r.name[i] as usize] {
-                out.bars.push(BarRef { row, index: i });
-            }
-        }
-    }
-    out.bars
-        .sort_by_key(|b| (layout.rows[b.row].x0[b.index], b.row));
+    out.bars = matching_bars(layout, &out.name_matches);
     out
 }
 

@@ -50,7 +50,7 @@ pub fn profile_at(rel: &str) -> Arc<Profile> {
 pub fn flame_view(profile: &Arc<Profile>, opts: &ExportOptions, labels: bool) -> FlameView {
     let export =
         export::export_view(&scorch::model::Document::Profile(profile.clone()), opts).unwrap();
-    let export: &FlameView = export.as_any().downcast_ref().unwrap();
+    let export: &FlameView = export.downcast_ref().unwrap();
     let mut v = FlameView::new(
         profile.clone(),
         &ViewOptions {

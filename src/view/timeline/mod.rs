@@ -272,14 +272,7 @@ impl TimelineView {
 
     /// The geometry of the current viewport (scaled by `factor` for a screenshot).
     pub fn geometry(&self, factor: f32) -> TimelineGeometry {
-        let vp = self
-            .vp
-            .unwrap_or(Viewport {
-                width_px: 1,
-                height_px: 1,
-                scale: 1.0,
-            })
-            .scaled(factor);
+        let vp = self.vp.unwrap_or(Viewport::UNIT).scaled(factor);
         let mut g = TimelineGeometry::new(
             vp.width_px,
             vp.height_px,
@@ -294,9 +287,7 @@ impl TimelineView {
 
     /// The camera as drawn for `purpose`.
     pub fn camera(&self, purpose: Purpose) -> Camera {
-        let mut cam = self.state.camera;
-        cam.px_per_tick *= f64::from(purpose.factor());
-        cam
+        self.state.camera.scaled(purpose.factor())
     }
 
     /// Lays the bands out again in `mode` (a new scene, collapsed state and scroll reset;
@@ -519,10 +510,6 @@ fn span_attributes(spans: &crate::model::spans::SpanSet, i: usize) -> Vec<String
 impl View for TimelineView {
     fn kind(&self) -> ViewKind {
         ViewKind::TIMELINE
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 
     fn document(&self) -> Document {
@@ -911,8 +898,9 @@ impl View for TimelineView {
     fn draw<'a>(&'a self, frame: &mut Frame<'a>, m: &mut dyn Measure, purpose: Purpose) {
         let g = self.geometry(purpose.factor());
         let cam = self.camera(purpose);
-        self.draw_overview(frame, &g, &cam);
-        let ticks = self.draw_axis(frame, &g, &cam, m);
+        let sight = paint::Sight { g: &g, cam };
+        self.draw_overview(frame, &sight);
+        let ticks = self.draw_axis(frame, &sight, m);
         self.draw_band_headers(frame, &g);
         let rows = row_draws(
             &self.tracks.layout,
@@ -922,13 +910,13 @@ impl View for TimelineView {
             f64::from(g.graph.w),
             0,
         );
-        self.draw_labels(frame, &g, &cam, &rows, m);
-        self.draw_connectors(frame, &g, &cam);
+        self.draw_labels(frame, &sight, &rows, m);
+        self.draw_connectors(frame, &sight);
         let line = g.scale.round().max(1.0);
         if let Some(sel) = self.selected.and_then(|s| self.bar_of(s)) {
             self.outline_bar(
                 frame,
-                (&g, &cam),
+                &sight,
                 sel,
                 None,
                 (2.0 * line, rgba([20, 60, 200], 1.0)),
@@ -938,7 +926,7 @@ impl View for TimelineView {
             && let Some(h) = self.hover
         {
             let ticks = self.hover_run.map(|r| (r.x0, r.x1));
-            self.outline_bar(frame, (&g, &cam), h, ticks, (line, [0.1, 0.1, 0.1, 0.85]));
+            self.outline_bar(frame, &sight, h, ticks, (line, [0.1, 0.1, 0.1, 0.85]));
         }
         if purpose.pointer()
             && let Some((cx, cy)) = self.pointer
@@ -947,7 +935,7 @@ impl View for TimelineView {
             && cx >= g.graph.x
             && cx < g.graph.x + g.graph.w
         {
-            self.draw_cursor(frame, &g, &cam, &ticks, cx, m);
+            self.draw_cursor(frame, &sight, &ticks, cx, m);
         }
         if let Some(sp) = self.selected {
             self.draw_details(frame, &g, sp);

@@ -15,14 +15,18 @@ use crate::view::draw::{
 };
 use crate::view::search::SearchResult;
 
+/// What a frame of the timeline is drawn through: its geometry and camera.
+pub(super) struct Sight<'g> {
+    /// Where things go.
+    pub(super) g: &'g TimelineGeometry,
+    /// The horizontal view.
+    pub(super) cam: Camera,
+}
+
 impl TimelineView {
     /// The overview strip and its shaded window.
-    pub(super) fn draw_overview<'a>(
-        &'a self,
-        frame: &mut Frame<'a>,
-        g: &TimelineGeometry,
-        cam: &Camera,
-    ) {
+    pub(super) fn draw_overview<'a>(&'a self, frame: &mut Frame<'a>, sight: &Sight<'_>) {
+        let (g, cam) = (sight.g, &sight.cam);
         let line = g.scale.round().max(1.0);
         let ov = g.overview;
         let total = self.tracks.layout.total_ticks.max(1);
@@ -63,10 +67,10 @@ impl TimelineView {
     pub(super) fn draw_axis(
         &self,
         frame: &mut Frame<'_>,
-        g: &TimelineGeometry,
-        cam: &Camera,
+        sight: &Sight<'_>,
         m: &mut dyn Measure,
     ) -> AxisTicks {
+        let (g, cam) = (sight.g, &sight.cam);
         let px = |v: f32| (v * g.scale).round();
         let line = g.scale.round().max(1.0);
         let small = px(g.style.base.label_font);
@@ -176,11 +180,11 @@ impl TimelineView {
     pub(super) fn draw_labels(
         &self,
         frame: &mut Frame<'_>,
-        g: &TimelineGeometry,
-        cam: &Camera,
+        sight: &Sight<'_>,
         rows: &[RowDraw],
         m: &mut dyn Measure,
     ) {
+        let (g, cam) = (sight.g, &sight.cam);
         if !self.labels {
             return;
         }
@@ -242,12 +246,8 @@ impl TimelineView {
     }
 
     /// Connectors from a parent's row down to a pushed-down span's row.
-    pub(super) fn draw_connectors(
-        &self,
-        frame: &mut Frame<'_>,
-        g: &TimelineGeometry,
-        cam: &Camera,
-    ) {
+    pub(super) fn draw_connectors(&self, frame: &mut Frame<'_>, sight: &Sight<'_>) {
+        let (g, cam) = (sight.g, &sight.cam);
         let line = g.scale.round().max(1.0);
         let (t0, t1) = cam.visible_ticks(f64::from(g.graph.w));
         let conns = &self.tracks.connectors;
@@ -282,11 +282,12 @@ impl TimelineView {
     pub(super) fn outline_bar(
         &self,
         frame: &mut Frame<'_>,
-        (g, cam): (&TimelineGeometry, &Camera),
+        sight: &Sight<'_>,
         bar: BarRef,
         ticks: Option<(u64, u64)>,
         (t, col): (f32, [f32; 4]),
     ) {
+        let (g, cam) = (sight.g, &sight.cam);
         let line = g.scale.round().max(1.0);
         let gx = g.graph.x;
         let graph_right = g.graph.x + g.graph.w;
@@ -328,12 +329,12 @@ impl TimelineView {
     pub(super) fn draw_cursor(
         &self,
         frame: &mut Frame<'_>,
-        g: &TimelineGeometry,
-        cam: &Camera,
+        sight: &Sight<'_>,
         ticks: &AxisTicks,
         cx: f32,
         m: &mut dyn Measure,
     ) {
+        let (g, cam) = (sight.g, &sight.cam);
         let px = |v: f32| (v * g.scale).round();
         let line = g.scale.round().max(1.0);
         let small = px(g.style.base.label_font);
