@@ -55,6 +55,8 @@ pub struct FlameView {
     hover_run: Option<MergedRun>,
     dragging: bool,
     menu_bar: Option<BarRef>,
+    /// The largest self value, the heat scale (computed once: it is O(nodes)).
+    max_self: u64,
 }
 
 impl ViewKind {
@@ -104,6 +106,7 @@ impl FlameView {
     ) -> FlameView {
         let color = default_color(&profile, opts.color);
         let state = ViewState::new(&layout, 1.0, 0.0, 1.0, opts.orientation, color);
+        let profile_max_self = profile.tree.max_self();
         let title = opts
             .title
             .clone()
@@ -128,6 +131,7 @@ impl FlameView {
             hover_run: None,
             dragging: false,
             menu_bar: None,
+            max_self: profile_max_self,
         }
     }
 
@@ -288,7 +292,7 @@ impl FlameView {
         let diff_pal = color::diff_palette(self.colorblind);
         let diff_ticks = p.diff_ticks();
         // The f32 the shader's heat scale holds, so labels contrast with what is drawn.
-        let max_self = f64::from(p.tree.max_self() as f32);
+        let max_self = f64::from(self.max_self as f32);
         for d in rows {
             if !self.labels {
                 break;
@@ -743,7 +747,7 @@ impl View for FlameView {
             values: BarValues {
                 of: Box::new(of),
                 merge: |acc, v| [acc[0] + v[0], acc[1] + v[1], acc[2] + v[2]],
-                max_self: tree.max_self() as f32,
+                max_self: self.max_self as f32,
                 diff_ticks: self.profile.diff_ticks(),
             },
             only_at: self.only_at,

@@ -160,6 +160,8 @@ pub struct TimelineView {
     hover: Option<BarRef>,
     hover_run: Option<MergedRun>,
     drag: Option<Drag>,
+    /// The longest span, the heat scale (computed once: it is O(spans)).
+    max_dur_ns: u64,
 }
 
 impl TimelineView {
@@ -195,6 +197,7 @@ impl TimelineView {
         };
         let lod = Lod::build(&tracks.layout);
         let palettes = Palettes::of(&trace);
+        let max_dur_ns = trace.spans.dur_ns.iter().copied().max().unwrap_or(0);
         let connectors_by_ns = connectors_by_ns(&tracks);
         let state = ViewState::new(&tracks.layout, 1.0, 0.0, 1.0, Orientation::Icicle, color);
         let title = opts
@@ -224,6 +227,7 @@ impl TimelineView {
             hover: None,
             hover_run: None,
             drag: None,
+            max_dur_ns,
         }
     }
 
@@ -887,7 +891,7 @@ impl View for TimelineView {
                 of: Box::new(of),
                 // A merged run keeps its first span's colors and sums the durations.
                 merge: |a, b| [a[0] + b[0], a[1], a[2]],
-                max_self: spans.dur_ns.iter().copied().max().unwrap_or(0) as f32,
+                max_self: self.max_dur_ns as f32,
                 diff_ticks: None,
             },
             only_at: None,
