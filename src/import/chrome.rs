@@ -322,35 +322,19 @@ fn parse_array<'a>(
     start: usize,
     split: Split,
 ) -> Result<(Vec<Rec<'a>>, Names, ArgStore, RunEnd), ImportError> {
-    let len = text.len() - start;
-    let mut starts = vec![start];
-    if split.threads > 1 && len >= split.min_bytes {
-        for k in 1..split.threads {
-            if let Some(p) = guess_event_start(text, start + len / split.threads * k)
-                && p > *starts.last().unwrap_or(&0)
-            {
-                starts.push(p);
-            }
-        }
-    }
-    if starts.len() == 1 {
+    let starts = if split.threads > 1 && text.len() - start >= split.min_bytes {
+        super::chunks::cut(text, start, split.threads, guess_event_start)
+    } else {
+        vec![start, text.len()]
+    };
+    if starts.len() == 2 {
         let run = parse_run(text, start, usize::MAX).map_err(|e| e.into_import(file, 0))?;
         return Ok((run.recs, run.names, run.args, run.end));
     }
-    let runs: Vec<Result<Run<'a>, EvError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..starts.len())
-            .map(|j| {
-                let (from, stop) = (starts[j], starts.get(j + 1).copied().unwrap_or(usize::MAX));
-                scope.spawn(move || parse_run(text, from, stop))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| match h.join() {
-                Ok(r) => r,
-                Err(p) => std::panic::resume_unwind(p),
-            })
-            .collect()
+    // Each run stops at the next one's start; the last runs to the end.
+    let last = starts.len() - 2;
+    let runs = super::chunks::run(&starts, |j, from, to| {
+        parse_run(text, from, if j == last { usize::MAX } else { to })
     });
     let mut recs: Vec<Rec<'a>> = Vec::new();
     let mut names: Option<(Names, ArgStore)> = None;

@@ -8,6 +8,7 @@
 //! `module`function` frames and bare count lines. The file extension only breaks ties.
 
 use super::folded::split_counts;
+use super::text::preview;
 use crate::model::SourceFormat;
 
 /// How much of a JSON document is searched for keys.
@@ -122,7 +123,7 @@ fn detect_text(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, Str
     let mut dtrace_header = false;
     for raw in text.split(|&b| b == b'\n').take(TEXT_SNIFF_LINES * 4) {
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let trimmed = trim_ascii(line);
+        let trimmed = line.trim_ascii();
         if trimmed.is_empty() {
             continue;
         }
@@ -312,9 +313,9 @@ fn has_key_value(hay: &[u8], key: &str, value: &str) -> bool {
     let mut from = 0;
     while let Some(i) = find(&hay[from..], pat) {
         let after = from + i + pat.len();
-        let rest = trim_start(&hay[after..]);
+        let rest = <[u8]>::trim_ascii_start(&hay[after..]);
         if let Some(rest) = rest.strip_prefix(b":")
-            && trim_start(rest).starts_with(want.as_bytes())
+            && <[u8]>::trim_ascii_start(rest).starts_with(want.as_bytes())
         {
             return true;
         }
@@ -325,34 +326,6 @@ fn has_key_value(hay: &[u8], key: &str, value: &str) -> bool {
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(hay, needle)
-}
-
-fn trim_start(b: &[u8]) -> &[u8] {
-    let n = b.iter().take_while(|c| c.is_ascii_whitespace()).count();
-    &b[n..]
-}
-
-/// Trims ASCII whitespace at both ends.
-pub(crate) fn trim_ascii(b: &[u8]) -> &[u8] {
-    let start = b
-        .iter()
-        .position(|c| !c.is_ascii_whitespace())
-        .unwrap_or(b.len());
-    let end = b
-        .iter()
-        .rposition(|c| !c.is_ascii_whitespace())
-        .map_or(start, |e| e + 1);
-    &b[start..end]
-}
-
-/// A line shortened for messages: at most 80 characters, quoted.
-pub(crate) fn preview(line: &[u8]) -> String {
-    let s = String::from_utf8_lossy(line);
-    let mut out: String = s.chars().take(80).collect();
-    if s.chars().count() > 80 {
-        out.push('…');
-    }
-    format!("'{out}'")
 }
 
 fn hex_preview(b: &[u8]) -> String {

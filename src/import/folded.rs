@@ -25,7 +25,8 @@
 //! - The previous stack is a slice of the input, not a copy.
 
 use super::ImportError;
-use super::detect::{preview, trim_ascii};
+use super::chunks::{next_line_start, parse_in_chunks};
+use super::text::preview;
 use crate::model::{
     CallTreeBuilder, ChildOrder, Names, NodeId, Profile, ProfileMeta, SourceFormat, ValueFormat,
     Warnings,
@@ -140,13 +141,13 @@ impl LineCounts<'_> {
 pub fn split_counts(line: &[u8]) -> Option<LineCounts<'_>> {
     let p = last_token_start(line)?;
     let last = parse_count(&line[p..])?;
-    let stack = trim_end(&line[..p]);
+    let stack = line[..p].trim_ascii_end();
     if stack.is_empty() {
         return None;
     }
     let diff = last_token_start(stack).and_then(|q| {
         let first = parse_count(&stack[q..])?;
-        let s = trim_end(&stack[..q]);
+        let s = stack[..q].trim_ascii_end();
         (!s.is_empty()).then_some((s, first))
     });
     Some(LineCounts { stack, last, diff })
@@ -165,14 +166,6 @@ fn last_token_start(line: &[u8]) -> Option<usize> {
         }
     }
     None
-}
-
-fn trim_end(b: &[u8]) -> &[u8] {
-    let end = b
-        .iter()
-        .rposition(|c| !c.is_ascii_whitespace())
-        .map_or(0, |e| e + 1);
-    &b[..end]
 }
 
 /// Parses a folded-stacks document (already decoded to UTF-8).
@@ -230,7 +223,7 @@ pub fn parse_with_threads(
         .split(|&b| b == b'\n')
         .enumerate()
         .find_map(|(i, raw)| {
-            split_counts(trim_ascii(raw)).map(|c| Mode {
+            split_counts(raw.trim_ascii()).map(|c| Mode {
                 diff: c.diff.is_some(),
                 decided_at: i as u64 + 1,
             })
@@ -253,12 +246,6 @@ pub fn parse_with_threads(
     }
     super::Progress::stage(progress, "merge", t1.elapsed());
     finish(file, merged, progress)
-}
-
-/// The start of the first line that begins after `at`: just past the first newline at or
-/// after `at` (where parallel chunks and preview slices are cut); `None` when there is none.
-pub(super) fn next_line_start(text: &[u8], at: usize) -> Option<usize> {
-    memchr::memchr(b'\n', text.get(at..)?).map(|i| at + i + 1)
 }
 
 /// Adds `other`'s samples into `into`, re-interning names; O(nodes of `other`).
@@ -402,7 +389,7 @@ fn parse_chunk(
             next_report = start + (1 << 20);
         }
         line_no += 1;
-        let line = trim_ascii(raw);
+        let line = raw.trim_ascii();
         if line.is_empty() {
             continue;
         }
@@ -624,51 +611,6 @@ fn finish(
             warnings,
         },
     })
-}
-
-/// Parses `text` on up to `threads` threads: split where `boundary(text, at)` says (the
-/// first chunk start at or after `at`: a line start for folded stacks, the line after a
-/// blank one for perf script), each chunk handed to `parse` with its 1-based first line
-/// number and byte offset. Results come back in input order.
-pub(crate) fn parse_in_chunks<T: Send>(
-    text: &[u8],
-    threads: usize,
-    boundary: impl Fn(&[u8], usize) -> Option<usize>,
-    parse: impl Fn(&[u8], u64, usize) -> Result<T, ImportError> + Sync,
-) -> Result<Vec<T>, ImportError> {
-    let mut bounds = vec![0usize];
-    for k in 1..threads {
-        let start = *bounds.last().expect("non-empty");
-        let target = (text.len() * k / threads).max(start);
-        match boundary(text, target) {
-            Some(b) if b < text.len() => bounds.push(b),
-            _ => break,
-        }
-    }
-    bounds.push(text.len());
-    bounds.dedup();
-    let mut first_lines = vec![1u64];
-    for w in bounds.windows(2).take(bounds.len().saturating_sub(2)) {
-        let n = memchr::memchr_iter(b'\n', &text[w[0]..w[1]]).count() as u64;
-        first_lines.push(first_lines.last().expect("non-empty") + n);
-    }
-    let parse = &parse;
-    let results: Vec<Result<T, ImportError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = bounds
-            .windows(2)
-            .zip(&first_lines)
-            .map(|(w, &line)| {
-                let part = &text[w[0]..w[1]];
-                let base = w[0];
-                scope.spawn(move || parse(part, line, base))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a parser thread panicked"))
-            .collect()
-    });
-    results.into_iter().collect()
 }
 
 #[cfg(test)]

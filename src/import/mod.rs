@@ -20,6 +20,7 @@
 //! once through [`crate::model::Warnings`].
 
 pub mod chrome;
+pub mod chunks;
 pub mod decode;
 pub mod detect;
 pub mod flamebearer;
@@ -29,6 +30,7 @@ pub mod otlp;
 pub mod perf;
 pub mod pprof;
 pub mod preview;
+mod text;
 pub mod tidb;
 mod trace_json;
 

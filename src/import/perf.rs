@@ -49,8 +49,8 @@
 //! parse would: the result is identical (a test checks it).
 
 use super::ImportError;
-use super::detect::preview;
 use super::folded::{PARALLEL_MIN_BYTES, merge_nodes};
+use super::text::preview;
 use crate::model::{
     CallTreeBuilder, ChildOrder, NameId, Names, NodeId, Profile, ProfileMeta, SourceFormat,
     ValueFormat, Warnings,
@@ -92,7 +92,7 @@ pub fn parse_with_threads(
     let filter = first_event_type(text).map(|r| text[r].to_vec());
     // Chunks start right after a blank line (between samples).
     let results =
-        super::folded::parse_in_chunks(text, threads, next_blank_line_end, |part, line, _| {
+        super::chunks::parse_in_chunks(text, threads, next_blank_line_end, |part, line, _| {
             let mut p = Parser::new(filter.clone());
             p.run(file, part, line, progress).map(|()| p)
         });

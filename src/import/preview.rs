@@ -5,7 +5,7 @@
 //! - **Folded stacks and `perf script`**: [`PreviewOptions::slices`] evenly spaced slices
 //!   of the file, the first at its start and the last at its end, each cut at line
 //!   (folded) or sample (blank line, perf) boundaries by the same boundary functions the
-//!   parallel parsers split at ([`folded::next_line_start`](super::folded::next_line_start),
+//!   parallel parsers split at ([`chunks::next_line_start`](super::chunks::next_line_start),
 //!   `perf::next_blank_line_end`). The slices are concatenated and parsed as one input.
 //!   An aggregated profile does not depend on line order, so slices from across the file
 //!   give a tree whose proportions approximate the whole profile's; the file's head alone
@@ -34,7 +34,7 @@
 //! load that follows reports the problem with its position.
 
 use super::decode::{GZIP_MAGIC, looks_utf16};
-use super::{Imported, Trace, chrome, detect, folded, perf};
+use super::{Imported, Trace, chrome, chunks, detect, folded, perf};
 use crate::model::SourceFormat;
 use std::io::Read;
 use std::ops::Range;
@@ -210,7 +210,7 @@ fn preview_with(
         };
         return match detect_head(file, text)? {
             Kind::Folded => {
-                let cut = last_boundary(text, folded::next_line_start);
+                let cut = last_boundary(text, chunks::next_line_start);
                 let p = folded::parse(file, &text[..cut]).ok()?;
                 Some(profile_preview(p, true, extent(cut)))
             }
@@ -250,7 +250,7 @@ fn preview_with(
     };
     match detect_head(file, text)? {
         Kind::Folded => {
-            let (buf, extent) = sampled(folded::next_line_start);
+            let (buf, extent) = sampled(chunks::next_line_start);
             let p = folded::parse_with(file, &buf, None).ok()?;
             Some(profile_preview(p, false, extent))
         }
@@ -420,7 +420,7 @@ fn slice_targets(len: usize, count: usize, slice_bytes: usize) -> impl Iterator<
 /// `count` slices of `text`, each about `slice_bytes` long, evenly spaced from the start
 /// of `text` to its end, in order and disjoint. A slice starts at 0 or at a boundary and
 /// ends at a boundary or at the end of `text`, where `boundary(text, at)` returns the
-/// first boundary at or after `at` (as for [`folded::next_line_start`]): a slice never
+/// first boundary at or after `at` (as for [`chunks::next_line_start`]): a slice never
 /// splits a line (or sample). When the slices would cover `text`, one slice is all of it.
 /// Deterministic: the same text gives the same slices.
 pub fn sample_slices(
@@ -489,8 +489,8 @@ mod tests {
     fn slices_are_whole_lines_even_ordered_and_deterministic() {
         let text = folded_text(5000);
         let t = text.as_bytes();
-        let s = sample_slices(t, 8, 500, folded::next_line_start);
-        assert_eq!(s, sample_slices(t, 8, 500, folded::next_line_start));
+        let s = sample_slices(t, 8, 500, chunks::next_line_start);
+        assert_eq!(s, sample_slices(t, 8, 500, chunks::next_line_start));
         assert_eq!(s.len(), 8);
         assert_eq!(s[0].start, 0, "the first slice starts the text");
         assert_eq!(s[7].end, t.len(), "the last slice ends the text");
@@ -524,7 +524,7 @@ mod tests {
 
     #[test]
     fn slices_of_small_or_odd_inputs() {
-        let nl = folded::next_line_start;
+        let nl = chunks::next_line_start;
         assert!(sample_slices(b"", 4, 10, nl).is_empty());
         assert!(sample_slices(b"a 1\n", 0, 10, nl).is_empty());
         // Slices that would cover the text: the whole text, once.
@@ -605,7 +605,7 @@ mod tests {
             text.as_bytes(),
             4,
             (budget / 4) as usize,
-            folded::next_line_start,
+            chunks::next_line_start,
         );
         let lines: usize = s
             .iter()
@@ -750,11 +750,11 @@ mod tests {
     #[test]
     fn last_boundary_finds_the_last_line_end() {
         let t = b"a 1\nb 2\nc";
-        assert_eq!(last_boundary(t, folded::next_line_start), 8);
-        assert_eq!(last_boundary(b"abc", folded::next_line_start), 0);
+        assert_eq!(last_boundary(t, chunks::next_line_start), 8);
+        assert_eq!(last_boundary(b"abc", chunks::next_line_start), 0);
         let long = format!("{}\n{}", "x".repeat(200_000), "y".repeat(300_000));
         assert_eq!(
-            last_boundary(long.as_bytes(), folded::next_line_start),
+            last_boundary(long.as_bytes(), chunks::next_line_start),
             200_001
         );
     }
