@@ -1,0 +1,769 @@
+//! Events into records: the traceEvents array read run by run (in parallel chunks for a
+//! large input), each event turned into a compact [`Rec`] with its name and category
+//! interned and its args stored; the top level of the document.
+
+use super::Split;
+use super::scan::{
+    Ev, ScanErr, err_at, line_col, scan_event, scan_raw, scan_string, skip_string, skip_value,
+    skip_ws,
+};
+use crate::import::ImportError;
+use crate::model::names::{NameId, Names};
+use crate::model::spans::AttrPair;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+// ---------------------------------------------------------------------------------------
+// The document: where the events are, and what the top level says.
+
+/// What the top level said besides the events.
+pub(super) struct Doc {
+    pub(super) display_time_unit: Option<String>,
+    pub(super) notes: Vec<String>,
+}
+
+/// How a run over the traceEvents array ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum RunEnd {
+    /// Closed by `]`; the index after it.
+    Closed(usize),
+    /// The input ends after a complete event (and maybe a comma).
+    Open,
+    /// The input ends inside an event, which starts at this byte.
+    CutEvent(usize),
+    /// Reached the next chunk's first event, at this byte.
+    Stopped(usize),
+}
+
+/// Events parsed by one run, and how it ended.
+pub(super) struct Run<'a> {
+    pub(super) recs: Vec<Rec<'a>>,
+    /// Names and categories, interned while the event's text is in cache.
+    pub(super) names: Names,
+    /// `args` of the span events.
+    pub(super) args: ArgStore,
+    pub(super) end: RunEnd,
+}
+
+/// A bad event, found by a run that does not know how many events precede it.
+pub(super) struct EvError {
+    /// Index among the run's events.
+    pub(super) local: usize,
+    pub(super) line: usize,
+    pub(super) column: usize,
+    pub(super) message: String,
+}
+
+impl EvError {
+    pub(super) fn at(text: &[u8], local: usize, byte: usize, message: String) -> EvError {
+        let (line, column) = line_col(text, byte);
+        EvError {
+            local,
+            line,
+            column,
+            message,
+        }
+    }
+
+    pub(super) fn into_import(self, file: &str, first_index: usize) -> ImportError {
+        ImportError::Invalid {
+            file: file.to_string(),
+            location: format!(
+                "traceEvents[{}] (line {}, column {})",
+                first_index + self.local,
+                self.line,
+                self.column
+            ),
+            message: self.message,
+        }
+    }
+}
+
+/// Parses the events from byte `i` (inside the traceEvents array) until the array ends,
+/// the input ends, or the next event starts at or after `stop`.
+pub(super) fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result<Run<'a>, EvError> {
+    let mut recs = Vec::new();
+    let mut names = Names::new();
+    let mut args = ArgStore::default();
+    let end = loop {
+        i = skip_ws(text, i);
+        match text.get(i) {
+            None => break RunEnd::Open,
+            Some(b']') => break RunEnd::Closed(i + 1),
+            Some(b',') => i += 1,
+            Some(b'{') => {
+                if i >= stop {
+                    break RunEnd::Stopped(i);
+                }
+                match scan_event(text, i) {
+                    Ok((ev, end)) => {
+                        recs.push(event_rec(text, i, recs.len(), ev, &mut names, &mut args)?);
+                        i = end;
+                    }
+                    Err(ScanErr::Eof) => break RunEnd::CutEvent(i),
+                    Err(ScanErr::Syntax(at, message)) => {
+                        return Err(EvError::at(text, recs.len(), at, message));
+                    }
+                }
+            }
+            Some(&other) => {
+                return Err(EvError::at(
+                    text,
+                    recs.len(),
+                    i,
+                    format!(
+                        "expected an event object `{{…}}`, found `{}`",
+                        char::from(other).escape_default()
+                    ),
+                ));
+            }
+        }
+    };
+    Ok(Run {
+        recs,
+        names,
+        args,
+        end,
+    })
+}
+
+/// The first event start at or after `from`, guessed from the layout writers use: an
+/// event begins a line (JSON strings cannot hold a raw newline, so a line start is never
+/// inside a string). The guess is checked when the chunks are joined.
+pub(super) fn guess_event_start(text: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    for _ in 0..4096 {
+        i += memchr::memchr(b'\n', text.get(i..)?)? + 1;
+        let mut j = skip_ws(text, i);
+        if text.get(j) == Some(&b',') {
+            j = skip_ws(text, j + 1);
+        }
+        if text.get(j) == Some(&b'{') {
+            return Some(j);
+        }
+    }
+    None
+}
+
+/// Parses the traceEvents array whose `[` is just before `start`: on `split.threads`
+/// cores when it is large. Chunks start at guessed event boundaries; each chunk parses up
+/// to the next one's start, and a chunk whose predecessor did not end exactly there (a
+/// wrong guess: pretty-printed events with nested objects at line starts) is discarded
+/// and the rest parsed in sequence, so the result is always the sequential one.
+pub(super) fn parse_array<'a>(
+    file: &str,
+    text: &'a [u8],
+    start: usize,
+    split: Split,
+) -> Result<(Vec<Rec<'a>>, Names, ArgStore, RunEnd), ImportError> {
+    let starts = if split.threads > 1 && text.len() - start >= split.min_bytes {
+        super::super::chunks::cut(text, start, split.threads, guess_event_start)
+    } else {
+        vec![start, text.len()]
+    };
+    if starts.len() == 2 {
+        let run = parse_run(text, start, usize::MAX).map_err(|e| e.into_import(file, 0))?;
+        return Ok((run.recs, run.names, run.args, run.end));
+    }
+    // Each run stops at the next one's start; the last runs to the end.
+    let last = starts.len() - 2;
+    let runs = super::super::chunks::run(&starts, |j, from, to| {
+        parse_run(text, from, if j == last { usize::MAX } else { to })
+    });
+    let mut recs: Vec<Rec<'a>> = Vec::new();
+    let mut names: Option<(Names, ArgStore)> = None;
+    // Appends a run, renumbering its names into the first run's table: names get the
+    // ids a sequential parse gives them (order of first appearance).
+    let mut append = |run: Run<'a>, recs: &mut Vec<Rec<'a>>| match names.as_mut() {
+        None => {
+            names = Some((run.names, run.args));
+            recs.extend(run.recs);
+        }
+        Some((global, args)) => {
+            let map: Vec<NameId> = run.names.iter().map(|(_, n)| global.intern(n)).collect();
+            let pair_base = args.append(run.args);
+            recs.extend(run.recs.into_iter().map(|mut r| {
+                for id in [&mut r.name, &mut r.cat] {
+                    if *id != NO_NAME {
+                        *id = map[*id as usize];
+                    }
+                }
+                if r.args.1 > 0 {
+                    r.args.0 += pair_base;
+                }
+                r
+            }));
+        }
+    };
+    for (j, run) in runs.into_iter().enumerate() {
+        let run = run.map_err(|e| e.into_import(file, recs.len()))?;
+        let end = run.end;
+        append(run, &mut recs);
+        match end {
+            RunEnd::Stopped(at) if at == starts[j + 1] => continue,
+            RunEnd::Stopped(at) => {
+                // A wrong guess: go on from the true boundary in sequence.
+                let rest =
+                    parse_run(text, at, usize::MAX).map_err(|e| e.into_import(file, recs.len()))?;
+                let end = rest.end;
+                append(rest, &mut recs);
+                let (names, args) = names.unwrap_or_default();
+                return Ok((recs, names, args, end));
+            }
+            end => {
+                let (names, args) = names.unwrap_or_default();
+                return Ok((recs, names, args, end));
+            }
+        }
+    }
+    // The last run has no stop, so it never ends `Stopped`.
+    let (names, args) = names.unwrap_or_default();
+    Ok((recs, names, args, RunEnd::Open))
+}
+
+/// Reads an array-form or object-form trace.
+pub(super) fn read_doc<'a>(
+    file: &str,
+    text: &'a [u8],
+    split: Split,
+) -> Result<(Vec<Rec<'a>>, Names, ArgStore, Doc), ImportError> {
+    let mut doc = Doc {
+        display_time_unit: None,
+        notes: Vec::new(),
+    };
+    let start = skip_ws(text, 0);
+    let (recs, names, args, end) = match text.get(start) {
+        Some(b'[') => parse_array(file, text, start + 1, split)?,
+        Some(b'{') => {
+            let mut found = None;
+            let mut i = start + 1;
+            loop {
+                i = skip_ws(text, i);
+                match text.get(i) {
+                    None | Some(b'}') => break,
+                    Some(b',') => {
+                        i += 1;
+                        continue;
+                    }
+                    Some(b'"') => {}
+                    Some(&other) => {
+                        return Err(err_at(
+                            file,
+                            text,
+                            i,
+                            "top level",
+                            format!(
+                                "expected a member name in quotes, found `{}`",
+                                char::from(other).escape_default()
+                            ),
+                        ));
+                    }
+                }
+                let Some(key_end) = skip_string(text, i + 1) else {
+                    break;
+                };
+                let key = &text[i + 1..key_end - 1];
+                i = skip_ws(text, key_end);
+                if text.get(i) != Some(&b':') {
+                    return Err(err_at(
+                        file,
+                        text,
+                        i,
+                        "top level",
+                        format!("expected `:` after \"{}\"", String::from_utf8_lossy(key)),
+                    ));
+                }
+                i = skip_ws(text, i + 1);
+                if key == b"traceEvents" && found.is_none() {
+                    if text.get(i) != Some(&b'[') {
+                        return Err(err_at(
+                            file,
+                            text,
+                            i,
+                            "traceEvents",
+                            "expected an array of events".to_string(),
+                        ));
+                    }
+                    let (recs, names, args, end) = parse_array(file, text, i + 1, split)?;
+                    found = Some((recs, names, args, end));
+                    match end {
+                        RunEnd::Closed(after) => {
+                            i = after;
+                            continue;
+                        }
+                        _ => break,
+                    }
+                }
+                let Some(after) = skip_value(text, i) else {
+                    break;
+                };
+                let value = &text[i..after];
+                match key {
+                    b"displayTimeUnit" => {
+                        doc.display_time_unit = serde_json::from_slice::<String>(value).ok();
+                    }
+                    b"systemTraceEvents" => doc
+                        .notes
+                        .push("systemTraceEvents (ftrace text) not imported".to_string()),
+                    b"samples" | b"powerTraceAsString" if value.len() > 2 => doc.notes.push(
+                        format!("top-level {} not imported", String::from_utf8_lossy(key)),
+                    ),
+                    _ => {}
+                }
+                i = after;
+            }
+            found.ok_or_else(|| {
+                err_at(
+                    file,
+                    text,
+                    start,
+                    "top level",
+                    "expected a traceEvents array (an object without one is not a Chrome trace)"
+                        .to_string(),
+                )
+            })?
+        }
+        _ => {
+            return Err(err_at(
+                file,
+                text,
+                start,
+                "top level",
+                "expected a JSON array of trace events or an object with traceEvents".to_string(),
+            ));
+        }
+    };
+    match end {
+        RunEnd::Closed(_) | RunEnd::Stopped(_) => {}
+        RunEnd::Open => doc.notes.push(format!(
+            "the traceEvents array is not closed by `]` (a trace written while still \
+             recording); all {} events loaded",
+            recs.len()
+        )),
+        RunEnd::CutEvent(at) => {
+            let (line, column) = line_col(text, at);
+            doc.notes.push(format!(
+                "the input ends inside traceEvents[{}] (line {line}, column {column}): \
+                 truncated file; that event was dropped, the {} before it loaded",
+                recs.len(),
+                recs.len()
+            ));
+        }
+    }
+    Ok((recs, names, args, doc))
+}
+
+/// A process or thread id: a number, or (rarely) a non-numeric string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) enum Pid<'a> {
+    Num(i64),
+    Text(&'a str),
+}
+
+impl std::fmt::Display for Pid<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Pid::Num(n) => write!(f, "{n}"),
+            Pid::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+pub(super) fn pid_of(raw: Option<&str>) -> Pid<'_> {
+    let Some(t) = raw else {
+        return Pid::Num(0);
+    };
+    let inner = t
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(t);
+    match inner.trim().parse::<i64>() {
+        Ok(n) => Pid::Num(n),
+        Err(_) => Pid::Text(inner),
+    }
+}
+
+/// What only scoped async events and metadata events have (boxed: most events have none
+/// of it, and an async event with a plain id needs no allocation).
+pub(super) struct Extra<'a> {
+    pub(super) scope: Cow<'a, str>,
+    /// `args` of metadata events, kept raw.
+    pub(super) meta_args: Option<&'a str>,
+    /// The name of a metadata event (`process_name` …), which is no span name.
+    pub(super) meta_name: Option<Cow<'a, str>>,
+}
+
+/// An async id's text: inline when it fits (nearly always: `0x1f`, numbers, short
+/// strings), so that matching a million ids while linking reads no input bytes, which by
+/// then are long out of cache (reading them made matching memory-latency bound).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum IdText<'a> {
+    /// Length and bytes (zero-padded).
+    Inline(u8, [u8; 22]),
+    Long(&'a str),
+}
+
+impl<'a> IdText<'a> {
+    pub(super) fn new(t: &'a str) -> IdText<'a> {
+        let b = t.as_bytes();
+        if b.len() <= 22 {
+            let mut bytes = [0u8; 22];
+            bytes[..b.len()].copy_from_slice(b);
+            IdText::Inline(b.len() as u8, bytes)
+        } else {
+            IdText::Long(t)
+        }
+    }
+
+    pub(super) fn as_str(&self) -> &str {
+        match self {
+            // Whole `str`s were copied in, so the bytes are UTF-8.
+            IdText::Inline(n, b) => std::str::from_utf8(&b[..*n as usize]).unwrap_or(""),
+            IdText::Long(t) => t,
+        }
+    }
+}
+
+/// One event, as far as linking needs it.
+pub(super) struct Rec<'a> {
+    /// Timestamp, or `i64::MIN` when absent.
+    pub(super) ts_ns: i64,
+    /// Duration (`dur`, else `tdur`), or `i64::MIN` when absent.
+    pub(super) dur_ns: i64,
+    pub(super) pid: Pid<'a>,
+    pub(super) tid: Pid<'a>,
+    /// Interned name, or [`NO_NAME`].
+    pub(super) name: NameId,
+    /// Interned category, or [`NO_NAME`].
+    pub(super) cat: NameId,
+    /// `args` of span events: `(first, count)` pairs in the run's [`ArgStore`].
+    pub(super) args: (u32, u32),
+    /// Async id as raw text (quotes stripped).
+    pub(super) id: Option<IdText<'a>>,
+    pub(super) extra: Option<Box<Extra<'a>>>,
+    /// The async id is process-local (`id2.local`).
+    pub(super) id_local: bool,
+    /// The phase letter (0 for a missing, empty or multi-letter phase).
+    pub(super) ph: u8,
+    /// Instant scope (`s`): b'g', b'p' or b't'.
+    pub(super) instant_scope: u8,
+    /// `dur` was absent on an X event.
+    pub(super) no_dur: bool,
+}
+
+pub(super) const NONE: i64 = i64::MIN;
+
+/// No name or category.
+pub(super) const NO_NAME: NameId = NameId::MAX;
+
+impl Rec<'_> {
+    pub(super) fn ts(&self) -> Option<i64> {
+        (self.ts_ns != NONE).then_some(self.ts_ns)
+    }
+
+    pub(super) fn id(&self) -> Option<(IdText<'_>, bool)> {
+        self.id.map(|id| (id, self.id_local))
+    }
+
+    pub(super) fn scope(&self) -> &str {
+        self.extra.as_ref().map_or("", |e| &e.scope)
+    }
+}
+
+/// Checks and converts a deserialized event that starts at byte `at`.
+pub(super) fn event_rec<'a>(
+    text: &[u8],
+    at: usize,
+    local: usize,
+    mut ev: Ev<'a>,
+    names: &mut Names,
+    store: &mut ArgStore,
+) -> Result<Rec<'a>, EvError> {
+    let number = |field: &str, raw: Option<&str>| -> Result<i64, EvError> {
+        let Some(raw) = raw else { return Ok(NONE) };
+        match micros_to_ns(raw) {
+            Some(v) if v != NONE => Ok(v),
+            _ => {
+                let shown: String = raw.chars().take(40).collect();
+                Err(EvError::at(
+                    text,
+                    local,
+                    at,
+                    format!(
+                        "expected number {field} (microseconds within ±292 years), found {shown}"
+                    ),
+                ))
+            }
+        }
+    };
+    let ph = match ev.ph.as_deref().map(str::as_bytes) {
+        Some([c]) => *c,
+        _ => 0,
+    };
+    let ts_ns = number("ts", ev.ts)?;
+    let mut dur_ns = number("dur", ev.dur)?;
+    let mut no_dur = false;
+    if ph == b'X' && dur_ns == NONE {
+        dur_ns = number("tdur", ev.tdur)?;
+        no_dur = true;
+    }
+    let id = match (ev.id, ev.id2) {
+        (Some(id), _) => Some((id_text(id), false)),
+        (None, Some(id2)) => {
+            #[derive(Deserialize)]
+            struct Id2<'b> {
+                #[serde(borrow, default)]
+                local: Option<&'b RawValue>,
+                #[serde(borrow, default)]
+                global: Option<&'b RawValue>,
+            }
+            match serde_json::from_str::<Id2<'a>>(id2) {
+                Ok(Id2 { local: Some(l), .. }) => Some((id_text(l.get()), true)),
+                Ok(Id2 {
+                    global: Some(g), ..
+                }) => Some((id_text(g.get()), false)),
+                _ => Some((id2, false)),
+            }
+        }
+        (None, None) => None,
+    };
+    let spans = matches!(
+        ph,
+        b'X' | b'B' | b'E' | b'i' | b'I' | b'R' | b'b' | b'e' | b'n' | b'S'
+    );
+    let args = match ev.args {
+        Some(args) if spans => store.add(args),
+        _ => (0, 0),
+    };
+    let (meta_args, meta_name) = if ph == b'M' {
+        (ev.args, ev.name.take())
+    } else {
+        (None, None)
+    };
+    let extra = (ev.scope.is_some() || meta_args.is_some()).then(|| {
+        Box::new(Extra {
+            scope: ev.scope.unwrap_or(Cow::Borrowed("")),
+            meta_args,
+            meta_name,
+        })
+    });
+    Ok(Rec {
+        ts_ns,
+        dur_ns,
+        pid: pid_of(ev.pid),
+        tid: pid_of(ev.tid),
+        name: ev
+            .name
+            .filter(|n| !n.is_empty())
+            .map_or(NO_NAME, |n| names.intern(&n)),
+        cat: ev
+            .cat
+            .filter(|n| !n.is_empty())
+            .map_or(NO_NAME, |n| names.intern(&n)),
+        args,
+        id: id.map(|(id, _)| IdText::new(id)),
+        extra,
+        id_local: id.is_some_and(|(_, local)| local),
+        ph,
+        instant_scope: match ev.s.as_deref() {
+            Some("g") => b'g',
+            Some("p") => b'p',
+            _ => b't',
+        },
+        no_dur,
+    })
+}
+
+pub(super) fn id_text(t: &str) -> &str {
+    t.strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(t)
+}
+
+/// Microseconds (a JSON number, or a string holding one) → nanoseconds, rounded half
+/// away from zero from the decimal digits. `None` when it is not a number or does not fit
+/// an `i64`.
+pub(crate) fn micros_to_ns(raw: &str) -> Option<i64> {
+    let t = raw.trim();
+    let t = t
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(t)
+        .trim();
+    let b = t.as_bytes();
+    let mut i = 0;
+    let neg = b.first() == Some(&b'-');
+    if neg {
+        i += 1;
+    }
+    // Significant digits (at most 37, so the u128 never overflows) and a power of ten.
+    const CAP: u128 = 10u128.pow(37);
+    let mut digits: u128 = 0;
+    let mut exp10: i64 = 3; // µs → ns
+    let mut any = false;
+    let mut round_up = false;
+    while i < b.len() && b[i].is_ascii_digit() {
+        any = true;
+        if digits < CAP {
+            digits = digits * 10 + u128::from(b[i] - b'0');
+        } else {
+            exp10 += 1;
+        }
+        i += 1;
+    }
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        while i < b.len() && b[i].is_ascii_digit() {
+            any = true;
+            if digits < CAP {
+                digits = digits * 10 + u128::from(b[i] - b'0');
+                exp10 -= 1;
+            }
+            i += 1;
+        }
+    }
+    if !any {
+        return None;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        let eneg = b.get(i) == Some(&b'-');
+        if matches!(b.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        let mut e: i64 = 0;
+        let mut edigits = false;
+        while i < b.len() && b[i].is_ascii_digit() {
+            edigits = true;
+            e = (e * 10 + i64::from(b[i] - b'0')).min(100_000);
+            i += 1;
+        }
+        if !edigits {
+            return None;
+        }
+        exp10 += if eneg { -e } else { e };
+    }
+    if i != b.len() {
+        return None;
+    }
+    let value: u128 = if exp10 >= 0 {
+        if digits == 0 {
+            0
+        } else if exp10 > 38 {
+            return None;
+        } else {
+            digits.checked_mul(10u128.pow(exp10 as u32))?
+        }
+    } else {
+        let k = -exp10;
+        if k > 38 {
+            0
+        } else {
+            let p = 10u128.pow(k as u32);
+            let q = digits / p;
+            let r = digits % p;
+            round_up = r * 2 >= p && r > 0;
+            q
+        }
+    };
+    let value = value + u128::from(round_up);
+    if neg {
+        if value > i64::MAX as u128 + 1 {
+            return None;
+        }
+        Some((value as i128).wrapping_neg() as i64)
+    } else {
+        i64::try_from(value).ok()
+    }
+}
+
+/// `args` read by a run: keys interned, values in one text arena; events refer to a
+/// range of `pairs`. No allocation per event or per pair.
+#[derive(Default)]
+pub(super) struct ArgStore {
+    pub(super) keys: Names,
+    pub(super) pairs: Vec<AttrPair>,
+    pub(super) text: String,
+}
+
+impl ArgStore {
+    pub(super) fn pair(&mut self, key: &str, value: &str) -> AttrPair {
+        let start = self.text.len() as u64;
+        self.text.push_str(value);
+        AttrPair {
+            key: self.keys.intern(key),
+            start,
+            len: value.len() as u32,
+        }
+    }
+
+    /// Stores an `args` object's members (strings as their text, anything else as its
+    /// JSON); a non-object, or one this reader cannot follow, is kept whole as `args`.
+    pub(super) fn add(&mut self, raw: &str) -> (u32, u32) {
+        let first = self.pairs.len();
+        let text_len = self.text.len();
+        if self.members(raw).is_err() {
+            self.pairs.truncate(first);
+            self.text.truncate(text_len);
+            let p = self.pair("args", raw);
+            self.pairs.push(p);
+        }
+        (first as u32, (self.pairs.len() - first) as u32)
+    }
+
+    pub(super) fn members(&mut self, raw: &str) -> Result<(), ScanErr> {
+        let b = raw.as_bytes();
+        let syntax = |i| ScanErr::Syntax(i, String::new());
+        if b.first() != Some(&b'{') {
+            return Err(syntax(0));
+        }
+        let mut i = skip_ws(b, 1);
+        if b.get(i) == Some(&b'}') {
+            return Ok(());
+        }
+        loop {
+            if b.get(i) != Some(&b'"') {
+                return Err(syntax(i));
+            }
+            let (key, after) = scan_string(b, i)?;
+            i = skip_ws(b, after);
+            if b.get(i) != Some(&b':') {
+                return Err(syntax(i));
+            }
+            i = skip_ws(b, i + 1);
+            let (value, after) = if b.get(i) == Some(&b'"') {
+                scan_string(b, i)?
+            } else {
+                let (v, e) = scan_raw(b, i)?;
+                (Cow::Borrowed(v), e)
+            };
+            let p = self.pair(&key, &value);
+            self.pairs.push(p);
+            i = skip_ws(b, after);
+            match b.get(i) {
+                Some(b',') => i = skip_ws(b, i + 1),
+                Some(b'}') => return Ok(()),
+                _ => return Err(syntax(i)),
+            }
+        }
+    }
+
+    /// Moves `other` to the end of this store; returns the index its first pair got.
+    pub(super) fn append(&mut self, other: ArgStore) -> u32 {
+        let base = self.pairs.len() as u32;
+        let text_base = self.text.len() as u64;
+        let keys: Vec<NameId> = other
+            .keys
+            .iter()
+            .map(|(_, k)| self.keys.intern(k))
+            .collect();
+        self.pairs.extend(other.pairs.iter().map(|p| AttrPair {
+            key: keys[p.key as usize],
+            start: p.start + text_base,
+            len: p.len,
+        }));
+        self.text.push_str(&other.text);
+        base
+    }
+}

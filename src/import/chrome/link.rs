@@ -1,0 +1,874 @@
+//! Records into spans: metadata, per-thread B/E matching and nesting by containment,
+//! async spans matched by key, track order and names, the span set.
+
+use super::events::{ArgStore, Doc, IdText, NO_NAME, NONE, Pid, Rec};
+use crate::model::names::{NameId, Names};
+use crate::model::spans::{SpanAttrs, SpanSet, Track, TrackInfo, TrackKind};
+use crate::model::{NO_PARENT, Warnings};
+use hashbrown::HashTable;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+
+// ---------------------------------------------------------------------------------------
+// Linking events into spans.
+
+/// A span before it gets its final index.
+pub(super) struct Pending {
+    pub(super) start: i64,
+    pub(super) end: i64,
+    /// The event that opened it (args, async id).
+    pub(super) rec: u32,
+    /// The `E` event that closed it (its args are merged), or `u32::MAX`.
+    pub(super) close: u32,
+    /// Parent, as an index into the same track's pending list, or `u32::MAX`.
+    pub(super) parent: u32,
+    pub(super) name: NameId,
+    pub(super) cat: NameId,
+    /// Bit 0: the opening event has args; bit 1: the closing one; bit 2: an async id.
+    pub(super) flags: u8,
+}
+
+pub(super) const OWN_ARGS: u8 = 1;
+pub(super) const CLOSE_ARGS: u8 = 2;
+pub(super) const HAS_ID: u8 = 4;
+
+/// What linking needs of a thread event, copied out of its `Rec` so the per-thread
+/// passes read small contiguous records instead of events scattered over memory. Sorts
+/// by time, then file order.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Slim {
+    pub(super) ts: i64,
+    pub(super) k: u32,
+    pub(super) name: NameId,
+    pub(super) dur: i64,
+    pub(super) cat: NameId,
+    pub(super) ph: u8,
+    pub(super) flags: u8,
+}
+
+impl Slim {
+    pub(super) fn of(r: &Rec<'_>, ts: i64, k: u32) -> Slim {
+        Slim {
+            ts,
+            k,
+            name: r.name,
+            dur: r.dur_ns,
+            cat: r.cat,
+            ph: r.ph,
+            flags: if r.args.1 == 0 { 0 } else { OWN_ARGS }
+                | if r.id().is_some() { HAS_ID } else { 0 },
+        }
+    }
+
+    pub(super) fn pending(&self, start: i64, end: i64) -> Pending {
+        Pending {
+            start,
+            end,
+            rec: self.k,
+            close: u32::MAX,
+            parent: u32::MAX,
+            name: self.name,
+            cat: self.cat,
+            flags: self.flags,
+        }
+    }
+}
+
+/// Tracks under construction, keyed by what they stand for.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum TrackKey<'a> {
+    Thread(Pid<'a>, Pid<'a>),
+    Async(Pid<'a>),
+}
+
+#[derive(Default)]
+pub(super) struct Counts {
+    pub(super) e_without_b: u64,
+    pub(super) unclosed_b: u64,
+    pub(super) name_mismatch: u64,
+    pub(super) partial_overlap: u64,
+    pub(super) e_async_without_b: u64,
+    pub(super) unclosed_async: u64,
+    pub(super) async_closed_by_parent: u64,
+    pub(super) f_without_s: u64,
+    pub(super) steps: u64,
+    pub(super) no_dur: u64,
+    pub(super) negative_dur: u64,
+    pub(super) no_ts: u64,
+    pub(super) no_ph: u64,
+    pub(super) async_without_id: u64,
+    pub(super) skipped: std::collections::BTreeMap<u8, u64>,
+}
+
+/// A thread's `thread_name` and `thread_sort_index`.
+pub(super) type ThreadMeta<'a> = (Option<Cow<'a, str>>, i64);
+
+#[derive(Default)]
+pub(super) struct Process<'a> {
+    pub(super) name: Option<Cow<'a, str>>,
+    pub(super) sort_index: i64,
+}
+
+/// Hash maps keyed by small ids: foldhash, as the name interner uses.
+pub(super) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+
+/// What matches async events to each other: the process for local ids, category, id,
+/// scope, and for legacy `S`/`T`/`p`/`F` events also the name. `None` without an id.
+pub(super) type AsyncKey<'k> = (Option<Pid<'k>>, NameId, IdText<'k>, &'k str, NameId);
+
+pub(super) fn async_key<'r>(r: &'r Rec<'_>) -> Option<AsyncKey<'r>> {
+    let (id, local) = r.id()?;
+    let legacy = matches!(r.ph, b'S' | b'T' | b'p' | b'F');
+    Some((
+        local.then_some(r.pid),
+        r.cat,
+        id,
+        r.scope(),
+        if legacy { r.name } else { NO_NAME },
+    ))
+}
+
+/// Links the records of a trace into its span set.
+pub(super) fn build(recs: Vec<Rec<'_>>, names: Names, store: ArgStore, doc: Doc) -> SpanSet {
+    let mut c = Counts::default();
+    let meta = Meta::read(&recs);
+    let mut tracks = Tracks::default();
+    let groups = group(&recs, &mut tracks, &mut c);
+    let mut pending: Vec<Vec<Pending>> = tracks
+        .per_track
+        .iter_mut()
+        .map(|evs| thread_spans(std::mem::take(evs), meta.trace_end, &mut c))
+        .collect();
+    async_spans(
+        &recs,
+        groups,
+        &mut tracks,
+        &mut pending,
+        meta.trace_end,
+        &mut c,
+    );
+    pending.resize_with(tracks.keys.len(), Vec::new);
+    let named = NamedTracks::of(&tracks.keys, &meta);
+    emit(&recs, names, store, &pending, named, doc, &c)
+}
+
+/// What `M` events say of processes and threads, and where the trace ends.
+struct Meta<'r> {
+    processes: FastMap<Pid<'r>, Process<'r>>,
+    threads: FastMap<(Pid<'r>, Pid<'r>), ThreadMeta<'r>>,
+    /// The latest end of any event (spans never closed end here).
+    trace_end: i64,
+}
+
+impl<'r> Meta<'r> {
+    fn read(recs: &'r [Rec<'_>]) -> Meta<'r> {
+        #[derive(Deserialize)]
+        struct MetaArgs<'b> {
+            #[serde(borrow, default)]
+            name: Option<Cow<'b, str>>,
+            #[serde(borrow, default)]
+            sort_index: Option<&'b RawValue>,
+        }
+        let mut m = Meta {
+            processes: FastMap::default(),
+            threads: FastMap::default(),
+            trace_end: i64::MIN,
+        };
+        for r in recs {
+            if let Some(ts) = r.ts() {
+                let d = if r.dur_ns == NONE { 0 } else { r.dur_ns.max(0) };
+                m.trace_end = m.trace_end.max(ts.saturating_add(d));
+            }
+            if r.ph != b'M' {
+                continue;
+            }
+            let Some((args, name)) = r
+                .extra
+                .as_ref()
+                .and_then(|e| Some((e.meta_args?, e.meta_name.as_deref()?)))
+            else {
+                continue;
+            };
+            let Ok(a) = serde_json::from_str::<MetaArgs<'_>>(args) else {
+                continue;
+            };
+            let sort = a
+                .sort_index
+                .and_then(|s| s.get().parse::<i64>().ok())
+                .unwrap_or(0);
+            let (pid, tid) = (r.pid, r.tid);
+            match name {
+                "process_name" => m.processes.entry(pid).or_default().name = a.name,
+                "process_sort_index" => m.processes.entry(pid).or_default().sort_index = sort,
+                "thread_name" => m.threads.entry((pid, tid)).or_default().0 = a.name,
+                "thread_sort_index" => m.threads.entry((pid, tid)).or_default().1 = sort,
+                _ => {}
+            }
+        }
+        m.trace_end = m.trace_end.max(0);
+        m
+    }
+
+    /// "`process_name` pid", or "Process pid".
+    fn process_name(&self, pid: Pid<'_>) -> String {
+        match self.processes.get(&pid).and_then(|p| p.name.as_deref()) {
+            Some(n) if !n.is_empty() => format!("{n} {pid}"),
+            _ => format!("Process {pid}"),
+        }
+    }
+
+    fn process_sort(&self, pid: Pid<'_>) -> i64 {
+        self.processes.get(&pid).map_or(0, |p| p.sort_index)
+    }
+}
+
+/// Tracks under construction: their keys in order of first appearance, and per track
+/// its thread events as [`Slim`]s.
+#[derive(Default)]
+struct Tracks<'r> {
+    keys: Vec<TrackKey<'r>>,
+    of: FastMap<TrackKey<'r>, u32>,
+    per_track: Vec<Vec<Slim>>,
+}
+
+impl<'r> Tracks<'r> {
+    /// The track of `key`, made when new.
+    fn intern(&mut self, key: TrackKey<'r>) -> u32 {
+        *self.of.entry(key).or_insert_with(|| {
+            self.keys.push(key);
+            self.per_track.push(Vec::new());
+            self.keys.len() as u32 - 1
+        })
+    }
+}
+
+/// Async events by key: a group per key in order of first appearance (the group's first
+/// event), and every async event as (group, event) in file order.
+struct AsyncGroups {
+    first: Vec<u32>,
+    events: Vec<(u32, u32)>,
+}
+
+/// Whether an event of phase `ph` becomes (part of) a span.
+fn is_span_phase(ph: u8) -> bool {
+    matches!(
+        ph,
+        b'X' | b'B' | b'E' | b'i' | b'I' | b'R' | b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F'
+    )
+}
+
+/// Sorts the span events: thread events onto their track, async ones into their group;
+/// the rest is counted.
+fn group<'r>(recs: &'r [Rec<'_>], tracks: &mut Tracks<'r>, c: &mut Counts) -> AsyncGroups {
+    let async_count = recs.iter().filter(|r| r.id.is_some()).count();
+    let mut matcher = AsyncMatcher::new(async_count);
+    let mut events: Vec<(u32, u32)> = Vec::with_capacity(async_count);
+    // Consecutive events are often on the same thread: skip the hash then.
+    let mut last_thread: Option<(Pid<'_>, Pid<'_>, u32)> = None;
+    for (k, r) in recs.iter().enumerate() {
+        let k = k as u32;
+        if r.ph == 0 {
+            c.no_ph += 1;
+            continue;
+        }
+        if !is_span_phase(r.ph) {
+            if r.ph != b'M' {
+                *c.skipped.entry(r.ph).or_default() += 1;
+            }
+            continue;
+        }
+        let Some(ts) = r.ts() else {
+            c.no_ts += 1;
+            continue;
+        };
+        if matches!(r.ph, b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F') {
+            match async_key(r) {
+                Some(key) => events.push((matcher.group(recs, key, k), k)),
+                None => c.async_without_id += 1,
+            }
+            continue;
+        }
+        let t = if matches!(r.ph, b'i' | b'I' | b'R') && r.instant_scope != b't' {
+            tracks.intern(TrackKey::Async(r.pid))
+        } else {
+            match last_thread {
+                Some((p, t, id)) if p == r.pid && t == r.tid => id,
+                _ => {
+                    let id = tracks.intern(TrackKey::Thread(r.pid, r.tid));
+                    last_thread = Some((r.pid, r.tid, id));
+                    id
+                }
+            }
+        };
+        if r.no_dur {
+            c.no_dur += 1;
+        }
+        tracks.per_track[t as usize].push(Slim::of(r, ts, k));
+    }
+    AsyncGroups {
+        first: matcher.first,
+        events,
+    }
+}
+
+/// Numbers async keys in order of first appearance. The table holds only group numbers;
+/// a group's key is read back from its first event, so a million distinct ids cost 4
+/// bytes of table each, and no allocation.
+struct AsyncMatcher {
+    hasher: foldhash::fast::FixedState,
+    table: HashTable<u32>,
+    hash: Vec<u64>,
+    first: Vec<u32>,
+    /// The `e` of an async span usually follows its `b` closely: a small direct-mapped
+    /// cache of recently used groups (in L1/L2) answers it without a probe into the large
+    /// table, whose random accesses made matching memory-latency bound.
+    recent: Vec<(u64, u32)>,
+}
+
+const RECENT_GROUPS: usize = 4096;
+
+impl AsyncMatcher {
+    fn new(async_count: usize) -> AsyncMatcher {
+        let mut table: HashTable<u32> = HashTable::new();
+        table.reserve(async_count / 2, |_| 0);
+        AsyncMatcher {
+            hasher: foldhash::fast::FixedState::default(),
+            table,
+            hash: Vec::new(),
+            first: Vec::new(),
+            recent: vec![(0u64, u32::MAX); RECENT_GROUPS],
+        }
+    }
+
+    /// The group of `key`, the key of event `k`.
+    fn group(&mut self, recs: &[Rec<'_>], key: AsyncKey<'_>, k: u32) -> u32 {
+        let h = self.hasher.hash_one(key);
+        let (hash, first) = (&self.hash, &self.first);
+        let same = |g: u32| {
+            hash[g as usize] == h && async_key(&recs[first[g as usize] as usize]) == Some(key)
+        };
+        let slot = (h >> 32) as usize % RECENT_GROUPS;
+        let (rh, rg) = self.recent[slot];
+        let g = if rh == h && rg != u32::MAX && same(rg) {
+            rg
+        } else if let Some(&g) = self.table.find(h, |&g| same(g)) {
+            g
+        } else {
+            let g = self.first.len() as u32;
+            self.first.push(k);
+            self.hash.push(h);
+            let hash = &self.hash;
+            self.table.insert_unique(h, g, |&g| hash[g as usize]);
+            g
+        };
+        self.recent[slot] = (h, g);
+        g
+    }
+}
+
+/// A thread's spans from its events: B/E matching, X, instants; then nesting by
+/// containment. Parents are indices into the returned list.
+fn thread_spans(mut evs: Vec<Slim>, trace_end: i64, c: &mut Counts) -> Vec<Pending> {
+    // (ts, event) pairs are unique: an unstable sort keeps file order among equal
+    // timestamps, like a stable sort by ts.
+    if !evs.is_sorted() {
+        evs.sort_unstable();
+    }
+    let mut spans: Vec<Pending> = Vec::with_capacity(evs.len());
+    let mut open: Vec<Slim> = Vec::new();
+    for e in &evs {
+        let at = e.ts;
+        match e.ph {
+            b'B' => open.push(*e),
+            b'E' => match open.pop() {
+                Some(b) => {
+                    if e.name != NO_NAME && e.name != b.name {
+                        c.name_mismatch += 1;
+                    }
+                    let mut p = b.pending(b.ts, at);
+                    p.close = e.k;
+                    if e.flags & OWN_ARGS != 0 {
+                        p.flags |= CLOSE_ARGS;
+                    }
+                    spans.push(p);
+                }
+                None => c.e_without_b += 1,
+            },
+            b'X' => {
+                let mut d = if e.dur == NONE { 0 } else { e.dur };
+                if d < 0 {
+                    c.negative_dur += 1;
+                    d = 0;
+                }
+                spans.push(e.pending(at, at.saturating_add(d)));
+            }
+            _ => spans.push(e.pending(at, at)),
+        }
+    }
+    for b in open {
+        c.unclosed_b += 1;
+        spans.push(b.pending(b.ts, trace_end.max(b.ts)));
+    }
+    nest_by_containment(&mut spans, c);
+    spans
+}
+
+/// Sets each span's parent to the innermost span containing it (sorted by start, longer
+/// first, file order); a span partially overlapping the open one closes it, counted.
+fn nest_by_containment(spans: &mut [Pending], c: &mut Counts) {
+    spans.sort_unstable_by_key(|p| (p.start, std::cmp::Reverse(p.end), p.rec));
+    let mut stack: Vec<usize> = Vec::new();
+    for i in 0..spans.len() {
+        let (s0, e0) = (spans[i].start, spans[i].end);
+        while let Some(&top) = stack.last() {
+            let te = spans[top].end;
+            // A zero-length span contains nothing; `s0 >= top start` by the sort.
+            if s0 < te && e0 <= te {
+                break;
+            }
+            if s0 < te {
+                c.partial_overlap += 1;
+            }
+            stack.pop();
+        }
+        spans[i].parent = stack.last().map_or(u32::MAX, |&p| p as u32);
+        stack.push(i);
+    }
+}
+
+/// The async groups' events gathered group by group (a counting sort, file order kept
+/// within a group), each group's spans added to its process's async track.
+fn async_spans<'r>(
+    recs: &'r [Rec<'_>],
+    groups: AsyncGroups,
+    tracks: &mut Tracks<'r>,
+    pending: &mut Vec<Vec<Pending>>,
+    trace_end: i64,
+    c: &mut Counts,
+) {
+    let n = groups.first.len();
+    let mut group_start = vec![0u32; n + 1];
+    for &(g, _) in &groups.events {
+        group_start[g as usize + 1] += 1;
+    }
+    for g in 0..n {
+        group_start[g + 1] += group_start[g];
+    }
+    let mut by_group = vec![0u32; groups.events.len()];
+    let mut fill = group_start.clone();
+    for &(g, k) in &groups.events {
+        by_group[fill[g as usize] as usize] = k;
+        fill[g as usize] += 1;
+    }
+    drop(groups);
+    let mut evs: Vec<Slim> = Vec::new();
+    let mut open = OpenAsync::default();
+    let mut last_async: Option<(Pid<'_>, usize)> = None;
+    for g in 0..n {
+        evs.clear();
+        evs.extend(
+            by_group[group_start[g] as usize..group_start[g + 1] as usize]
+                .iter()
+                .map(|&k| {
+                    let r = &recs[k as usize];
+                    Slim::of(r, r.ts_ns, k)
+                }),
+        );
+        if !evs.is_sorted() {
+            evs.sort_unstable();
+        }
+        let pid = recs[evs[0].k as usize].pid;
+        let t = match last_async {
+            Some((p, t)) if p == pid => t,
+            _ => {
+                let t = tracks.intern(TrackKey::Async(pid)) as usize;
+                last_async = Some((pid, t));
+                t
+            }
+        };
+        if t >= pending.len() {
+            pending.resize_with(t + 1, Vec::new);
+        }
+        async_group(&evs, &mut pending[t], &mut open, trace_end, c);
+    }
+}
+
+/// The spans of an async group still open, as indices into its track's list (kept
+/// between groups: a million groups allocate once).
+#[derive(Default)]
+struct OpenAsync {
+    nestable: Vec<usize>,
+    legacy: Vec<usize>,
+}
+
+/// One async group's spans onto `list`: `b`/`e` nest, `n` are instants, `S`/`F` pair up.
+fn async_group(
+    evs: &[Slim],
+    list: &mut Vec<Pending>,
+    scratch: &mut OpenAsync,
+    trace_end: i64,
+    c: &mut Counts,
+) {
+    let OpenAsync {
+        nestable: open,
+        legacy: legacy_open,
+    } = scratch;
+    open.clear();
+    legacy_open.clear();
+    let close = |p: &mut Pending, end: i64, e: &Slim| {
+        p.end = end;
+        p.close = e.k;
+        if e.flags & OWN_ARGS != 0 {
+            p.flags |= CLOSE_ARGS;
+        }
+    };
+    for e in evs {
+        let at = e.ts;
+        let parent = open.last().map_or(u32::MAX, |&p| p as u32);
+        match e.ph {
+            b'b' | b'n' => {
+                let mut p = e.pending(at, if e.ph == b'b' { i64::MIN } else { at });
+                p.parent = parent;
+                list.push(p);
+                if e.ph == b'b' {
+                    open.push(list.len() - 1);
+                }
+            }
+            b'e' => {
+                // A named e closes the latest open b of that name (b's opened inside
+                // it and still open end with it); an unnamed e closes the latest b.
+                let pos = if e.name == NO_NAME {
+                    open.len().checked_sub(1)
+                } else {
+                    open.iter().rposition(|&o| list[o].name == e.name)
+                };
+                let Some(p) = pos else {
+                    c.e_async_without_b += 1;
+                    continue;
+                };
+                let end = at.max(list[open[p]].start);
+                for o in open.drain(p + 1..) {
+                    c.async_closed_by_parent += 1;
+                    list[o].end = end.max(list[o].start);
+                }
+                if let Some(o) = open.pop() {
+                    close(&mut list[o], end, e);
+                }
+            }
+            b'S' => {
+                list.push(e.pending(at, i64::MIN));
+                legacy_open.push(list.len() - 1);
+            }
+            b'F' => match legacy_open.pop() {
+                Some(o) => {
+                    let end = at.max(list[o].start);
+                    close(&mut list[o], end, e);
+                }
+                None => c.f_without_s += 1,
+            },
+            _ => c.steps += 1, // T, p
+        }
+    }
+    for &o in open.iter().chain(legacy_open.iter()) {
+        c.unclosed_async += 1;
+        list[o].end = trace_end.max(list[o].start);
+    }
+}
+
+/// The tracks in display order, with their names and metadata.
+struct NamedTracks {
+    /// Track indices in display order.
+    order: Vec<u32>,
+    tracks: Vec<Track>,
+    info: Vec<TrackInfo>,
+}
+
+impl NamedTracks {
+    /// Orders the tracks like Perfetto: by process sort index, pid, then the async track,
+    /// then thread sort index, tid; names threads "`thread_name tid`" under
+    /// "`process_name pid`".
+    fn of(keys: &[TrackKey<'_>], meta: &Meta<'_>) -> NamedTracks {
+        let thread_sort = |pid, tid| {
+            meta.threads
+                .get(&(pid, tid))
+                .map_or(0, |t: &ThreadMeta<'_>| t.1)
+        };
+        let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+        order.sort_by_key(|&t| match keys[t as usize] {
+            TrackKey::Async(pid) => (meta.process_sort(pid), pid, 0, 0, Pid::Num(i64::MIN)),
+            TrackKey::Thread(pid, tid) => {
+                (meta.process_sort(pid), pid, 1, thread_sort(pid, tid), tid)
+            }
+        });
+        let as_num = |p: Pid<'_>| match p {
+            Pid::Num(n) => Some(n),
+            Pid::Text(_) => None,
+        };
+        let mut tracks = Vec::with_capacity(order.len());
+        let mut info = Vec::with_capacity(order.len());
+        for &t in &order {
+            let (name, i) = match keys[t as usize] {
+                TrackKey::Async(pid) => (
+                    format!("{} — async", meta.process_name(pid)),
+                    TrackInfo {
+                        kind: TrackKind::Async,
+                        group: meta.process_name(pid),
+                        pid: as_num(pid),
+                        tid: None,
+                        sort_index: meta.process_sort(pid),
+                    },
+                ),
+                TrackKey::Thread(pid, tid) => {
+                    let name = match meta.threads.get(&(pid, tid)).and_then(|t| t.0.as_deref()) {
+                        Some(n) if !n.is_empty() => format!("{n} {tid}"),
+                        _ => format!("Thread {tid}"),
+                    };
+                    let i = TrackInfo {
+                        kind: TrackKind::Thread,
+                        group: meta.process_name(pid),
+                        pid: as_num(pid),
+                        tid: as_num(tid),
+                        sort_index: thread_sort(pid, tid),
+                    };
+                    (name, i)
+                }
+            };
+            tracks.push(Track::new(name));
+            info.push(i);
+        }
+        NamedTracks {
+            order,
+            tracks,
+            info,
+        }
+    }
+}
+
+/// The span set: spans track by track in display order, times after the earliest start,
+/// names, categories and attributes (pairs pointing into the arena the runs filled).
+fn emit(
+    recs: &[Rec<'_>],
+    mut names: Names,
+    store: ArgStore,
+    pending: &[Vec<Pending>],
+    named: NamedTracks,
+    doc: Doc,
+    c: &Counts,
+) -> SpanSet {
+    let total: usize = pending.iter().map(Vec::len).sum();
+    let origin = pending.iter().flatten().map(|p| p.start).min().unwrap_or(0);
+    let mut set = SpanSet {
+        origin_ns: origin.max(0) as u64,
+        ..SpanSet::default()
+    };
+    set.start_ns.reserve(total);
+    set.dur_ns.reserve(total);
+    set.parent.reserve(total);
+    set.name.reserve(total);
+    set.track.reserve(total);
+    let any_cat = recs.iter().any(|r| r.cat != NO_NAME);
+    if any_cat {
+        set.category.reserve(total);
+    }
+    let ArgStore { keys, pairs, text } = store;
+    let mut attrs = SpanAttrs::from_parts(keys, text);
+    let mut unnamed = None;
+    let mut no_cat = None;
+    for (new_t, &t) in named.order.iter().enumerate() {
+        let base = set.len() as u32;
+        for p in &pending[t as usize] {
+            let i = set.len() as u32;
+            set.start_ns.push(p.start.abs_diff(origin));
+            set.dur_ns.push(p.end.saturating_sub(p.start).max(0) as u64);
+            set.parent.push(if p.parent == u32::MAX {
+                NO_PARENT
+            } else {
+                base + p.parent
+            });
+            set.name.push(if p.name == NO_NAME {
+                *unnamed.get_or_insert_with(|| names.intern("(unnamed)"))
+            } else {
+                p.name
+            });
+            set.track.push(new_t as u32);
+            if any_cat {
+                set.category.push(if p.cat == NO_NAME {
+                    *no_cat.get_or_insert_with(|| names.intern(""))
+                } else {
+                    p.cat
+                });
+            }
+            if p.flags != 0 {
+                span_attrs(&mut attrs, i, p, recs, &pairs);
+            }
+        }
+    }
+    attrs.finish();
+    set.names = names;
+    set.attrs = attrs;
+    set.tracks = named.tracks;
+    set.track_info = named.info;
+    if let Some(u) = doc.display_time_unit {
+        set.meta.push(("displayTimeUnit".to_string(), u));
+    }
+    set.warnings = warnings(c, doc.notes);
+    set
+}
+
+/// Span `i`'s attributes: its async id, its opening event's args, its closing event's.
+fn span_attrs(
+    attrs: &mut SpanAttrs,
+    i: u32,
+    p: &Pending,
+    recs: &[Rec<'_>],
+    pairs: &[crate::model::spans::AttrPair],
+) {
+    attrs.begin(i);
+    if p.flags & HAS_ID != 0
+        && let Some((id, _)) = recs[p.rec as usize].id()
+    {
+        let pair = attrs.intern_pair("id", id.as_str());
+        attrs.push_pair(pair);
+    }
+    for (flag, k) in [(OWN_ARGS, p.rec), (CLOSE_ARGS, p.close)] {
+        if p.flags & flag != 0 {
+            let (first, n) = recs[k as usize].args;
+            for &pair in &pairs[first as usize..(first + n) as usize] {
+                attrs.push_pair(pair);
+            }
+        }
+    }
+}
+
+pub(super) fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+pub(super) fn warnings(c: &Counts, notes: Vec<String>) -> Warnings {
+    let mut w = Warnings {
+        notes,
+        ..Warnings::default()
+    };
+    let mut note = |n: u64, text: String| {
+        if n > 0 {
+            w.notes.push(text);
+        }
+    };
+    note(
+        c.e_without_b,
+        format!(
+            "{} with no open B on its thread skipped",
+            plural(c.e_without_b, "E event", "E events")
+        ),
+    );
+    note(
+        c.unclosed_b,
+        format!(
+            "{} never closed by E: ended at the trace's last timestamp",
+            plural(c.unclosed_b, "B event", "B events")
+        ),
+    );
+    note(
+        c.name_mismatch,
+        format!(
+            "{} closed a B of another name (matched by nesting, as Chrome does)",
+            plural(c.name_mismatch, "E event", "E events")
+        ),
+    );
+    note(
+        c.partial_overlap,
+        format!(
+            "{} partially overlapping an enclosing span on the same thread (drawn beside it, not inside)",
+            plural(c.partial_overlap, "span", "spans")
+        ),
+    );
+    note(
+        c.no_dur,
+        format!(
+            "{} without dur (tdur used when present, else zero)",
+            plural(c.no_dur, "X event", "X events")
+        ),
+    );
+    note(
+        c.negative_dur,
+        format!(
+            "{} with a negative dur drawn as instants",
+            plural(c.negative_dur, "X event", "X events")
+        ),
+    );
+    note(
+        c.no_ts,
+        format!("{} without ts skipped", plural(c.no_ts, "event", "events")),
+    );
+    note(
+        c.no_ph,
+        format!(
+            "{} without a one-letter ph skipped",
+            plural(c.no_ph, "event", "events")
+        ),
+    );
+    note(
+        c.async_without_id,
+        format!(
+            "{} without id skipped",
+            plural(c.async_without_id, "async event", "async events")
+        ),
+    );
+    note(
+        c.e_async_without_b,
+        format!(
+            "{} with no open b of its id and name skipped",
+            plural(c.e_async_without_b, "async e event", "async e events")
+        ),
+    );
+    note(
+        c.async_closed_by_parent,
+        format!(
+            "{} still open when an enclosing async span ended: ended with it",
+            plural(c.async_closed_by_parent, "async span", "async spans")
+        ),
+    );
+    note(
+        c.unclosed_async,
+        format!(
+            "{} never closed: ended at the trace's last timestamp",
+            plural(c.unclosed_async, "async span", "async spans")
+        ),
+    );
+    note(
+        c.f_without_s,
+        format!(
+            "{} with no open S skipped",
+            plural(c.f_without_s, "F event", "F events")
+        ),
+    );
+    note(
+        c.steps,
+        format!(
+            "{} (ph T/p) not drawn: their S…F span is",
+            plural(c.steps, "async step", "async steps")
+        ),
+    );
+    for (&ph, &n) in &c.skipped {
+        let what = match ph {
+            b'C' => "counter",
+            b'O' | b'N' | b'D' => "object",
+            b's' | b't' | b'f' => "flow",
+            b'P' => "sample",
+            b'v' | b'V' => "memory dump",
+            b'c' => "clock sync",
+            b'a' => "mark",
+            _ => "unsupported",
+        };
+        let ph = char::from(ph);
+        w.notes.push(format!(
+            "{} (ph '{}') skipped: not drawn as spans",
+            plural(n, &format!("{what} event"), &format!("{what} events")),
+            ph.escape_default()
+        ));
+    }
+    w
+}
