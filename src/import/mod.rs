@@ -203,8 +203,9 @@ pub enum ImportError {
     /// A format scorch recognises but cannot import yet.
     #[error(
         "{file}: recognised as {}, which this version of scorch cannot import yet \
-         (supported: folded stacks, perf script, Pyroscope flamebearer JSON, pprof)",
-        format.describe()
+         (it reads {})",
+        format.describe(),
+        supported_formats()
     )]
     Unsupported {
         /// The input's name.
@@ -214,8 +215,8 @@ pub enum ImportError {
     },
     /// A trace of timed spans where an aggregated profile was needed.
     #[error(
-        "{file}: this is a {} of timed spans; `scorch info` reads it, but drawing it needs the \
-         timeline view, which this version of scorch does not have yet",
+        "{file}: this is a {} of timed spans, not a profile of aggregated stacks (it is \
+         drawn as a timeline)",
         format.describe()
     )]
     IsTrace {
@@ -225,7 +226,10 @@ pub enum ImportError {
         format: SourceFormat,
     },
     /// The content matches no known format.
-    #[error("{file}: unrecognised format: {hint}")]
+    #[error(
+        "{file}: unrecognised format: {hint} (scorch reads {})",
+        supported_formats()
+    )]
     Unrecognised {
         /// The input's name.
         file: String,
@@ -295,6 +299,98 @@ impl From<Imported> for crate::model::Document {
             }
         }
     }
+}
+
+/// What an importer gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gives {
+    /// An aggregated call tree.
+    Profile,
+    /// Timed spans.
+    Trace,
+}
+
+/// What a parser produced.
+enum Parsed {
+    Profile(Profile),
+    Spans(SpanSet),
+}
+
+/// One importer: the formats it reads (as detection names them), what it gives, its
+/// parser.
+pub struct Importer {
+    /// The formats it reads.
+    pub formats: &'static [SourceFormat],
+    /// A profile or a trace.
+    pub gives: Gives,
+    parse: ParseFn,
+}
+
+/// A parser: the input's name, its decoded bytes, the options, where to report progress.
+type ParseFn = fn(&str, &[u8], ImportOptions<'_>, Option<&Progress>) -> Result<Parsed, ImportError>;
+
+/// Every importer, in the order formats are listed to users. Detection picks a format,
+/// this table the parser; what scorch reads is said from it ([`supported_formats`]).
+pub static IMPORTERS: &[Importer] = &[
+    Importer {
+        formats: &[SourceFormat::Folded, SourceFormat::FoldedDiff],
+        gives: Gives::Profile,
+        parse: |f, t, _, p| folded::parse_with(f, t, p).map(Parsed::Profile),
+    },
+    Importer {
+        formats: &[SourceFormat::PerfScript],
+        gives: Gives::Profile,
+        parse: |f, t, _, p| perf::parse_with(f, t, p).map(Parsed::Profile),
+    },
+    Importer {
+        formats: &[
+            SourceFormat::FlamebearerSingle,
+            SourceFormat::FlamebearerDiff,
+        ],
+        gives: Gives::Profile,
+        parse: |f, t, _, _| flamebearer::parse(f, t).map(Parsed::Profile),
+    },
+    Importer {
+        formats: &[SourceFormat::Pprof],
+        gives: Gives::Profile,
+        parse: |f, t, o, p| {
+            let opts = pprof::PprofOptions {
+                sample_type: o.sample_type,
+            };
+            pprof::parse_with(f, t, opts, p).map(Parsed::Profile)
+        },
+    },
+    Importer {
+        formats: &[SourceFormat::ChromeTrace],
+        gives: Gives::Trace,
+        parse: |f, t, _, _| chrome::parse(f, t).map(Parsed::Spans),
+    },
+    Importer {
+        formats: &[SourceFormat::Jaeger],
+        gives: Gives::Trace,
+        parse: |f, t, _, _| jaeger::parse(f, t).map(Parsed::Spans),
+    },
+    Importer {
+        formats: &[SourceFormat::Otlp],
+        gives: Gives::Trace,
+        parse: |f, t, _, _| otlp::parse(f, t).map(Parsed::Spans),
+    },
+    Importer {
+        formats: &[SourceFormat::TiDBTrace],
+        gives: Gives::Trace,
+        parse: |f, t, _, _| tidb::parse(f, t).map(Parsed::Spans),
+    },
+];
+
+/// "folded stacks, differential folded stacks, perf script text, …": every format an
+/// importer reads.
+pub fn supported_formats() -> String {
+    IMPORTERS
+        .iter()
+        .flat_map(|i| i.formats)
+        .map(|f| f.describe())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Files at least this large are memory-mapped instead of read (below it, a read is as
@@ -502,13 +598,13 @@ fn import_decoded(
         file: file.to_string(),
         hint,
     })?;
-    let is_trace = matches!(
-        format,
-        SourceFormat::TiDBTrace
-            | SourceFormat::ChromeTrace
-            | SourceFormat::Jaeger
-            | SourceFormat::Otlp
-    );
+    let Some(importer) = IMPORTERS.iter().find(|i| i.formats.contains(&format)) else {
+        return Err(ImportError::Unsupported {
+            file: file.to_string(),
+            format,
+        });
+    };
+    let is_trace = importer.gives == Gives::Trace;
     if is_trace && !traces {
         return Err(ImportError::IsTrace {
             file: file.to_string(),
@@ -520,44 +616,19 @@ fn import_decoded(
         // percentage sit at zero.
         p.set_total(0);
     }
-    let spans = match format {
-        SourceFormat::TiDBTrace => Some(tidb::parse(file, text)?),
-        SourceFormat::ChromeTrace => Some(chrome::parse(file, text)?),
-        SourceFormat::Jaeger => Some(jaeger::parse(file, text)?),
-        SourceFormat::Otlp => Some(otlp::parse(file, text)?),
-        _ => None,
-    };
-    if let Some(mut spans) = spans {
-        if let Some(note) = decoded.note {
-            spans.warnings.notes.push(note);
+    let mut profile = match (importer.parse)(file, text, options, progress)? {
+        Parsed::Spans(mut spans) => {
+            if let Some(note) = decoded.note {
+                spans.warnings.notes.push(note);
+            }
+            return Ok(Imported::Trace(Box::new(Trace {
+                spans,
+                source: file.to_string(),
+                format,
+                gzipped: decoded.gzipped,
+            })));
         }
-        return Ok(Imported::Trace(Box::new(Trace {
-            spans,
-            source: file.to_string(),
-            format,
-            gzipped: decoded.gzipped,
-        })));
-    }
-    let mut profile = match format {
-        SourceFormat::Folded | SourceFormat::FoldedDiff => {
-            folded::parse_with(file, text, progress)?
-        }
-        SourceFormat::PerfScript => perf::parse_with(file, text, progress)?,
-        SourceFormat::FlamebearerSingle | SourceFormat::FlamebearerDiff => {
-            flamebearer::parse(file, text)?
-        }
-        SourceFormat::Pprof => {
-            let opts = pprof::PprofOptions {
-                sample_type: options.sample_type,
-            };
-            pprof::parse_with(file, text, opts, progress)?
-        }
-        other => {
-            return Err(ImportError::Unsupported {
-                file: file.to_string(),
-                format: other,
-            });
-        }
+        Parsed::Profile(p) => p,
     };
     Progress::set_done_opt(progress, text.len() as u64);
     profile.meta.gzipped = decoded.gzipped;
@@ -608,6 +679,35 @@ pub fn load_bytes_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The formats users are told about are those an importer reads, and every format
+    /// detection names is read or refused by name.
+    #[test]
+    fn messages_list_what_the_importers_read() {
+        let s = supported_formats();
+        for f in IMPORTERS.iter().flat_map(|i| i.formats) {
+            assert!(s.contains(f.describe()), "{s}");
+        }
+        assert!(s.contains("Chrome Trace Event JSON") && s.contains("pprof protobuf"));
+        let e = load_any_bytes(
+            "x.json",
+            br#"{"shared":{"frames":[]},"profiles":[]}"#,
+            Limits::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("recognised as speedscope JSON") && e.contains("it reads folded stacks"),
+            "{e}"
+        );
+        let e = load_any_bytes("x.bin", b"\x01\x02 nothing", Limits::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("unrecognised format") && e.contains("TiDB trace JSON"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn large_files_are_mapped_small_ones_read_and_both_load() {
