@@ -10,7 +10,7 @@
 //! FlameGraphComponent/color.ts`, `colorPalette.ts`, `murmur3.ts`) so that a function gets
 //! the color family Pyroscope users know:
 //! - the *package part* of a name is chosen by a per-profiler regex (`spyName`);
-//! - its MurmurHash3 x86_32 (seed 0) modulo the 29-entry palette picks the color. Pyroscope
+//! - its MurmurHash3 x86_32 (seed 0) modulo the 24-entry palette picks the color. Pyroscope
 //!   hashes `charCodeAt(i) & 0xff` over UTF-16 code units; [`pyroscope_key`] produces the
 //!   same bytes, so even non-ASCII names get Pyroscope's color;
 //! - diff bars: relative change of the right share over the left share, in percent rounded
@@ -64,22 +64,26 @@ impl ColorMode {
     }
 }
 
-/// Pyroscope's default flame graph palette (`DefaultPalette.colors`), as sRGB bytes.
-/// The first eight are `Color.hsl(...)` entries converted the way the `color` npm package
-/// does and rounded; the last five repeat earlier entries, exactly as in Pyroscope, because
-/// the modulus (29) is part of which color a name gets.
-pub const PALETTE: [[u8; 3]; 29] = [
-    [223, 139, 83],  // hsl(24, 69, 60)
-    [224, 173, 108], // hsl(34, 65, 65)
-    [104, 183, 207], // hsl(194, 52, 61)
-    [89, 192, 163],  // hsl(163, 45, 55)
-    [104, 151, 202], // hsl(211, 48, 60)
-    [137, 130, 201], // hsl(246, 40, 65)
-    [235, 168, 230], // hsl(305, 63, 79)
-    [255, 225, 117], // hsl(47, 100, 73)
+/// Pyroscope's flame graph palette, as sRGB bytes, in order.
+///
+/// Source: `DefaultPalette.colors` in `src/FlameGraph/FlameGraphComponent/colorPalette.ts`
+/// of the npm package `@pyroscope/flamegraph` 0.35.6. The first eight are
+/// `Color.hsl(h, s, l)` there: the canvas receives them as `hsl(...)` strings, and the
+/// bytes below are what Chromium draws for them (each is also the exact conversion rounded
+/// to the nearest byte); the other sixteen are `Color.rgb` verbatim. The length is part of
+/// the rule: a name's color is `murmur3(key) % 24`.
+pub const PALETTE: [[u8; 3]; 24] = [
+    [223, 139, 83],  // hsl(24, 69%, 60%)
+    [224, 173, 108], // hsl(34, 65%, 65%)
+    [104, 183, 207], // hsl(194, 52%, 61%)
+    [89, 192, 163],  // hsl(163, 45%, 55%)
+    [104, 151, 202], // hsl(211, 48%, 60%)
+    [137, 130, 201], // hsl(246, 40%, 65%)
+    [235, 168, 230], // hsl(305, 63%, 79%)
+    [255, 225, 117], // hsl(47, 100%, 73%)
     [183, 219, 171],
     [244, 213, 152],
-    [112, 219, 237],
+    [78, 146, 249],
     [249, 186, 143],
     [242, 145, 145],
     [130, 181, 216],
@@ -93,11 +97,6 @@ pub const PALETTE: [[u8; 3]; 29] = [
     [81, 149, 206],
     [214, 131, 206],
     [128, 110, 183],
-    [255, 225, 117], // "decent colors", repeated in Pyroscope's list
-    [244, 213, 152],
-    [112, 219, 237],
-    [249, 186, 143],
-    [242, 145, 145],
 ];
 
 /// Palette entries for tracks, in order: well apart in hue, so neighbouring tracks (TiDB
@@ -415,6 +414,130 @@ mod tests {
         assert_eq!(pyroscope_key("é€"), vec![0xE9, 0xAC]);
         // Astral characters are two UTF-16 units in JavaScript.
         assert_eq!(pyroscope_key("😀").len(), 2);
+    }
+
+    /// The palette is `DefaultPalette.colors` of `@pyroscope/flamegraph` 0.35.6
+    /// (`colorPalette.ts`): eight `Color.hsl` entries, converted the exact way and rounded,
+    /// then sixteen `Color.rgb`; 24 in all, so `hash % 24` picks the entry.
+    #[test]
+    fn palette_is_pyroscopes() {
+        let hsl_to_rgb8 = |h: f64, s: f64, l: f64| {
+            let (s, l) = (s / 100.0, l / 100.0);
+            let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
+            let x = c * (1.0 - ((h / 60.0) % 2.0 - 1.0).abs());
+            let (r, g, b) = match (h / 60.0) as u32 {
+                0 => (c, x, 0.0),
+                1 => (x, c, 0.0),
+                2 => (0.0, c, x),
+                3 => (0.0, x, c),
+                4 => (x, 0.0, c),
+                _ => (c, 0.0, x),
+            };
+            let m = l - c / 2.0;
+            [r, g, b].map(|v| ((v + m) * 255.0).round() as u8)
+        };
+        let hsl = [
+            (24.0, 69.0, 60.0),
+            (34.0, 65.0, 65.0),
+            (194.0, 52.0, 61.0),
+            (163.0, 45.0, 55.0),
+            (211.0, 48.0, 60.0),
+            (246.0, 40.0, 65.0),
+            (305.0, 63.0, 79.0),
+            (47.0, 100.0, 73.0),
+        ];
+        for (i, &(h, s, l)) in hsl.iter().enumerate() {
+            assert_eq!(PALETTE[i], hsl_to_rgb8(h, s, l), "entry {i}");
+        }
+        let rgb: [[u8; 3]; 16] = [
+            [183, 219, 171],
+            [244, 213, 152],
+            [78, 146, 249],
+            [249, 186, 143],
+            [242, 145, 145],
+            [130, 181, 216],
+            [229, 168, 226],
+            [174, 162, 224],
+            [154, 196, 138],
+            [242, 201, 109],
+            [101, 197, 219],
+            [249, 147, 78],
+            [234, 100, 96],
+            [81, 149, 206],
+            [214, 131, 206],
+            [128, 110, 183],
+        ];
+        assert_eq!(PALETTE[8..], rgb);
+        assert_eq!(PALETTE.len(), 24);
+    }
+
+    /// Names and the colors Pyroscope 0.35.6 draws them in, read from its canvas in
+    /// Chromium (`scripts/pyroscope-compare.sh`): the package rule of each profiler, the
+    /// hash and the palette together.
+    #[test]
+    fn known_names_get_pyroscopes_colors() {
+        let key = |spy, name| pyroscope_key(package_name(spy, name));
+        assert_eq!(palette_index(&key(Some("gospy"), "runtime.main")), 14);
+        assert_eq!(palette_index(&key(Some("gospy"), "main.work")), 21);
+        assert_eq!(palette_index(&key(Some("gospy"), "total")), 5);
+        let dotnet = "System.Private.CoreLib!System.Threading.ThreadPoolWorkQueue.Dispatch()";
+        assert_eq!(palette_index(&key(Some("dotnetspy"), dotnet)), 1);
+        let cases: &[(&str, &str, [u8; 3])] = &[
+            ("gospy", "total", [137, 130, 201]),
+            ("gospy", "runtime.main", [229, 168, 226]),
+            ("gospy", "main.work", [81, 149, 206]),
+            ("gospy", "net/http.(*Client).Do", [137, 130, 201]),
+            (
+                "gospy",
+                "github.com/grafana/pyroscope/pkg/og.Fn",
+                [235, 168, 230],
+            ),
+            ("dotnetspy", dotnet, [224, 173, 108]),
+            (
+                "dotnetspy",
+                "example!Example.Program.Main(class System.String[])",
+                [242, 145, 145],
+            ),
+            ("pyspy", "main.py:26 - <module>", [223, 139, 83]),
+            (
+                "pyspy",
+                "pyroscope_io/__init__.py:80 - set_tag",
+                [101, 197, 219],
+            ),
+            (
+                "pyspy",
+                "tornado/platform/asyncio.py:199 - start",
+                [101, 197, 219],
+            ),
+            (
+                "pyspy",
+                "asyncio/base_events.py:596 - run_forever",
+                [104, 151, 202],
+            ),
+            (
+                "rbspy",
+                "gems/pyroscope-0.0.23/lib/pyroscope.rb:31 - set_tag",
+                [128, 110, 183],
+            ),
+            ("phpspy", "<internal> - sleep", [244, 213, 152]),
+            ("javaspy", "Main.main", [78, 146, 249]),
+            (
+                "nodespy",
+                "./node_modules/express/lib/router/index.js:handle:45",
+                [78, 146, 249],
+            ),
+            ("nodespy", "app.js:main:10", [224, 173, 108]),
+            ("pyroscope-rs", "tokio::runtime::park", [78, 146, 249]),
+            ("ebpfspy", "tokio::runtime::park", [234, 100, 96]),
+            ("unknown", "my_crate::handler::run", [81, 149, 206]),
+            ("unknown", "éclair.fn", [104, 183, 207]),
+            ("unknown", "日本.関数", [235, 168, 230]),
+            ("unknown", "😀.smile", [137, 130, 201]),
+        ];
+        for &(spy, name, want) in cases {
+            let got = PALETTE[palette_index(&key(Some(spy), name))];
+            assert_eq!(got, want, "{spy} {name}");
+        }
     }
 
     #[test]
