@@ -194,6 +194,7 @@ struct Rules {
     node: Regex,
     java: Regex,
     rust: Regex,
+    tracing: Regex,
 }
 
 fn rules() -> &'static Rules {
@@ -211,13 +212,14 @@ fn rules() -> &'static Rules {
             node: r(r"^(\./node_modules/)?(?P<pkg>[^/]*)(?P<file>.*\.?(jsx?|tsx?)?):(?P<func>.*):(?P<line>.*)$"),
             java: r(r"^(?P<pkg>.+/)(?P<file>.+\.)(?P<func>.+)$"),
             rust: r(r"^(?P<pkg>[^:]+)"),
+            tracing: r(r"^(?P<pkg>.+?):.*$"),
         }
     })
 }
 
 /// The package part of `name`, as Pyroscope's `getPackageNameFromStackTrace` finds it for
 /// profiler `spy` (`gospy`, `pyspy`, `rbspy`, `phpspy`, `javaspy`, `dotnetspy`, `nodespy`,
-/// `pyroscope-rs`, `ebpfspy`, `scrape`).
+/// `pyroscope-rs`, `tracing`, `ebpfspy`, `scrape`; `spyToRegex` in `color.ts`).
 ///
 /// With no spy name (folded stacks do not say what produced them), the rule is guessed
 /// from the name: flamegraph.pl's kernel annotation `_[k]` puts all kernel frames in one
@@ -239,6 +241,8 @@ pub fn package_name<'a>(spy: Option<&str>, name: &'a str) -> &'a str {
         Some("nodespy") => &r.node,
         Some("javaspy") => &r.java,
         Some("pyroscope-rs") => &r.rust,
+        Some("tracing") => &r.tracing,
+        // `ebpfspy`, `unknown` and any other name: Pyroscope's `^(?<packageName>.+)$`.
         Some(_) => return name,
         None => return guess_package(name),
     };
@@ -528,6 +532,7 @@ mod tests {
             ),
             ("nodespy", "app.js:main:10", [224, 173, 108]),
             ("pyroscope-rs", "tokio::runtime::park", [78, 146, 249]),
+            ("tracing", "main:42", [223, 139, 83]),
             ("ebpfspy", "tokio::runtime::park", [234, 100, 96]),
             ("unknown", "my_crate::handler::run", [81, 149, 206]),
             ("unknown", "éclair.fn", [104, 183, 207]),
@@ -586,6 +591,12 @@ mod tests {
             package_name(Some("ebpfspy"), "do_syscall_64"),
             "do_syscall_64"
         );
+        assert_eq!(package_name(Some("tracing"), "main:42"), "main");
+        assert_eq!(
+            package_name(Some("tracing"), "tokio::runtime::park"),
+            "tokio"
+        );
+        assert_eq!(package_name(Some("unknown"), "main.work"), "main.work");
     }
 
     #[test]
