@@ -282,32 +282,47 @@ pub fn ratio_to_percent(ratio: f64) -> f64 {
     (10000.0 * ratio).round() / 100.0
 }
 
-/// Pyroscope's `diffPercent`: relative change from `left_pct` to `right_pct`, in percent,
-/// clamped to ±100. A node absent on the left counts as +100 %.
-pub fn diff_percent(left_pct: f64, right_pct: f64) -> f64 {
+/// The shares of a diff bar as Pyroscope uses them: its left total over the left grand
+/// total and its right total over the right one, in percent rounded to 0.01
+/// ([`ratio_to_percent`]; 0 for an empty side). Pyroscope rounds the shares *before* it
+/// computes a change, for the bar's color (`Flamegraph_render.ts`, `getColorDouble`) and
+/// for the tooltip's change alike (`FlamegraphTooltip.tsx`), so both start here: the color
+/// of a bar and the change its label reads then always agree (from the exact shares, a bar
+/// at 141 of 1000 → 125 of 991 would read −10.5 % while colored for −10.57 %).
+pub fn diff_shares(left: u64, right: u64, left_ticks: u64, right_ticks: u64) -> (f64, f64) {
+    let share = |v: u64, total: u64| {
+        if total == 0 {
+            0.0
+        } else {
+            ratio_to_percent(v as f64 / total as f64)
+        }
+    };
+    (share(left, left_ticks), share(right, right_ticks))
+}
+
+/// Relative change from `left_pct` to `right_pct` in percent, not clamped: what a diff
+/// label reads. 0 when the shares are equal; +∞ when only the left one is 0.
+pub fn relative_change(left_pct: f64, right_pct: f64) -> f64 {
     if left_pct == right_pct {
         return 0.0;
     }
     if left_pct == 0.0 {
-        return 100.0;
+        return f64::INFINITY;
     }
-    (((right_pct - left_pct) / left_pct) * 100.0).clamp(-100.0, 100.0)
+    ((right_pct - left_pct) / left_pct) * 100.0
 }
 
-/// The relative change of a diff bar, from its left/right totals and the profile's
-/// left/right grand totals.
+/// Pyroscope's `diffPercent` (`color.ts`): [`relative_change`] clamped to ±100, the
+/// position on the diff gradient. A node absent on the left counts as +100 %.
+pub fn diff_percent(left_pct: f64, right_pct: f64) -> f64 {
+    relative_change(left_pct, right_pct).clamp(-100.0, 100.0)
+}
+
+/// The position of a diff bar on the gradient, from its left/right totals and the
+/// profile's left/right grand totals ([`diff_shares`], then [`diff_percent`]).
 pub fn bar_diff_percent(left: u64, right: u64, left_ticks: u64, right_ticks: u64) -> f64 {
-    let lr = if left_ticks == 0 {
-        0.0
-    } else {
-        left as f64 / left_ticks as f64
-    };
-    let rr = if right_ticks == 0 {
-        0.0
-    } else {
-        right as f64 / right_ticks as f64
-    };
-    diff_percent(ratio_to_percent(lr), ratio_to_percent(rr))
+    let (lp, rp) = diff_shares(left, right, left_ticks, right_ticks);
+    diff_percent(lp, rp)
 }
 
 fn lerp3(a: [u8; 3], b: [u8; 3], t: f64) -> [f32; 3] {
@@ -624,6 +639,15 @@ mod tests {
         assert_eq!(diff_percent(10.0, 0.0), -100.0);
         // Shares are rounded to 0.01 % before comparing, as Pyroscope does.
         assert_eq!(bar_diff_percent(1, 1, 100_000, 100_001), 0.0);
+        // 141/1000 → 125/991: shares 14.1 % and 12.61 %, so −10.567…, not the −10.54 %
+        // of the exact shares.
+        assert_eq!(diff_shares(141, 125, 1000, 991), (14.1, 12.61));
+        let pct = bar_diff_percent(141, 125, 1000, 991);
+        assert!((pct - (12.61 - 14.1) / 14.1 * 100.0).abs() < 1e-12, "{pct}");
+        // Unclamped for labels; a left share of 0.00 % is unbounded growth.
+        assert_eq!(relative_change(10.0, 40.0), 300.0);
+        assert_eq!(relative_change(0.0, 5.0), f64::INFINITY);
+        assert_eq!(bar_diff_percent(1, 100, 1_000_000, 1000), 100.0);
     }
 
     #[test]

@@ -282,7 +282,7 @@ pub fn bar_label(profile: &Profile, node: crate::model::NodeId) -> String {
 }
 
 /// The change of a diff bar's share between left and right, for labels and tooltips:
-/// `new`, `removed`, `+12.5%`, `−4.1%`, `±0%`.
+/// `new`, `removed`, `+12.5%`, `−4.17%`, `±0%` (to 0.01 %, as Pyroscope's tooltip).
 pub fn diff_change(left: u64, right: u64, left_ticks: u64, right_ticks: u64) -> String {
     if left == 0 && right > 0 {
         return "new".to_string();
@@ -290,15 +290,13 @@ pub fn diff_change(left: u64, right: u64, left_ticks: u64, right_ticks: u64) -> 
     if right == 0 && left > 0 {
         return "removed".to_string();
     }
-    let lr = left as f64 / left_ticks.max(1) as f64;
-    let rr = right as f64 / right_ticks.max(1) as f64;
-    if lr == 0.0 {
-        return "±0%".to_string();
-    }
-    let pct = (rr / lr - 1.0) * 100.0;
-    let r = (pct * 10.0).round() / 10.0;
+    // From the shares rounded as for the bar's color, so label and color agree.
+    let (lp, rp) = color::diff_shares(left, right, left_ticks, right_ticks);
+    let r = (color::relative_change(lp, rp) * 100.0).round() / 100.0;
     if r == 0.0 {
         "±0%".to_string()
+    } else if r == f64::INFINITY {
+        "+∞%".to_string()
     } else if r > 0.0 {
         format!("+{r}%")
     } else {
@@ -789,5 +787,21 @@ mod tests {
         assert_eq!(diff_change(10, 5, 100, 100), "−50%");
         // Shares, not raw counts: the right side is twice as big overall.
         assert_eq!(diff_change(10, 20, 100, 200), "±0%");
+        // A left share that rounds to 0.00 %: unbounded growth (colored as +100 %).
+        assert_eq!(diff_change(1, 100, 1_000_000, 1000), "+∞%");
+    }
+
+    /// A diff bar's label reads the change its color shows: both start from the shares
+    /// rounded to 0.01 % (14.1 % → 12.61 %: −10.57 %; from the exact shares, −10.54 %, the
+    /// label used to read −10.5 % on a bar colored for −10.57 %).
+    #[test]
+    fn diff_label_agrees_with_color() {
+        assert_eq!(diff_change(141, 125, 1000, 991), "−10.57%");
+        for (l, r, lt, rt) in [(141, 125, 1000, 991), (53, 47, 1000, 991), (7, 9, 991, 987)] {
+            // Within ±100 %, where the gradient is not clamped.
+            let pct = (color::bar_diff_percent(l, r, lt, rt) * 100.0).round() / 100.0;
+            let sign = if pct > 0.0 { "+" } else { "−" };
+            assert_eq!(diff_change(l, r, lt, rt), format!("{sign}{}%", pct.abs()));
+        }
     }
 }
