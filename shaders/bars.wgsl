@@ -47,8 +47,8 @@ struct Globals {
     diff_bad: vec4<f32>,
     // Heat ramp stops at 0, 0.5 and 1 of sqrt(self / max_self).
     heat: array<vec4<f32>, 3>,
-    // Pyroscope's 29-color palette (sRGB).
-    palette: array<vec4<f32>, 29>,
+    // Pyroscope's 24-color palette (sRGB; `PALETTE` in src/color.rs).
+    palette: array<vec4<f32>, 24>,
 }
 
 struct RowParams {
@@ -98,7 +98,8 @@ fn load_instance(i: u32) -> Instance {
     return inst;
 }
 
-const PALETTE_LEN: u32 = 29u;
+// A name's color is palette[murmur3(key) % 24], as in Pyroscope.
+const PALETTE_LEN: u32 = 24u;
 
 // (x - view_start) as a signed 64-bit integer, converted to f32 only at the end.
 fn rel_ticks(x: vec2<u32>) -> f32 {

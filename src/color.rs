@@ -10,7 +10,7 @@
 //! FlameGraphComponent/color.ts`, `colorPalette.ts`, `murmur3.ts`) so that a function gets
 //! the color family Pyroscope users know:
 //! - the *package part* of a name is chosen by a per-profiler regex (`spyName`);
-//! - its MurmurHash3 x86_32 (seed 0) modulo the 29-entry palette picks the color. Pyroscope
+//! - its MurmurHash3 x86_32 (seed 0) modulo the 24-entry palette picks the color. Pyroscope
 //!   hashes `charCodeAt(i) & 0xff` over UTF-16 code units; [`pyroscope_key`] produces the
 //!   same bytes, so even non-ASCII names get Pyroscope's color;
 //! - diff bars: relative change of the right share over the left share, in percent rounded
@@ -64,22 +64,26 @@ impl ColorMode {
     }
 }
 
-/// Pyroscope's default flame graph palette (`DefaultPalette.colors`), as sRGB bytes.
-/// The first eight are `Color.hsl(...)` entries converted the way the `color` npm package
-/// does and rounded; the last five repeat earlier entries, exactly as in Pyroscope, because
-/// the modulus (29) is part of which color a name gets.
-pub const PALETTE: [[u8; 3]; 29] = [
-    [223, 139, 83],  // hsl(24, 69, 60)
-    [224, 173, 108], // hsl(34, 65, 65)
-    [104, 183, 207], // hsl(194, 52, 61)
-    [89, 192, 163],  // hsl(163, 45, 55)
-    [104, 151, 202], // hsl(211, 48, 60)
-    [137, 130, 201], // hsl(246, 40, 65)
-    [235, 168, 230], // hsl(305, 63, 79)
-    [255, 225, 117], // hsl(47, 100, 73)
+/// Pyroscope's flame graph palette, as sRGB bytes, in order.
+///
+/// Source: `DefaultPalette.colors` in `src/FlameGraph/FlameGraphComponent/colorPalette.ts`
+/// of the npm package `@pyroscope/flamegraph` 0.35.6. The first eight are
+/// `Color.hsl(h, s, l)` there: the canvas receives them as `hsl(...)` strings, and the
+/// bytes below are what Chromium draws for them (each is also the exact conversion rounded
+/// to the nearest byte); the other sixteen are `Color.rgb` verbatim. The length is part of
+/// the rule: a name's color is `murmur3(key) % 24`.
+pub const PALETTE: [[u8; 3]; 24] = [
+    [223, 139, 83],  // hsl(24, 69%, 60%)
+    [224, 173, 108], // hsl(34, 65%, 65%)
+    [104, 183, 207], // hsl(194, 52%, 61%)
+    [89, 192, 163],  // hsl(163, 45%, 55%)
+    [104, 151, 202], // hsl(211, 48%, 60%)
+    [137, 130, 201], // hsl(246, 40%, 65%)
+    [235, 168, 230], // hsl(305, 63%, 79%)
+    [255, 225, 117], // hsl(47, 100%, 73%)
     [183, 219, 171],
     [244, 213, 152],
-    [112, 219, 237],
+    [78, 146, 249],
     [249, 186, 143],
     [242, 145, 145],
     [130, 181, 216],
@@ -93,11 +97,6 @@ pub const PALETTE: [[u8; 3]; 29] = [
     [81, 149, 206],
     [214, 131, 206],
     [128, 110, 183],
-    [255, 225, 117], // "decent colors", repeated in Pyroscope's list
-    [244, 213, 152],
-    [112, 219, 237],
-    [249, 186, 143],
-    [242, 145, 145],
 ];
 
 /// Palette entries for tracks, in order: well apart in hue, so neighbouring tracks (TiDB
@@ -195,6 +194,7 @@ struct Rules {
     node: Regex,
     java: Regex,
     rust: Regex,
+    tracing: Regex,
 }
 
 fn rules() -> &'static Rules {
@@ -212,13 +212,14 @@ fn rules() -> &'static Rules {
             node: r(r"^(\./node_modules/)?(?P<pkg>[^/]*)(?P<file>.*\.?(jsx?|tsx?)?):(?P<func>.*):(?P<line>.*)$"),
             java: r(r"^(?P<pkg>.+/)(?P<file>.+\.)(?P<func>.+)$"),
             rust: r(r"^(?P<pkg>[^:]+)"),
+            tracing: r(r"^(?P<pkg>.+?):.*$"),
         }
     })
 }
 
 /// The package part of `name`, as Pyroscope's `getPackageNameFromStackTrace` finds it for
 /// profiler `spy` (`gospy`, `pyspy`, `rbspy`, `phpspy`, `javaspy`, `dotnetspy`, `nodespy`,
-/// `pyroscope-rs`, `ebpfspy`, `scrape`).
+/// `pyroscope-rs`, `tracing`, `ebpfspy`, `scrape`; `spyToRegex` in `color.ts`).
 ///
 /// With no spy name (folded stacks do not say what produced them), the rule is guessed
 /// from the name: flamegraph.pl's kernel annotation `_[k]` puts all kernel frames in one
@@ -240,6 +241,8 @@ pub fn package_name<'a>(spy: Option<&str>, name: &'a str) -> &'a str {
         Some("nodespy") => &r.node,
         Some("javaspy") => &r.java,
         Some("pyroscope-rs") => &r.rust,
+        Some("tracing") => &r.tracing,
+        // `ebpfspy`, `unknown` and any other name: Pyroscope's `^(?<packageName>.+)$`.
         Some(_) => return name,
         None => return guess_package(name),
     };
@@ -279,32 +282,47 @@ pub fn ratio_to_percent(ratio: f64) -> f64 {
     (10000.0 * ratio).round() / 100.0
 }
 
-/// Pyroscope's `diffPercent`: relative change from `left_pct` to `right_pct`, in percent,
-/// clamped to ±100. A node absent on the left counts as +100 %.
-pub fn diff_percent(left_pct: f64, right_pct: f64) -> f64 {
+/// The shares of a diff bar as Pyroscope uses them: its left total over the left grand
+/// total and its right total over the right one, in percent rounded to 0.01
+/// ([`ratio_to_percent`]; 0 for an empty side). Pyroscope rounds the shares *before* it
+/// computes a change, for the bar's color (`Flamegraph_render.ts`, `getColorDouble`) and
+/// for the tooltip's change alike (`FlamegraphTooltip.tsx`), so both start here: the color
+/// of a bar and the change its label reads then always agree (from the exact shares, a bar
+/// at 141 of 1000 → 125 of 991 would read −10.5 % while colored for −10.57 %).
+pub fn diff_shares(left: u64, right: u64, left_ticks: u64, right_ticks: u64) -> (f64, f64) {
+    let share = |v: u64, total: u64| {
+        if total == 0 {
+            0.0
+        } else {
+            ratio_to_percent(v as f64 / total as f64)
+        }
+    };
+    (share(left, left_ticks), share(right, right_ticks))
+}
+
+/// Relative change from `left_pct` to `right_pct` in percent, not clamped: what a diff
+/// label reads. 0 when the shares are equal; +∞ when only the left one is 0.
+pub fn relative_change(left_pct: f64, right_pct: f64) -> f64 {
     if left_pct == right_pct {
         return 0.0;
     }
     if left_pct == 0.0 {
-        return 100.0;
+        return f64::INFINITY;
     }
-    (((right_pct - left_pct) / left_pct) * 100.0).clamp(-100.0, 100.0)
+    ((right_pct - left_pct) / left_pct) * 100.0
 }
 
-/// The relative change of a diff bar, from its left/right totals and the profile's
-/// left/right grand totals.
+/// Pyroscope's `diffPercent` (`color.ts`): [`relative_change`] clamped to ±100, the
+/// position on the diff gradient. A node absent on the left counts as +100 %.
+pub fn diff_percent(left_pct: f64, right_pct: f64) -> f64 {
+    relative_change(left_pct, right_pct).clamp(-100.0, 100.0)
+}
+
+/// The position of a diff bar on the gradient, from its left/right totals and the
+/// profile's left/right grand totals ([`diff_shares`], then [`diff_percent`]).
 pub fn bar_diff_percent(left: u64, right: u64, left_ticks: u64, right_ticks: u64) -> f64 {
-    let lr = if left_ticks == 0 {
-        0.0
-    } else {
-        left as f64 / left_ticks as f64
-    };
-    let rr = if right_ticks == 0 {
-        0.0
-    } else {
-        right as f64 / right_ticks as f64
-    };
-    diff_percent(ratio_to_percent(lr), ratio_to_percent(rr))
+    let (lp, rp) = diff_shares(left, right, left_ticks, right_ticks);
+    diff_percent(lp, rp)
 }
 
 fn lerp3(a: [u8; 3], b: [u8; 3], t: f64) -> [f32; 3] {
@@ -347,7 +365,8 @@ pub fn diff_palette(colorblind: bool) -> &'static DiffPalette {
 }
 
 /// The change of a diff bar's share between left and right, as labels and tooltips show
-/// it: `new`, `removed`, `+12.5%`, `−4.1%`, `±0%`.
+/// it: `new`, `removed`, `+12.5%`, `−4.17%`, `±0%` (to 0.01 %, as Pyroscope's tooltip),
+/// from the shares rounded as for the bar's color, so label and color agree.
 pub fn diff_change(left: u64, right: u64, left_ticks: u64, right_ticks: u64) -> String {
     if left == 0 && right > 0 {
         return "new".to_string();
@@ -355,15 +374,12 @@ pub fn diff_change(left: u64, right: u64, left_ticks: u64, right_ticks: u64) -> 
     if right == 0 && left > 0 {
         return "removed".to_string();
     }
-    let lr = left as f64 / left_ticks.max(1) as f64;
-    let rr = right as f64 / right_ticks.max(1) as f64;
-    if lr == 0.0 {
-        return "±0%".to_string();
-    }
-    let pct = (rr / lr - 1.0) * 100.0;
-    let r = (pct * 10.0).round() / 10.0;
+    let (lp, rp) = diff_shares(left, right, left_ticks, right_ticks);
+    let r = (relative_change(lp, rp) * 100.0).round() / 100.0;
     if r == 0.0 {
         "±0%".to_string()
+    } else if r == f64::INFINITY {
+        "+∞%".to_string()
     } else if r > 0.0 {
         format!("+{r}%")
     } else {
@@ -424,6 +440,22 @@ mod tests {
         assert_eq!(diff_change(10, 5, 100, 100), "−50%");
         // Shares, not raw counts: the right side is twice as big overall.
         assert_eq!(diff_change(10, 20, 100, 200), "±0%");
+        // A left share that rounds to 0.00 %: unbounded growth (colored as +100 %).
+        assert_eq!(diff_change(1, 100, 1_000_000, 1000), "+∞%");
+    }
+
+    /// A diff bar's label reads the change its color shows: both start from the shares
+    /// rounded to 0.01 % (14.1 % → 12.61 %: −10.57 %; from the exact shares, −10.54 %, the
+    /// label used to read −10.5 % on a bar colored for −10.57 %).
+    #[test]
+    fn diff_label_agrees_with_color() {
+        assert_eq!(diff_change(141, 125, 1000, 991), "−10.57%");
+        for (l, r, lt, rt) in [(141, 125, 1000, 991), (53, 47, 1000, 991), (7, 9, 991, 987)] {
+            // Within ±100 %, where the gradient is not clamped.
+            let pct = (bar_diff_percent(l, r, lt, rt) * 100.0).round() / 100.0;
+            let sign = if pct > 0.0 { "+" } else { "−" };
+            assert_eq!(diff_change(l, r, lt, rt), format!("{sign}{}%", pct.abs()));
+        }
     }
 
     /// Published MurmurHash3 x86_32 vectors (Wikipedia, SMHasher), cross-checked against
@@ -465,6 +497,131 @@ mod tests {
         assert_eq!(pyroscope_key("é€"), vec![0xE9, 0xAC]);
         // Astral characters are two UTF-16 units in JavaScript.
         assert_eq!(pyroscope_key("😀").len(), 2);
+    }
+
+    /// The palette is `DefaultPalette.colors` of `@pyroscope/flamegraph` 0.35.6
+    /// (`colorPalette.ts`): eight `Color.hsl` entries, converted the exact way and rounded,
+    /// then sixteen `Color.rgb`; 24 in all, so `hash % 24` picks the entry.
+    #[test]
+    fn palette_is_pyroscopes() {
+        let hsl_to_rgb8 = |h: f64, s: f64, l: f64| {
+            let (s, l) = (s / 100.0, l / 100.0);
+            let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
+            let x = c * (1.0 - ((h / 60.0) % 2.0 - 1.0).abs());
+            let (r, g, b) = match (h / 60.0) as u32 {
+                0 => (c, x, 0.0),
+                1 => (x, c, 0.0),
+                2 => (0.0, c, x),
+                3 => (0.0, x, c),
+                4 => (x, 0.0, c),
+                _ => (c, 0.0, x),
+            };
+            let m = l - c / 2.0;
+            [r, g, b].map(|v| ((v + m) * 255.0).round() as u8)
+        };
+        let hsl = [
+            (24.0, 69.0, 60.0),
+            (34.0, 65.0, 65.0),
+            (194.0, 52.0, 61.0),
+            (163.0, 45.0, 55.0),
+            (211.0, 48.0, 60.0),
+            (246.0, 40.0, 65.0),
+            (305.0, 63.0, 79.0),
+            (47.0, 100.0, 73.0),
+        ];
+        for (i, &(h, s, l)) in hsl.iter().enumerate() {
+            assert_eq!(PALETTE[i], hsl_to_rgb8(h, s, l), "entry {i}");
+        }
+        let rgb: [[u8; 3]; 16] = [
+            [183, 219, 171],
+            [244, 213, 152],
+            [78, 146, 249],
+            [249, 186, 143],
+            [242, 145, 145],
+            [130, 181, 216],
+            [229, 168, 226],
+            [174, 162, 224],
+            [154, 196, 138],
+            [242, 201, 109],
+            [101, 197, 219],
+            [249, 147, 78],
+            [234, 100, 96],
+            [81, 149, 206],
+            [214, 131, 206],
+            [128, 110, 183],
+        ];
+        assert_eq!(PALETTE[8..], rgb);
+        assert_eq!(PALETTE.len(), 24);
+    }
+
+    /// Names and the colors Pyroscope 0.35.6 draws them in, read from its canvas in
+    /// Chromium (`scripts/pyroscope-compare.sh`): the package rule of each profiler, the
+    /// hash and the palette together.
+    #[test]
+    fn known_names_get_pyroscopes_colors() {
+        let key = |spy, name| pyroscope_key(package_name(spy, name));
+        assert_eq!(palette_index(&key(Some("gospy"), "runtime.main")), 14);
+        assert_eq!(palette_index(&key(Some("gospy"), "main.work")), 21);
+        assert_eq!(palette_index(&key(Some("gospy"), "total")), 5);
+        let dotnet = "System.Private.CoreLib!System.Threading.ThreadPoolWorkQueue.Dispatch()";
+        assert_eq!(palette_index(&key(Some("dotnetspy"), dotnet)), 1);
+        let cases: &[(&str, &str, [u8; 3])] = &[
+            ("gospy", "total", [137, 130, 201]),
+            ("gospy", "runtime.main", [229, 168, 226]),
+            ("gospy", "main.work", [81, 149, 206]),
+            ("gospy", "net/http.(*Client).Do", [137, 130, 201]),
+            (
+                "gospy",
+                "github.com/grafana/pyroscope/pkg/og.Fn",
+                [235, 168, 230],
+            ),
+            ("dotnetspy", dotnet, [224, 173, 108]),
+            (
+                "dotnetspy",
+                "example!Example.Program.Main(class System.String[])",
+                [242, 145, 145],
+            ),
+            ("pyspy", "main.py:26 - <module>", [223, 139, 83]),
+            (
+                "pyspy",
+                "pyroscope_io/__init__.py:80 - set_tag",
+                [101, 197, 219],
+            ),
+            (
+                "pyspy",
+                "tornado/platform/asyncio.py:199 - start",
+                [101, 197, 219],
+            ),
+            (
+                "pyspy",
+                "asyncio/base_events.py:596 - run_forever",
+                [104, 151, 202],
+            ),
+            (
+                "rbspy",
+                "gems/pyroscope-0.0.23/lib/pyroscope.rb:31 - set_tag",
+                [128, 110, 183],
+            ),
+            ("phpspy", "<internal> - sleep", [244, 213, 152]),
+            ("javaspy", "Main.main", [78, 146, 249]),
+            (
+                "nodespy",
+                "./node_modules/express/lib/router/index.js:handle:45",
+                [78, 146, 249],
+            ),
+            ("nodespy", "app.js:main:10", [224, 173, 108]),
+            ("pyroscope-rs", "tokio::runtime::park", [78, 146, 249]),
+            ("tracing", "main:42", [223, 139, 83]),
+            ("ebpfspy", "tokio::runtime::park", [234, 100, 96]),
+            ("unknown", "my_crate::handler::run", [81, 149, 206]),
+            ("unknown", "éclair.fn", [104, 183, 207]),
+            ("unknown", "日本.関数", [235, 168, 230]),
+            ("unknown", "😀.smile", [137, 130, 201]),
+        ];
+        for &(spy, name, want) in cases {
+            let got = PALETTE[palette_index(&key(Some(spy), name))];
+            assert_eq!(got, want, "{spy} {name}");
+        }
     }
 
     #[test]
@@ -513,6 +670,12 @@ mod tests {
             package_name(Some("ebpfspy"), "do_syscall_64"),
             "do_syscall_64"
         );
+        assert_eq!(package_name(Some("tracing"), "main:42"), "main");
+        assert_eq!(
+            package_name(Some("tracing"), "tokio::runtime::park"),
+            "tokio"
+        );
+        assert_eq!(package_name(Some("unknown"), "main.work"), "main.work");
     }
 
     #[test]
@@ -540,6 +703,15 @@ mod tests {
         assert_eq!(diff_percent(10.0, 0.0), -100.0);
         // Shares are rounded to 0.01 % before comparing, as Pyroscope does.
         assert_eq!(bar_diff_percent(1, 1, 100_000, 100_001), 0.0);
+        // 141/1000 → 125/991: shares 14.1 % and 12.61 %, so −10.567…, not the −10.54 %
+        // of the exact shares.
+        assert_eq!(diff_shares(141, 125, 1000, 991), (14.1, 12.61));
+        let pct = bar_diff_percent(141, 125, 1000, 991);
+        assert!((pct - (12.61 - 14.1) / 14.1 * 100.0).abs() < 1e-12, "{pct}");
+        // Unclamped for labels; a left share of 0.00 % is unbounded growth.
+        assert_eq!(relative_change(10.0, 40.0), 300.0);
+        assert_eq!(relative_change(0.0, 5.0), f64::INFINITY);
+        assert_eq!(bar_diff_percent(1, 100, 1_000_000, 1000), 100.0);
     }
 
     #[test]

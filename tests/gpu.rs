@@ -147,6 +147,53 @@ fn package_and_name_colors_are_pyroscopes() {
     }
 }
 
+/// The colors Pyroscope 0.35.6 draws `data/demo-pyroscope.json` (gospy) in, read from its
+/// canvas in Chromium (`scripts/pyroscope-compare.sh`): hash, package rule, the 24-entry
+/// palette and its upload, end to end. `database/sql.` is entry 10, (78, 146, 249).
+#[test]
+fn flamebearer_colors_are_the_ones_pyroscope_draws() {
+    if gpu().is_none() {
+        return;
+    }
+    let p = profile_at("data/demo-pyroscope.json");
+    let (v, img) = sample_mode(&p, ColorMode::Package, false);
+    let layout = v.layout();
+    let want: &[(&str, [u8; 3])] = &[
+        ("total", [137, 130, 201]),
+        ("runtime.main", [229, 168, 226]),
+        ("main.main", [81, 149, 206]),
+        ("net/http.(*conn).serve", [137, 130, 201]),
+        ("bufio.(*Reader).ReadLine", [104, 151, 202]),
+        (
+            "github.com/acme/shop/api.(*Handler).Checkout",
+            [174, 162, 224],
+        ),
+        ("html/template.(*Template).Execute", [234, 100, 96]),
+        ("encoding/json.Marshal", [224, 173, 108]),
+        ("github.com/acme/shop/pricing.Compute", [223, 139, 83]),
+        ("database/sql.(*DB).QueryContext", [78, 146, 249]),
+        ("math/big.(*Float).Mul", [242, 145, 145]),
+        ("github.com/lib/pq.(*conn).query", [244, 213, 152]),
+        ("syscall.Syscall", [235, 168, 230]),
+    ];
+    for &(name, color) in want {
+        let (row, i) = (0..layout.rows.len())
+            .find_map(|r| {
+                let names = &layout.rows[r].name;
+                (0..names.len())
+                    .find(|&i| p.names.get(names[i]) == name)
+                    .map(|i| (r, i))
+            })
+            .unwrap_or_else(|| panic!("no bar named {name}"));
+        let (x, y) = bar_center(&v, row, i);
+        let got = img.pixel(x, y);
+        assert!(
+            color_diff(got, color) <= 1,
+            "{name}: got {got:?}, Pyroscope draws {color:?}"
+        );
+    }
+}
+
 #[test]
 fn diff_colors_follow_the_gradient() {
     if gpu().is_none() {

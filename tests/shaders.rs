@@ -58,3 +58,43 @@ fn a_broken_shader_is_caught() {
             .is_err()
     );
 }
+
+/// The palette is written down in three places that must agree: `PALETTE` in
+/// src/color.rs (uploaded), the `palette` array of `Globals` and `PALETTE_LEN` (the
+/// modulus of the color rule, `hash % 24` as in Pyroscope) in shaders/bars.wgsl.
+#[test]
+fn bars_shader_palette_has_the_reference_length() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/bars.wgsl");
+    let module = naga::front::wgsl::parse_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let globals = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some("Globals"))
+        .expect("bars.wgsl declares Globals");
+    let naga::TypeInner::Struct { members, .. } = &globals.1.inner else {
+        panic!("Globals is a struct");
+    };
+    let palette = members
+        .iter()
+        .find(|m| m.name.as_deref() == Some("palette"))
+        .expect("Globals has a palette");
+    let naga::TypeInner::Array {
+        size: naga::ArraySize::Constant(n),
+        ..
+    } = module.types[palette.ty].inner
+    else {
+        panic!("Globals.palette is a fixed-size array");
+    };
+    assert_eq!(n.get() as usize, scorch::color::PALETTE.len());
+    let len = module
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some("PALETTE_LEN"))
+        .expect("bars.wgsl declares PALETTE_LEN");
+    let naga::Expression::Literal(naga::Literal::U32(modulus)) =
+        module.global_expressions[len.1.init]
+    else {
+        panic!("PALETTE_LEN is a u32 literal");
+    };
+    assert_eq!(modulus as usize, scorch::color::PALETTE.len());
+}

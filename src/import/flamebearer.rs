@@ -521,7 +521,13 @@ fn build(file: &str, f: Flat) -> Result<Profile, ImportError> {
                 SourceFormat::FlamebearerSingle
             },
             gzipped: false,
-            spy_name: f.spy_name.filter(|s| !s.is_empty()),
+            // Without a spyName, Pyroscope's flame graph takes whole names as packages
+            // (spyToRegex's default, as for its "unknown"); so does package_name here.
+            spy_name: Some(
+                f.spy_name
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| "unknown".to_string()),
+            ),
             app_name: f.app_name.filter(|s| !s.is_empty()),
             stated_total: f.num_ticks,
             diff_ticks,
@@ -563,6 +569,23 @@ mod tests {
         let mm = p.tree.children(rm)[1];
         assert_eq!(p.names.get(p.tree.name(mm)), "main.main");
         assert_eq!((p.tree.total(mm), p.tree.self_ticks(mm)), (3, 2));
+    }
+
+    /// A flamebearer without a spyName is colored by whole names, as Pyroscope's component
+    /// draws it (checked on its canvas): not by the package rules guessed for folded stacks.
+    #[test]
+    fn no_spy_name_means_whole_names() {
+        let bare = r#"{"names":["total","tokio::runtime::park"],"levels":[[0,4,0,0],[0,4,4,1]],"numTicks":4}"#;
+        for file in [
+            bare.to_string(),
+            bare.replace(r#""numTicks":4"#, r#""numTicks":4,"spyName":"""#),
+        ] {
+            let p = parse("b.json", file.as_bytes()).unwrap();
+            assert_eq!(p.meta.spy_name.as_deref(), Some("unknown"));
+            let spy = p.meta.spy_name.as_deref();
+            let name = "tokio::runtime::park";
+            assert_eq!(crate::color::package_name(spy, name), name);
+        }
     }
 
     #[test]

@@ -80,11 +80,11 @@ pub struct BarGlobals {
     pub diff_bad: [f32; 4],
     /// `heat: array<vec4<f32>, 3>`.
     pub heat: [[f32; 4]; 3],
-    /// `palette: array<vec4<f32>, 29>`.
-    pub palette: [[f32; 4]; 29],
+    /// `palette: array<vec4<f32>, 24>` ([`PALETTE`]).
+    pub palette: [[f32; 4]; PALETTE.len()],
 }
 
-const _: () = assert!(std::mem::size_of::<BarGlobals>() == 624);
+const _: () = assert!(std::mem::size_of::<BarGlobals>() == 544);
 
 fn rgba(c: [u8; 3]) -> [f32; 4] {
     [
@@ -98,7 +98,7 @@ fn rgba(c: [u8; 3]) -> [f32; 4] {
 impl BarGlobals {
     /// The color tables of a mode and palette, with the view fields zeroed.
     pub fn new(mode: ColorMode, diff: &DiffPalette) -> BarGlobals {
-        let mut palette = [[0.0; 4]; 29];
+        let mut palette = [[0.0; 4]; PALETTE.len()];
         for (dst, src) in palette.iter_mut().zip(PALETTE) {
             *dst = rgba(src);
         }
