@@ -256,223 +256,24 @@ fn build(file: &str, f: Flat) -> Result<Profile, ImportError> {
         location,
         message,
     };
-    let step = if f.diff { 7 } else { 4 };
-    let fmt = if f.diff { "double" } else { "single" };
     if f.levels.is_empty() || f.levels[0].is_empty() {
         return Err(invalid(
             f.levels_path.to_string(),
             "no bars: expected at least the root bar in level 0".to_string(),
         ));
     }
-
     // Decode every row to absolute positions, checking each bar on its own.
-    let mut rows: Vec<Vec<Bar>> = Vec::with_capacity(f.levels.len());
-    for (li, level) in f.levels.iter().enumerate() {
-        let loc = |j: usize| {
-            format!(
-                "{}[{li}], bar {} (numbers {}..{})",
-                f.levels_path,
-                j / step,
-                j,
-                j + step
-            )
-        };
-        if level.len() % step != 0 {
-            return Err(invalid(
-                format!("{}[{li}]", f.levels_path),
-                format!(
-                    "{} numbers is not a multiple of {step} ({fmt} format has {step} numbers per bar)",
-                    level.len()
-                ),
-            ));
-        }
-        let mut bars = Vec::with_capacity(level.len() / step);
-        let (mut prev_end, mut prev_l_end, mut prev_r_end) = (0u64, 0u64, 0u64);
-        for j in (0..level.len()).step_by(step) {
-            let v = |k: usize| level[j + k].0;
-            let overflow = || invalid(loc(j), "offsets add up to more than 2^64 ticks".to_string());
-            let bar = if f.diff {
-                let l0 = prev_l_end.checked_add(v(0)).ok_or_else(overflow)?;
-                let r0 = prev_r_end.checked_add(v(3)).ok_or_else(overflow)?;
-                prev_l_end = l0.checked_add(v(1)).ok_or_else(overflow)?;
-                prev_r_end = r0.checked_add(v(4)).ok_or_else(overflow)?;
-                if v(2) > v(1) || v(5) > v(4) {
-                    return Err(invalid(
-                        loc(j),
-                        format!(
-                            "self is larger than total (left {} > {} or right {} > {})",
-                            v(2),
-                            v(1),
-                            v(5),
-                            v(4)
-                        ),
-                    ));
-                }
-                let x0 = l0.checked_add(r0).ok_or_else(overflow)?;
-                let w = v(1).checked_add(v(4)).ok_or_else(overflow)?;
-                Bar {
-                    x0,
-                    x1: x0.checked_add(w).ok_or_else(overflow)?,
-                    self_: v(2) + v(5),
-                    left: Some((v(1), v(2))),
-                    name: name_index(v(6), f.names.len()).ok_or_else(|| {
-                        invalid(
-                            loc(j),
-                            format!(
-                                "name index {} is out of range ({} names)",
-                                v(6),
-                                f.names.len()
-                            ),
-                        )
-                    })?,
-                }
-            } else {
-                let x0 = prev_end.checked_add(v(0)).ok_or_else(overflow)?;
-                let x1 = x0.checked_add(v(1)).ok_or_else(overflow)?;
-                prev_end = x1;
-                if v(2) > v(1) {
-                    return Err(invalid(
-                        loc(j),
-                        format!("self ({}) is larger than total ({})", v(2), v(1)),
-                    ));
-                }
-                Bar {
-                    x0,
-                    x1,
-                    self_: v(2),
-                    left: None,
-                    name: name_index(v(3), f.names.len()).ok_or_else(|| {
-                        invalid(
-                            loc(j),
-                            format!(
-                                "name index {} is out of range ({} names)",
-                                v(3),
-                                f.names.len()
-                            ),
-                        )
-                    })?,
-                }
-            };
-            if let Some(nt) = f.num_ticks
-                && bar.x1 > nt
-            {
-                return Err(invalid(
-                    loc(j),
-                    format!(
-                        "bar spans ticks {}..{}, past numTicks = {nt}",
-                        bar.x0, bar.x1
-                    ),
-                ));
-            }
-            bars.push(bar);
-        }
-        rows.push(bars);
-    }
-
+    let rows = f
+        .levels
+        .iter()
+        .enumerate()
+        .map(|(li, level)| decode_level(&f, li, level).map_err(|(l, m)| invalid(l, m)))
+        .collect::<Result<Vec<Vec<Bar>>, _>>()?;
     let mut names = Names::new();
     let name_ids: Vec<u32> = f.names.iter().map(|n| names.intern(n)).collect();
     let mut b = CallTreeBuilder::new(&mut names, f.diff);
     let mut warnings = Warnings::default();
-
-    // Level 0: one bar from 0 spanning everything is the root; anything else hangs below a
-    // synthetic root.
-    let root_total = f
-        .num_ticks
-        .unwrap_or_else(|| rows[0].iter().map(|b| b.x1).max().unwrap_or(0));
-    let single_root = rows[0].len() == 1 && rows[0][0].x0 == 0 && rows[0][0].x1 == root_total;
-    let mut prev_ids: Vec<NodeId> = Vec::new();
-    let first_row = if single_root {
-        let r = rows[0][0];
-        b.rename_root(name_ids[r.name as usize]);
-        b.set_stated(0, r.x1 - r.x0, r.self_, r.left);
-        prev_ids.push(0);
-        1
-    } else {
-        let level0: u64 = rows[0].iter().map(|b| b.x1 - b.x0).sum();
-        let left0 = f.diff.then(|| {
-            let l: u64 = rows[0].iter().filter_map(|b| b.left.map(|l| l.0)).sum();
-            (l, 0)
-        });
-        b.set_stated(0, root_total, root_total.saturating_sub(level0), left0);
-        0
-    };
-    let mut prev_row: Vec<Bar> = if single_root {
-        vec![rows[0][0]]
-    } else {
-        vec![Bar {
-            x0: 0,
-            x1: root_total,
-            self_: root_total.saturating_sub(rows[0].iter().map(|b| b.x1 - b.x0).sum()),
-            left: None,
-            name: 0,
-        }]
-    };
-    if !single_root {
-        prev_ids.push(0);
-    }
-
-    let mut misplaced = 0u64;
-    let mut self_mismatch = 0u64;
-    for (li, row) in rows.iter().enumerate().skip(first_row) {
-        let mut ids = Vec::with_capacity(row.len());
-        // Two pointers: parents and children are both sorted by position.
-        let mut p = 0usize;
-        let mut cursor = prev_row.first().map_or(0, |b| b.x0 + b.self_);
-        let mut child_sum = vec![0u64; prev_row.len()];
-        for (j, bar) in row.iter().enumerate() {
-            while p < prev_row.len()
-                && (prev_row[p].x1 < bar.x1 || (prev_row[p].x1 == bar.x0 && bar.x0 < bar.x1))
-            {
-                p += 1;
-                if p < prev_row.len() {
-                    cursor = prev_row[p].x0 + prev_row[p].self_;
-                }
-            }
-            if p >= prev_row.len() || bar.x0 < prev_row[p].x0 || bar.x1 > prev_row[p].x1 {
-                return Err(invalid(
-                    format!("{}[{li}], bar {j}", f.levels_path),
-                    format!(
-                        "bar at ticks {}..{} is not inside any bar of level {} (a bar must lie within its caller)",
-                        bar.x0,
-                        bar.x1,
-                        li.saturating_sub(1)
-                    ),
-                ));
-            }
-            if bar.x0 != cursor {
-                misplaced += 1;
-            }
-            cursor = bar.x1;
-            child_sum[p] += bar.x1 - bar.x0;
-            let id = b.push_child(prev_ids[p], name_ids[bar.name as usize]);
-            b.set_stated(id, bar.x1 - bar.x0, bar.self_, bar.left);
-            ids.push(id);
-        }
-        for (k, parent) in prev_row.iter().enumerate() {
-            if parent.self_ + child_sum[k] != parent.x1 - parent.x0 {
-                self_mismatch += 1;
-            }
-        }
-        prev_row = row.clone();
-        prev_ids = ids;
-    }
-    // The last row's bars have no children: their self must equal their total.
-    self_mismatch += prev_row.iter().filter(|b| b.self_ != b.x1 - b.x0).count() as u64;
-
-    if misplaced > 0 {
-        warnings.notes.push(format!(
-            "{misplaced} bar{} not placed where self-first layout puts {}; drawn self-first",
-            if misplaced == 1 { " is" } else { "s are" },
-            if misplaced == 1 { "it" } else { "them" }
-        ));
-    }
-    if self_mismatch > 0 {
-        warnings.notes.push(format!(
-            "{self_mismatch} bar{} self + children ≠ total (kept the totals the file states)",
-            if self_mismatch == 1 { "'s" } else { "s'" }
-        ));
-    }
-
+    link_levels(&f, &rows, &name_ids, &mut b, &mut warnings).map_err(|(l, m)| invalid(l, m))?;
     let tree = b
         .finish(&names, ChildOrder::Insertion)
         .map_err(|e| invalid("levels".to_string(), e.to_string()))?;
@@ -535,6 +336,225 @@ fn build(file: &str, f: Flat) -> Result<Profile, ImportError> {
             warnings,
         },
     })
+}
+
+/// Where a bar is wrong and what is wrong with it.
+type BarError = (String, String);
+
+/// Level `li` of `f` decoded to absolute positions, each bar checked on its own.
+fn decode_level(f: &Flat, li: usize, level: &[Num]) -> Result<Vec<Bar>, BarError> {
+    let step = if f.diff { 7 } else { 4 };
+    let fmt = if f.diff { "double" } else { "single" };
+    let loc = |j: usize| {
+        format!(
+            "{}[{li}], bar {} (numbers {}..{})",
+            f.levels_path,
+            j / step,
+            j,
+            j + step
+        )
+    };
+    if !level.len().is_multiple_of(step) {
+        return Err((
+            format!("{}[{li}]", f.levels_path),
+            format!(
+                "{} numbers is not a multiple of {step} ({fmt} format has {step} numbers per bar)",
+                level.len()
+            ),
+        ));
+    }
+    let mut bars = Vec::with_capacity(level.len() / step);
+    let (mut prev_end, mut prev_l_end, mut prev_r_end) = (0u64, 0u64, 0u64);
+    for j in (0..level.len()).step_by(step) {
+        let v = |k: usize| level[j + k].0;
+        let overflow = || (loc(j), "offsets add up to more than 2^64 ticks".to_string());
+        let bar = if f.diff {
+            let l0 = prev_l_end.checked_add(v(0)).ok_or_else(overflow)?;
+            let r0 = prev_r_end.checked_add(v(3)).ok_or_else(overflow)?;
+            prev_l_end = l0.checked_add(v(1)).ok_or_else(overflow)?;
+            prev_r_end = r0.checked_add(v(4)).ok_or_else(overflow)?;
+            if v(2) > v(1) || v(5) > v(4) {
+                return Err((
+                    loc(j),
+                    format!(
+                        "self is larger than total (left {} > {} or right {} > {})",
+                        v(2),
+                        v(1),
+                        v(5),
+                        v(4)
+                    ),
+                ));
+            }
+            let x0 = l0.checked_add(r0).ok_or_else(overflow)?;
+            let w = v(1).checked_add(v(4)).ok_or_else(overflow)?;
+            Bar {
+                x0,
+                x1: x0.checked_add(w).ok_or_else(overflow)?,
+                self_: v(2) + v(5),
+                left: Some((v(1), v(2))),
+                name: name_index(v(6), f.names.len()).ok_or_else(|| {
+                    (
+                        loc(j),
+                        format!(
+                            "name index {} is out of range ({} names)",
+                            v(6),
+                            f.names.len()
+                        ),
+                    )
+                })?,
+            }
+        } else {
+            let x0 = prev_end.checked_add(v(0)).ok_or_else(overflow)?;
+            let x1 = x0.checked_add(v(1)).ok_or_else(overflow)?;
+            prev_end = x1;
+            if v(2) > v(1) {
+                return Err((
+                    loc(j),
+                    format!("self ({}) is larger than total ({})", v(2), v(1)),
+                ));
+            }
+            Bar {
+                x0,
+                x1,
+                self_: v(2),
+                left: None,
+                name: name_index(v(3), f.names.len()).ok_or_else(|| {
+                    (
+                        loc(j),
+                        format!(
+                            "name index {} is out of range ({} names)",
+                            v(3),
+                            f.names.len()
+                        ),
+                    )
+                })?,
+            }
+        };
+        if let Some(nt) = f.num_ticks
+            && bar.x1 > nt
+        {
+            return Err((
+                loc(j),
+                format!(
+                    "bar spans ticks {}..{}, past numTicks = {nt}",
+                    bar.x0, bar.x1
+                ),
+            ));
+        }
+        bars.push(bar);
+    }
+    Ok(bars)
+}
+
+/// Links the decoded rows into the call tree: each bar under the bar of the row above
+/// that contains it (two pointers: both rows are sorted by position); counts what the
+/// file's layout gets wrong into `warnings`.
+fn link_levels(
+    f: &Flat,
+    rows: &[Vec<Bar>],
+    name_ids: &[u32],
+    b: &mut CallTreeBuilder,
+    warnings: &mut Warnings,
+) -> Result<(), BarError> {
+    // Level 0: one bar from 0 spanning everything is the root; anything else hangs below a
+    // synthetic root.
+    let root_total = f
+        .num_ticks
+        .unwrap_or_else(|| rows[0].iter().map(|b| b.x1).max().unwrap_or(0));
+    let single_root = rows[0].len() == 1 && rows[0][0].x0 == 0 && rows[0][0].x1 == root_total;
+    let mut prev_ids: Vec<NodeId> = Vec::new();
+    let first_row = if single_root {
+        let r = rows[0][0];
+        b.rename_root(name_ids[r.name as usize]);
+        b.set_stated(0, r.x1 - r.x0, r.self_, r.left);
+        prev_ids.push(0);
+        1
+    } else {
+        let level0: u64 = rows[0].iter().map(|b| b.x1 - b.x0).sum();
+        let left0 = f.diff.then(|| {
+            let l: u64 = rows[0].iter().filter_map(|b| b.left.map(|l| l.0)).sum();
+            (l, 0)
+        });
+        b.set_stated(0, root_total, root_total.saturating_sub(level0), left0);
+        0
+    };
+    let mut prev_row: Vec<Bar> = if single_root {
+        vec![rows[0][0]]
+    } else {
+        vec![Bar {
+            x0: 0,
+            x1: root_total,
+            self_: root_total.saturating_sub(rows[0].iter().map(|b| b.x1 - b.x0).sum()),
+            left: None,
+            name: 0,
+        }]
+    };
+    if !single_root {
+        prev_ids.push(0);
+    }
+
+    let mut misplaced = 0u64;
+    let mut self_mismatch = 0u64;
+    for (li, row) in rows.iter().enumerate().skip(first_row) {
+        let mut ids = Vec::with_capacity(row.len());
+        // Two pointers: parents and children are both sorted by position.
+        let mut p = 0usize;
+        let mut cursor = prev_row.first().map_or(0, |b| b.x0 + b.self_);
+        let mut child_sum = vec![0u64; prev_row.len()];
+        for (j, bar) in row.iter().enumerate() {
+            while p < prev_row.len()
+                && (prev_row[p].x1 < bar.x1 || (prev_row[p].x1 == bar.x0 && bar.x0 < bar.x1))
+            {
+                p += 1;
+                if p < prev_row.len() {
+                    cursor = prev_row[p].x0 + prev_row[p].self_;
+                }
+            }
+            if p >= prev_row.len() || bar.x0 < prev_row[p].x0 || bar.x1 > prev_row[p].x1 {
+                return Err((
+                    format!("{}[{li}], bar {j}", f.levels_path),
+                    format!(
+                        "bar at ticks {}..{} is not inside any bar of level {} (a bar must lie within its caller)",
+                        bar.x0,
+                        bar.x1,
+                        li.saturating_sub(1)
+                    ),
+                ));
+            }
+            if bar.x0 != cursor {
+                misplaced += 1;
+            }
+            cursor = bar.x1;
+            child_sum[p] += bar.x1 - bar.x0;
+            let id = b.push_child(prev_ids[p], name_ids[bar.name as usize]);
+            b.set_stated(id, bar.x1 - bar.x0, bar.self_, bar.left);
+            ids.push(id);
+        }
+        for (k, parent) in prev_row.iter().enumerate() {
+            if parent.self_ + child_sum[k] != parent.x1 - parent.x0 {
+                self_mismatch += 1;
+            }
+        }
+        prev_row = row.clone();
+        prev_ids = ids;
+    }
+    // The last row's bars have no children: their self must equal their total.
+    self_mismatch += prev_row.iter().filter(|b| b.self_ != b.x1 - b.x0).count() as u64;
+
+    if misplaced > 0 {
+        warnings.notes.push(format!(
+            "{misplaced} bar{} not placed where self-first layout puts {}; drawn self-first",
+            if misplaced == 1 { " is" } else { "s are" },
+            if misplaced == 1 { "it" } else { "them" }
+        ));
+    }
+    if self_mismatch > 0 {
+        warnings.notes.push(format!(
+            "{self_mismatch} bar{} self + children ≠ total (kept the totals the file states)",
+            if self_mismatch == 1 { "'s" } else { "s'" }
+        ));
+    }
+    Ok(())
 }
 
 fn name_index(v: u64, n: usize) -> Option<u32> {
