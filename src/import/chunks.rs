@@ -58,6 +58,39 @@ pub(crate) fn run<T: Send>(
     })
 }
 
+/// A chunk's share of the shared [`Progress`](super::Progress): the bytes it has passed,
+/// added every mebibyte (chunks run in parallel, so each adds what it parsed since its
+/// last report rather than setting a position).
+pub(crate) struct ChunkProgress<'p> {
+    progress: Option<&'p super::Progress>,
+    reported: usize,
+    next: usize,
+}
+
+impl<'p> ChunkProgress<'p> {
+    const STEP: usize = 1 << 20;
+
+    pub(crate) fn new(progress: Option<&'p super::Progress>) -> Self {
+        ChunkProgress {
+            progress,
+            reported: 0,
+            next: Self::STEP,
+        }
+    }
+
+    /// The chunk has been parsed up to byte `at` (relative to its start).
+    #[inline]
+    pub(crate) fn at(&mut self, at: usize) {
+        if at >= self.next {
+            if let Some(p) = self.progress {
+                p.advance((at - self.reported) as u64);
+            }
+            self.reported = at;
+            self.next = at + Self::STEP;
+        }
+    }
+}
+
 /// Parses line-oriented `text` on up to `threads` threads: cut where `boundary` says,
 /// each chunk handed to `parse` with its 1-based first line number and byte offset.
 pub(crate) fn parse_in_chunks<T: Send>(

@@ -25,7 +25,7 @@
 //! - The previous stack is a slice of the input, not a copy.
 
 use super::ImportError;
-use super::chunks::{next_line_start, parse_in_chunks};
+use super::chunks::{ChunkProgress, next_line_start, parse_in_chunks};
 use super::text::preview;
 use crate::model::{
     CallTreeBuilder, ChildOrder, Names, NodeId, Profile, ProfileMeta, SourceFormat, ValueFormat,
@@ -214,7 +214,7 @@ pub fn parse_with_threads(
 ) -> Result<Profile, ImportError> {
     let t0 = std::time::Instant::now();
     if threads <= 1 || text.len() < min_parallel_bytes.max(2) {
-        let chunk = parse_chunk(file, text, 1, 0, None, progress)?;
+        let chunk = parse_chunk(file, text, 1, None, progress)?;
         super::Progress::stage(progress, "parse", t0.elapsed());
         return finish(file, chunk, progress);
     }
@@ -229,13 +229,13 @@ pub fn parse_with_threads(
             })
         });
     let Some(mode) = mode else {
-        let chunk = parse_chunk(file, text, 1, 0, None, progress)?;
+        let chunk = parse_chunk(file, text, 1, None, progress)?;
         super::Progress::stage(progress, "parse", t0.elapsed());
         return finish(file, chunk, progress);
     };
     // Chunks start right after a newline.
-    let results = parse_in_chunks(text, threads, next_line_start, |part, line, base| {
-        parse_chunk(file, part, line, base, Some(mode), progress)
+    let results = parse_in_chunks(text, threads, next_line_start, |part, line, _| {
+        parse_chunk(file, part, line, Some(mode), progress)
     });
     let mut chunks = results?;
     let t1 = std::time::Instant::now();
@@ -338,67 +338,86 @@ pub(super) fn merge_nodes(
     Ok(())
 }
 
-/// Parses the lines of `text`, numbered from `first_line`; `base` is `text`'s offset in the
-/// whole input (for progress). `mode` fixes the differential mode (parallel chunks);
-/// `None` lets the first valid line decide.
+/// Parses the lines of `text`, numbered from `first_line`. `mode` fixes the differential
+/// mode (parallel chunks); `None` lets the first valid line decide.
 fn parse_chunk(
     file: &str,
     text: &[u8],
     first_line: u64,
-    base: usize,
     mode: Option<Mode>,
     progress: Option<&super::Progress>,
 ) -> Result<Chunk, ImportError> {
-    let mut next_report = 1usize << 20;
-    let mut reported = 0usize;
-    let mut names = Names::new();
-    let mut builder: Option<CallTreeBuilder> =
-        mode.map(|m| CallTreeBuilder::new(&mut names, m.diff));
-    let mut warnings = Warnings::default();
-    let mut scale_digits: u8 = 0;
-    let mut any_rounded = false;
-    // The previous line's stack (a slice of `text`), and per frame its end offset in
-    // that stack and its node.
-    let mut prev_stack: &[u8] = &[];
-    let mut prev_ends: Vec<usize> = Vec::new();
-    let mut prev_nodes: Vec<NodeId> = Vec::new();
-    let mut first_valid_line = mode.map_or(0, |m| m.decided_at);
-
-    let invalid = |w: &mut Warnings, line_no: u64, why: String| {
-        w.invalid_lines += 1;
-        if w.first_invalid.is_none() {
-            w.first_invalid = Some(format!("line {line_no}: {why}"));
-        }
-    };
-
+    let mut parser = ChunkParser::new(file, mode);
+    let mut report = ChunkProgress::new(progress);
     let mut line_no: u64 = first_line - 1;
     let mut start = 0usize;
     while start < text.len() {
         let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
         let raw = &text[start..end];
         start = end + 1;
-        if start >= next_report {
-            if let Some(p) = progress {
-                // Chunks run in parallel: add this chunk's share.
-                p.done.fetch_add(
-                    (start - reported) as u64,
-                    std::sync::atomic::Ordering::Relaxed,
-                );
-            }
-            reported = start;
-            next_report = start + (1 << 20);
-        }
+        report.at(start.min(text.len()));
         line_no += 1;
-        let line = raw.trim_ascii();
-        if line.is_empty() {
-            continue;
+        parser.line(line_no, raw.trim_ascii())?;
+    }
+    Ok(parser.finish())
+}
+
+/// The state of one chunk's parse; the input lines (`'t`) outlive it, so the previous
+/// stack is a slice of them.
+struct ChunkParser<'f, 't> {
+    file: &'f str,
+    names: Names,
+    builder: Option<CallTreeBuilder>,
+    warnings: Warnings,
+    /// Fractional digits the counts are scaled by so far.
+    scale_digits: u8,
+    any_rounded: bool,
+    /// The line that decided the mode (for the message when a later line disagrees).
+    first_valid_line: u64,
+    prev: PrevStack<'t>,
+}
+
+impl<'f, 't> ChunkParser<'f, 't> {
+    fn new(file: &'f str, mode: Option<Mode>) -> Self {
+        let mut names = Names::new();
+        let builder = mode.map(|m| CallTreeBuilder::new(&mut names, m.diff));
+        ChunkParser {
+            file,
+            names,
+            builder,
+            warnings: Warnings::default(),
+            scale_digits: 0,
+            any_rounded: false,
+            first_valid_line: mode.map_or(0, |m| m.decided_at),
+            prev: PrevStack::default(),
         }
-        let Some(c) = split_counts(line) else {
+    }
+
+    fn invalid(&mut self, line_no: u64, why: String) {
+        self.warnings.invalid_lines += 1;
+        if self.warnings.first_invalid.is_none() {
+            self.warnings.first_invalid = Some(format!("line {line_no}: {why}"));
+        }
+    }
+
+    fn error(&self, line_no: u64, message: String) -> ImportError {
+        ImportError::Invalid {
+            file: self.file.to_string(),
+            location: format!("line {line_no}"),
+            message,
+        }
+    }
+
+    /// One trimmed line: a sample added, or a comment or invalid line counted.
+    fn line(&mut self, line_no: u64, line: &'t [u8]) -> Result<(), ImportError> {
+        if line.is_empty() {
+            return Ok(());
+        }
+        let Some(counts) = split_counts(line) else {
             if line.starts_with(b"#") || line.starts_with(b"//") {
-                warnings.comment_lines += 1;
+                self.warnings.comment_lines += 1;
             } else {
-                invalid(
-                    &mut warnings,
+                self.invalid(
                     line_no,
                     format!(
                         "expected '<frame>;<frame>;… <count>', found {}",
@@ -406,71 +425,125 @@ fn parse_chunk(
                     ),
                 );
             }
-            continue;
+            return Ok(());
         };
-        let b = builder.get_or_insert_with(|| {
-            first_valid_line = line_no;
-            CallTreeBuilder::new(&mut names, c.diff.is_some())
-        });
-        let (stack, left, right) = if b.is_diff() {
-            match c.diff {
-                Some((s, l)) => (s, Some(l), c.last),
-                None => {
-                    invalid(
-                        &mut warnings,
-                        line_no,
-                        format!(
-                            "expected '<frames> <before> <after>' (line {first_valid_line} \
-                             made this file differential), found {}",
-                            preview(line)
-                        ),
-                    );
-                    continue;
-                }
-            }
+        let Some(LineSample { stack, left, right }) = self.ticks(line_no, line, counts)? else {
+            return Ok(());
+        };
+        let b = self.builder.as_mut().expect("set by ticks");
+        let node = self.prev.place(b, &mut self.names, stack);
+        let added = if b.is_diff() {
+            b.add_self_diff(node, left, right)
         } else {
-            (c.stack, None, c.last)
+            b.add_self(node, right)
         };
+        added.map_err(|e| self.error(line_no, e.to_string()))
+    }
 
+    /// The line's stack and its counts (before, after; before is 0 unless differential)
+    /// in ticks of the chunk's scale, raising the scale when the line has more decimals.
+    /// `None` (the line counted as invalid) when the line does not fit the mode or a
+    /// count overflows.
+    fn ticks(
+        &mut self,
+        line_no: u64,
+        line: &[u8],
+        c: LineCounts<'t>,
+    ) -> Result<Option<LineSample<'t>>, ImportError> {
+        let names = &mut self.names;
+        let first_valid_line = &mut self.first_valid_line;
+        let diff = self
+            .builder
+            .get_or_insert_with(|| {
+                *first_valid_line = line_no;
+                CallTreeBuilder::new(names, c.diff.is_some())
+            })
+            .is_diff();
+        let (stack, left, right) = match (diff, c.diff) {
+            (true, Some((s, l))) => (s, Some(l), c.last),
+            (true, None) => {
+                let why = format!(
+                    "expected '<frames> <before> <after>' (line {} made this file \
+                     differential), found {}",
+                    self.first_valid_line,
+                    preview(line)
+                );
+                self.invalid(line_no, why);
+                return Ok(None);
+            }
+            (false, _) => (c.stack, None, c.last),
+        };
         let need = right.digits.max(left.map_or(0, |l| l.digits));
-        any_rounded |= right.rounded || left.is_some_and(|l| l.rounded);
-        if need > scale_digits {
-            let factor = 10u64.pow(u32::from(need - scale_digits));
-            b.rescale(factor).map_err(|e| ImportError::Invalid {
-                file: file.to_string(),
-                location: format!("line {line_no}"),
-                message: format!("{e} after raising the precision to {need} decimals"),
-            })?;
-            scale_digits = need;
+        self.any_rounded |= right.rounded || left.is_some_and(|l| l.rounded);
+        if need > self.scale_digits {
+            let factor = 10u64.pow(u32::from(need - self.scale_digits));
+            let b = self.builder.as_mut().expect("set above");
+            if let Err(e) = b.rescale(factor) {
+                let message = format!("{e} after raising the precision to {need} decimals");
+                return Err(self.error(line_no, message));
+            }
+            self.scale_digits = need;
         }
-        let (Some(r_ticks), Some(l_ticks)) = (
-            right.to_ticks(scale_digits),
-            left.map_or(Some(0), |l| l.to_ticks(scale_digits)),
-        ) else {
-            invalid(
-                &mut warnings,
-                line_no,
-                format!("count too large: {}", preview(line)),
-            );
-            continue;
-        };
+        match (
+            left.map_or(Some(0), |l| l.to_ticks(self.scale_digits)),
+            right.to_ticks(self.scale_digits),
+        ) {
+            (Some(left), Some(right)) => Ok(Some(LineSample { stack, left, right })),
+            _ => {
+                self.invalid(line_no, format!("count too large: {}", preview(line)));
+                Ok(None)
+            }
+        }
+    }
 
-        // Reuse the nodes of the frames shared with the previous line: a frame of the
-        // previous stack that ends inside the common prefix (or exactly at it, where this
-        // stack has a frame boundary too) is the same frame at the same depth.
-        let lcp = common_prefix_len(prev_stack, stack);
-        let mut reuse = prev_ends.partition_point(|&e| e < lcp);
-        if reuse < prev_ends.len()
-            && prev_ends[reuse] == lcp
+    fn finish(self) -> Chunk {
+        Chunk {
+            names: self.names,
+            builder: self.builder,
+            warnings: self.warnings,
+            scale_digits: self.scale_digits,
+            any_rounded: self.any_rounded,
+        }
+    }
+}
+
+/// A valid line's stack and counts in ticks (before is 0 unless differential).
+struct LineSample<'t> {
+    stack: &'t [u8],
+    left: u64,
+    right: u64,
+}
+
+/// The previous line's stack (a slice of the input) and, per frame, its end offset in
+/// that stack and its node: the frames a line shares with the line before take those
+/// nodes without being split, hashed or interned again.
+#[derive(Default)]
+struct PrevStack<'t> {
+    stack: &'t [u8],
+    ends: Vec<usize>,
+    nodes: Vec<NodeId>,
+}
+
+impl<'t> PrevStack<'t> {
+    /// The node of `stack`'s leaf frame, created where missing; `stack` becomes the
+    /// previous stack.
+    fn place(&mut self, b: &mut CallTreeBuilder, names: &mut Names, stack: &'t [u8]) -> NodeId {
+        // A frame of the previous stack that ends inside the common prefix (or exactly at
+        // it, where this stack has a frame boundary too) is the same frame at the same
+        // depth.
+        let lcp = common_prefix_len(self.stack, stack);
+        let mut reuse = self.ends.partition_point(|&e| e < lcp);
+        if reuse < self.ends.len()
+            && self.ends[reuse] == lcp
             && (lcp == stack.len() || stack[lcp] == b';')
         {
             reuse += 1;
         }
-        prev_nodes.truncate(reuse);
-        prev_ends.truncate(reuse);
+        self.nodes.truncate(reuse);
+        self.ends.truncate(reuse);
         let (mut node, mut frame_start) = match reuse {
             0 => (0, 0),
-            d => (prev_nodes[d - 1], prev_ends[d - 1] + 1),
+            d => (self.nodes[d - 1], self.ends[d - 1] + 1),
         };
         // Below a node created for this line nothing can exist yet: its children are
         // appended without the lookup.
@@ -487,32 +560,13 @@ fn parse_chunk(
                 fresh = b.len() > before;
                 n
             };
-            prev_nodes.push(node);
-            prev_ends.push(frame_end);
+            self.nodes.push(node);
+            self.ends.push(frame_end);
             frame_start = frame_end + 1;
         }
-        prev_stack = stack;
-
-        let added = if b.is_diff() {
-            b.add_self_diff(node, l_ticks, r_ticks)
-        } else {
-            b.add_self(node, r_ticks)
-        };
-        added.map_err(|e| ImportError::Invalid {
-            file: file.to_string(),
-            location: format!("line {line_no}"),
-            message: e.to_string(),
-        })?;
+        self.stack = stack;
+        node
     }
-
-    let _ = base;
-    Ok(Chunk {
-        names,
-        builder,
-        warnings,
-        scale_digits,
-        any_rounded,
-    })
 }
 
 /// Length of the common prefix of `a` and `b`, compared eight bytes at a time (stacks

@@ -49,6 +49,7 @@
 //! parse would: the result is identical (a test checks it).
 
 use super::ImportError;
+use super::chunks::ChunkProgress;
 use super::folded::{PARALLEL_MIN_BYTES, merge_nodes};
 use super::text::preview;
 use crate::model::{
@@ -533,8 +534,7 @@ impl Parser {
         first_line: u64,
         progress: Option<&super::Progress>,
     ) -> Result<(), ImportError> {
-        let mut next_report = 1usize << 20;
-        let mut reported = 0usize;
+        let mut report = ChunkProgress::new(progress);
         let mut line_no = first_line - 1;
         let mut start = 0usize;
         while start < text.len() {
@@ -542,16 +542,7 @@ impl Parser {
             let raw = &text[start..end];
             start = end + 1;
             line_no += 1;
-            if start >= next_report {
-                if let Some(p) = progress {
-                    p.done.fetch_add(
-                        (start.min(text.len()) - reported) as u64,
-                        std::sync::atomic::Ordering::Relaxed,
-                    );
-                }
-                reported = start.min(text.len());
-                next_report = start + (1 << 20);
-            }
+            report.at(start.min(text.len()));
             if raw.starts_with(b"#") {
                 self.warnings.comment_lines += 1;
                 continue;
