@@ -455,10 +455,43 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
         bands[b].spans += 1;
     }
 
-    // Rows, each sorted by start.
-    let rows_n = first as usize;
+    let rows = rows_by_start(set, &row_of, first as usize);
+
+    let connectors = (0..n)
+        .filter_map(|i| {
+            let p = parent[i];
+            (p != NO_PARENT && row_of[i] > row_of[p as usize] + 1).then(|| Connector {
+                span: i as u32,
+                from_row: row_of[p as usize],
+                to_row: row_of[i],
+                at_ns: set.start_ns[i],
+            })
+        })
+        .collect();
+    let total_ticks = rows
+        .iter()
+        .filter_map(|r: &Row| r.x1.iter().copied().max())
+        .max()
+        .unwrap_or(0);
+    TrackLayout {
+        layout: Layout { rows, total_ticks },
+        row_of,
+        bands,
+        connectors,
+        parent: if t.has_set_parents() {
+            Vec::new()
+        } else {
+            parent.to_vec()
+        },
+    }
+}
+
+/// The spans of each of `rows_n` rows (span `i` on row `row_of[i]`), each row sorted by
+/// start: a counting sort by row, then a sort within each row.
+fn rows_by_start(set: &SpanSet, row_of: &[u32], rows_n: usize) -> Vec<Row> {
+    let n = row_of.len();
     let mut count = vec![0u32; rows_n + 1];
-    for &r in &row_of {
+    for &r in row_of {
         count[r as usize + 1] += 1;
     }
     for r in 0..rows_n {
@@ -491,35 +524,7 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
         }
         rows.push(row);
     }
-    drop(order);
-
-    let connectors = (0..n)
-        .filter_map(|i| {
-            let p = parent[i];
-            (p != NO_PARENT && row_of[i] > row_of[p as usize] + 1).then(|| Connector {
-                span: i as u32,
-                from_row: row_of[p as usize],
-                to_row: row_of[i],
-                at_ns: set.start_ns[i],
-            })
-        })
-        .collect();
-    let total_ticks = rows
-        .iter()
-        .filter_map(|r: &Row| r.x1.iter().copied().max())
-        .max()
-        .unwrap_or(0);
-    TrackLayout {
-        layout: Layout { rows, total_ticks },
-        row_of,
-        bands,
-        connectors,
-        parent: if t.has_set_parents() {
-            Vec::new()
-        } else {
-            parent.to_vec()
-        },
-    }
+    rows
 }
 
 #[cfg(test)]
