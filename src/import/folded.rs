@@ -316,13 +316,8 @@ pub(super) fn merge_nodes(
         let on = from.name_of(n) as usize;
         let name =
             *name_map[on].get_or_insert_with(|| into_names.intern(from_names.get(on as u32)));
-        let (m, new) = if fresh[op] {
-            (into.push_child(parent, name), true)
-        } else {
-            let before = into.len();
-            let m = into.child(parent, name);
-            (m, into.len() > before)
-        };
+        let mut new = fresh[op];
+        let m = into.path_child(parent, name, &mut new);
         node_map.push(m);
         fresh.push(new);
         let s = from.self_of(n);
@@ -552,14 +547,7 @@ impl<'t> PrevStack<'t> {
             let frame_end = memchr::memchr(b';', &stack[frame_start..])
                 .map_or(stack.len(), |i| frame_start + i);
             let name = names.intern_bytes(&stack[frame_start..frame_end]);
-            node = if fresh {
-                b.push_child(node, name)
-            } else {
-                let before = b.len();
-                let n = b.child(node, name);
-                fresh = b.len() > before;
-                n
-            };
+            node = b.path_child(node, name, &mut fresh);
             self.nodes.push(node);
             self.ends.push(frame_end);
             frame_start = frame_end + 1;

@@ -921,24 +921,6 @@ fn finish(
 mod tests {
     use super::*;
 
-    /// Sorted `path self` lines, like inferno's collapsed output.
-    fn folded(p: &Profile) -> Vec<String> {
-        let mut v = Vec::new();
-        for n in 1..p.tree.len() as NodeId {
-            if p.tree.self_ticks(n) > 0 {
-                let path: Vec<&str> = p
-                    .tree
-                    .path(n)
-                    .iter()
-                    .map(|&x| p.names.get(p.tree.name(x)))
-                    .collect();
-                v.push(format!("{} {}", path.join(";"), p.tree.self_ticks(n)));
-            }
-        }
-        v.sort();
-        v
-    }
-
     fn load(s: &str) -> Profile {
         parse("t.perf", s.as_bytes()).unwrap()
     }
@@ -955,7 +937,7 @@ mod tests {
              \t0 [unknown] ([unknown])\n\n",
         );
         assert_eq!(
-            folded(&p),
+            p.folded_lines(),
             [
                 "V8_WorkerThread;[unknown];[libfoo.so] 1",
                 "java;main;native_safe_halt 1",
@@ -981,7 +963,7 @@ mod tests {
              \t9  (/lib/libc.so)\n",
         );
         assert_eq!(
-            folded(&p),
+            p.folded_lines(),
             [
                 "java; ;<F as alloc::boxed::FnBox<A>>::call_box;std::fs::File::open;\
               std::function<void (int)>::operator;ns::(anonymous namespace)::f;\
@@ -997,7 +979,10 @@ mod tests {
              a 1 1.1: 5 cycles:      7fa68b1f2d84 _dl_start+0x4 (/usr/lib/ld.so)\n\
              a 1 1.2: 5 instructions:\n\tf x (/x)\n\nb 2 1.3: 5 cycles:\n\tf y (/y)\n",
         );
-        assert_eq!(folded(&p), ["a;[unknown] 5", "a;_dl_start 5", "b;y 5"]);
+        assert_eq!(
+            p.folded_lines(),
+            ["a;[unknown] 5", "a;_dl_start 5", "b;y 5"]
+        );
         assert!(
             p.meta.warnings.notes[0].starts_with("1 sample of event types other than 'cycles'")
         );
@@ -1013,7 +998,7 @@ mod tests {
              inline-counter 26037  8801.193547:     250000 cpu-clock:uhH:\n\
              \t          THIS_IS_A_WEIRD_LINE\n",
         );
-        assert_eq!(folded(&p), ["inline-counter;main 250000"]);
+        assert_eq!(p.folded_lines(), ["inline-counter;main 250000"]);
         assert_eq!(p.meta.warnings.invalid_lines, 2);
         let first = p.meta.warnings.first_invalid.as_deref().unwrap();
         assert!(
@@ -1044,7 +1029,7 @@ mod tests {
         .concat();
         let p = load(&text);
         assert_eq!(
-            folded(&p),
+            p.folded_lines(),
             [
                 "a;root;mid;leaf1 1",
                 "a;root;mid;leaf2 1",
@@ -1137,7 +1122,7 @@ mod tests {
             let par = parse_with_threads("m", &t, None, 3, 1);
             match (seq, par) {
                 (Ok(a), Ok(b)) => {
-                    assert_eq!(folded(&a), folded(&b));
+                    assert_eq!(a.folded_lines(), b.folded_lines());
                     assert_eq!(a.meta.warnings, b.meta.warnings);
                 }
                 (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
@@ -1153,7 +1138,11 @@ mod tests {
             let seq = parse_with_threads("r", text.as_bytes(), None, 1, usize::MAX).unwrap();
             for threads in [2, 3, 8] {
                 let par = parse_with_threads("r", text.as_bytes(), None, threads, 1).unwrap();
-                assert_eq!(folded(&seq), folded(&par), "seed {seed}, {threads} threads");
+                assert_eq!(
+                    seq.folded_lines(),
+                    par.folded_lines(),
+                    "seed {seed}, {threads} threads"
+                );
                 assert_eq!(seq.meta.warnings, par.meta.warnings, "seed {seed}");
             }
         }

@@ -175,3 +175,25 @@ impl Profile {
         self.meta.diff_ticks.or_else(|| self.diff_totals())
     }
 }
+
+#[cfg(test)]
+impl Profile {
+    /// Sorted `a;b;c self` lines, one per node with self ticks (as inferno collapses).
+    pub(crate) fn folded_lines(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        for n in 1..self.tree.len() as NodeId {
+            let s = self.tree.self_ticks(n);
+            if s > 0 {
+                let path: Vec<&str> = self
+                    .tree
+                    .path(n)
+                    .iter()
+                    .map(|&x| self.names.get(self.tree.name(x)))
+                    .collect();
+                v.push(format!("{} {s}", path.join(";")));
+            }
+        }
+        v.sort();
+        v
+    }
+}

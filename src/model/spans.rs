@@ -91,6 +91,19 @@ pub struct AttrPair {
     pub len: u32,
 }
 
+impl AttrPair {
+    /// Appends `value` to the arena `text`, interns `key` in `keys`, and returns the pair.
+    pub fn store(keys: &mut Names, text: &mut String, key: &str, value: &str) -> AttrPair {
+        let start = text.len() as u64;
+        text.push_str(value);
+        AttrPair {
+            key: keys.intern(key),
+            start,
+            len: value.len() as u32,
+        }
+    }
+}
+
 impl SpanAttrs {
     /// An empty table whose keys and value text start as given (importers that read
     /// values straight into an arena hand it over here).
@@ -132,13 +145,7 @@ impl SpanAttrs {
 
     /// Appends `value` to the arena and returns its pair for `key`.
     pub fn intern_pair(&mut self, key: &str, value: &str) -> AttrPair {
-        let start = self.text.len() as u64;
-        self.text.push_str(value);
-        AttrPair {
-            key: self.keys.intern(key),
-            start,
-            len: value.len() as u32,
-        }
+        AttrPair::store(&mut self.keys, &mut self.text, key, value)
     }
 
     /// Adds `pairs` to `span` (nothing when `pairs` is empty).

@@ -286,6 +286,20 @@ impl CallTreeBuilder {
         self.push_child(parent, name)
     }
 
+    /// The child of `parent` named `name` while placing one path from the root: once a
+    /// node of the path has been created (`*fresh`), its children cannot exist yet and are
+    /// appended without the lookup; `*fresh` becomes true when this call creates the node.
+    #[inline]
+    pub fn path_child(&mut self, parent: NodeId, name: NameId, fresh: &mut bool) -> NodeId {
+        if *fresh {
+            return self.push_child(parent, name);
+        }
+        let before = self.len();
+        let id = self.child(parent, name);
+        *fresh = self.len() > before;
+        id
+    }
+
     /// Appends a new child of `parent` without looking for an existing one with that name.
     /// Importers whose input already lists each node once (flamebearer) use this: sibling
     /// names may repeat there and must stay separate bars.

@@ -689,13 +689,7 @@ pub(super) struct ArgStore {
 
 impl ArgStore {
     pub(super) fn pair(&mut self, key: &str, value: &str) -> AttrPair {
-        let start = self.text.len() as u64;
-        self.text.push_str(value);
-        AttrPair {
-            key: self.keys.intern(key),
-            start,
-            len: value.len() as u32,
-        }
+        AttrPair::store(&mut self.keys, &mut self.text, key, value)
     }
 
     /// Stores an `args` object's members (strings as their text, anything else as its

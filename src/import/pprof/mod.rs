@@ -491,7 +491,7 @@ impl<'a> Importer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{NodeId, Unit};
+    use crate::model::Unit;
 
     /// A tiny protobuf encoder for hand-built profiles.
     fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -655,25 +655,6 @@ mod tests {
         p.bytes()
     }
 
-    /// Sorted `a;b;c self` lines of a profile.
-    fn stacks(p: &Profile) -> Vec<String> {
-        let mut v = Vec::new();
-        for n in 1..p.tree.len() as NodeId {
-            let s = p.tree.self_ticks(n);
-            if s > 0 {
-                let path: Vec<&str> = p
-                    .tree
-                    .path(n)
-                    .iter()
-                    .map(|&x| p.names.get(p.tree.name(x)))
-                    .collect();
-                v.push(format!("{} {s}", path.join(";")));
-            }
-        }
-        v.sort();
-        v
-    }
-
     fn load(data: &[u8]) -> PprofImport {
         import("t.pb", data, PprofOptions::default(), None).unwrap()
     }
@@ -690,8 +671,8 @@ mod tests {
         let packed = load(&basic(true)).profile;
         let unpacked = load(&basic(false)).profile;
         let want = ["main;work 5", "main;work;leaf 50", "main;work;other 10"];
-        assert_eq!(stacks(&packed), want);
-        assert_eq!(stacks(&unpacked), want);
+        assert_eq!(packed.folded_lines(), want);
+        assert_eq!(unpacked.folded_lines(), want);
         assert_eq!(packed.tree.grand_total(), 65);
         assert_eq!(packed.meta.format, SourceFormat::Pprof);
         assert!(
@@ -731,7 +712,7 @@ mod tests {
             .location(2, 0, 0x20, &[4, 3, 2])
             .sample(&[2, 1], &[7], true);
         let d = load(&p.bytes());
-        assert_eq!(stacks(&d.profile), ["main;outer;inlined;deepest 7"]);
+        assert_eq!(d.profile.folded_lines(), ["main;outer;inlined;deepest 7"]);
     }
 
     #[test]
@@ -750,7 +731,7 @@ mod tests {
             .sample(&[4, 1], &[4], true);
         let d = load(&p.bytes());
         assert_eq!(
-            stacks(&d.profile),
+            d.profile.folded_lines(),
             [
                 "main;0x7f123400 (libc.so.6) 1",
                 "main;0xbeef (libc.so.6) 4",
@@ -1072,7 +1053,7 @@ mod tests {
             put_bytes(&mut data, 6, &b);
         }
         let d = load(&data);
-        assert_eq!(stacks(&d.profile), ["caf\u{fffd} 1"]);
+        assert_eq!(d.profile.folded_lines(), ["caf\u{fffd} 1"]);
     }
 
     #[test]
@@ -1085,7 +1066,7 @@ mod tests {
             .location(1 << 50, 0, 0, &[1 << 40])
             .location(3, 0, 0, &[7])
             .sample(&[3, 1 << 50], &[2], true);
-        assert_eq!(stacks(&load(&p.bytes()).profile), ["main;work 2"]);
+        assert_eq!(load(&p.bytes()).profile.folded_lines(), ["main;work 2"]);
         // Every function id 0, one function per location: function i is location i's.
         let mut p = Pb::new();
         p.sample_type("samples", "count")
@@ -1095,7 +1076,7 @@ mod tests {
             .location(6, 0, 0, &[6])
             .sample(&[6, 5], &[1], true);
         let d = load(&p.bytes());
-        assert_eq!(stacks(&d.profile), ["main;work 1"]);
+        assert_eq!(d.profile.folded_lines(), ["main;work 1"]);
         assert!(d.profile.meta.warnings.notes[0].contains("every function has id 0"));
         // A repeated id is an error naming both.
         let mut p = Pb::new();

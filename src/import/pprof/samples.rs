@@ -243,14 +243,7 @@ impl Placer {
             let parent = node;
             let (start, len) = self.frames.of_location(loc, ctx, names)?;
             for &name in &self.frames.flat[start as usize..(start + len) as usize] {
-                node = if fresh {
-                    b.push_child(node, name)
-                } else {
-                    let before = b.len();
-                    let n = b.child(node, name);
-                    fresh = b.len() > before;
-                    n
-                };
+                node = b.path_child(node, name, &mut fresh);
             }
             self.memo[loc as usize] = (parent, node);
             self.prev_nodes.push(node);
