@@ -20,8 +20,8 @@
 use regex::Regex;
 use std::sync::OnceLock;
 
-/// How bars are colored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// How bars are colored (also the CLI's `--color` values, with these lines as their help).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ColorMode {
     /// MurmurHash3 of the name's package part into the palette (Pyroscope's default).
     #[default]
@@ -532,25 +532,15 @@ mod tests {
         for (i, &(h, s, l)) in hsl.iter().enumerate() {
             assert_eq!(PALETTE[i], hsl_to_rgb8(h, s, l), "entry {i}");
         }
-        let rgb: [[u8; 3]; 16] = [
-            [183, 219, 171],
-            [244, 213, 152],
-            [78, 146, 249],
-            [249, 186, 143],
-            [242, 145, 145],
-            [130, 181, 216],
-            [229, 168, 226],
-            [174, 162, 224],
-            [154, 196, 138],
-            [242, 201, 109],
-            [101, 197, 219],
-            [249, 147, 78],
-            [234, 100, 96],
-            [81, 149, 206],
-            [214, 131, 206],
-            [128, 110, 183],
-        ];
-        assert_eq!(PALETTE[8..], rgb);
+        // The sixteen `Color.rgb(r, g, b)` of colorPalette.ts, in its order.
+        let rgb = "183,219,171 244,213,152 78,146,249 249,186,143 242,145,145 130,181,216 \
+                   229,168,226 174,162,224 154,196,138 242,201,109 101,197,219 249,147,78 \
+                   234,100,96 81,149,206 214,131,206 128,110,183";
+        let ours: Vec<String> = PALETTE[8..]
+            .iter()
+            .map(|c| c.map(|v| v.to_string()).join(","))
+            .collect();
+        assert_eq!(ours.join(" "), rgb);
         assert_eq!(PALETTE.len(), 24);
     }
 

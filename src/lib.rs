@@ -39,4 +39,6 @@ pub mod model;
 pub mod pick;
 pub mod render;
 pub mod summary;
+#[cfg(test)]
+mod testing;
 pub mod view;

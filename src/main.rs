@@ -48,7 +48,7 @@ struct OpenArgs {
     view: ViewArg,
     /// Initial bar colors [default: diff for differential profiles, package otherwise].
     #[arg(long, value_enum)]
-    color: Option<ColorArg>,
+    color: Option<ColorMode>,
     /// Graphics API [default: WGPU_BACKEND, or the best available].
     #[arg(long, value_enum)]
     backend: Option<BackendArg>,
@@ -118,7 +118,7 @@ struct RenderArgs {
     /// Bar colors [default: diff for differential profiles, package otherwise; track for
     /// traces shown as one tree, name for traces in bands per thread].
     #[arg(long, value_enum)]
-    color: Option<ColorArg>,
+    color: Option<ColorMode>,
     /// Blue-grey-red diff colors instead of green-grey-red.
     #[arg(long)]
     colorblind: bool,
@@ -229,22 +229,6 @@ fn parse_time(s: &str) -> Result<u64, String> {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
-enum ColorArg {
-    /// Hash of the name's package part into Pyroscope's palette.
-    Package,
-    /// Hash of the whole name into the palette.
-    Name,
-    /// Heat by self value.
-    Value,
-    /// Relative change between the two sides of a diff.
-    Diff,
-    /// One color per track (traces).
-    Track,
-    /// One color per category, e.g. Chrome's `cat` (traces).
-    Category,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
 enum BackendArg {
     Vulkan,
     Gl,
@@ -280,17 +264,6 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-fn color_arg(c: ColorArg) -> ColorMode {
-    match c {
-        ColorArg::Package => ColorMode::Package,
-        ColorArg::Name => ColorMode::Name,
-        ColorArg::Value => ColorMode::Value,
-        ColorArg::Diff => ColorMode::Diff,
-        ColorArg::Track => ColorMode::Track,
-        ColorArg::Category => ColorMode::Category,
-    }
-}
-
 fn gpu_options(b: Option<BackendArg>) -> GpuOptions {
     GpuOptions {
         backend: b.map(|b| match b {
@@ -322,7 +295,7 @@ fn open(a: OpenArgs) -> Result<()> {
                 ViewArg::Icicle => Orientation::Icicle,
                 ViewArg::Flamegraph | ViewArg::Timeline => Orientation::Flame,
             },
-            color: a.color.map(color_arg),
+            color: a.color,
             size: a.size,
             preview: !a.no_preview,
         },
@@ -381,7 +354,7 @@ fn render(a: RenderArgs) -> Result<()> {
             ViewArg::Icicle => ExportView::Icicle,
             ViewArg::Timeline => ExportView::Timeline,
         }),
-        color: a.color.map(color_arg),
+        color: a.color,
         colorblind: a.colorblind,
         title: a.title.clone(),
         start_ns: a.start,

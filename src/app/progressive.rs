@@ -377,14 +377,10 @@ mod tests {
         let steps = run(&Source::Path(dir.join("missing")), Some(&small_opts()));
         assert!(matches!(&steps[..], [LoadStep::Full(Err(e))] if e.contains("missing")));
         // A Chrome trace: its head as a trace, then the whole trace.
-        let mut json = String::from("[\n");
-        for i in 0..3000 {
-            json.push_str(&format!(
-                "{{\"ph\":\"X\",\"name\":\"e{}\",\"ts\":{},\"dur\":5,\"pid\":1,\"tid\":1}},\n",
-                i % 5,
-                i * 10
-            ));
-        }
+        let json = format!(
+            "[\n{}",
+            crate::testing::chrome_x_events(3000, "e", 5, ",\n")
+        );
         let trace = dir.join("t.json");
         std::fs::write(&trace, json).unwrap();
         let mut o = small_opts();

@@ -244,11 +244,9 @@ mod tests {
         };
         // Many sub-pixel bars at several depths, so most rows draw a merged tier.
         let mut text = String::new();
-        let mut x = 5u64;
+        let mut rng = crate::testing::Lcg::new(5);
         for i in 0..20_000u64 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            let x = rng.step();
             let depth = 1 + (x >> 40) % 6;
             let frames: Vec<String> = (0..depth).map(|d| format!("f{}", (i >> d) % 53)).collect();
             text.push_str(&format!(

@@ -164,23 +164,6 @@ struct Flat {
     levels_path: &'static str,
 }
 
-fn json_error(file: &str, e: serde_json::Error) -> ImportError {
-    ImportError::Json {
-        file: file.to_string(),
-        line: e.line(),
-        column: e.column(),
-        message: strip_position(&e.to_string()),
-    }
-}
-
-/// serde_json appends " at line L column C"; the error type prints the position itself.
-fn strip_position(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg.to_string(),
-    }
-}
-
 fn flatten(file: &str, env: Envelope) -> Result<Flat, ImportError> {
     let meta = env.metadata.unwrap_or_default();
     if let Some(v2) = env.flamegraph {
@@ -245,7 +228,7 @@ struct Bar {
 
 /// Parses a flamebearer document.
 pub fn parse(file: &str, text: &[u8]) -> Result<Profile, ImportError> {
-    let env: Envelope = serde_json::from_slice(text).map_err(|e| json_error(file, e))?;
+    let env: Envelope = serde_json::from_slice(text).map_err(|e| ImportError::json(file, &e))?;
     let flat = flatten(file, env)?;
     build(file, flat)
 }
@@ -315,13 +298,6 @@ fn build(file: &str, f: Flat) -> Result<Profile, ImportError> {
             ticks_per_unit: 1,
         },
         meta: ProfileMeta {
-            source: file.to_string(),
-            format: if f.diff {
-                SourceFormat::FlamebearerDiff
-            } else {
-                SourceFormat::FlamebearerSingle
-            },
-            gzipped: false,
             // Without a spyName, Pyroscope's flame graph takes whole names as packages
             // (spyToRegex's default, as for its "unknown"); so does package_name here.
             spy_name: Some(
@@ -332,8 +308,15 @@ fn build(file: &str, f: Flat) -> Result<Profile, ImportError> {
             app_name: f.app_name.filter(|s| !s.is_empty()),
             stated_total: f.num_ticks,
             diff_ticks,
-            sample_types: None,
-            warnings,
+            ..ProfileMeta::new(
+                file,
+                if f.diff {
+                    SourceFormat::FlamebearerDiff
+                } else {
+                    SourceFormat::FlamebearerSingle
+                },
+                warnings,
+            )
         },
     })
 }

@@ -250,17 +250,9 @@ pub fn parse_with_threads(
 
 /// Adds `other`'s samples into `into`, re-interning names; O(nodes of `other`).
 fn merge(file: &str, into: &mut Chunk, other: Chunk) -> Result<(), ImportError> {
-    let overflow = |e: crate::model::tree::TotalOverflow| ImportError::Invalid {
-        file: file.to_string(),
-        location: "whole file".to_string(),
-        message: e.to_string(),
-    };
+    let overflow = |e| ImportError::whole_file(file, e);
     let Some(mut ob) = other.builder else {
-        into.warnings.invalid_lines += other.warnings.invalid_lines;
-        into.warnings.comment_lines += other.warnings.comment_lines;
-        if into.warnings.first_invalid.is_none() {
-            into.warnings.first_invalid = other.warnings.first_invalid;
-        }
+        into.warnings.absorb_lines(other.warnings);
         return Ok(());
     };
     // Both sides at the finer fixed-point precision.
@@ -282,12 +274,7 @@ fn merge(file: &str, into: &mut Chunk, other: Chunk) -> Result<(), ImportError> 
     into.scale_digits = digits;
     into.any_rounded |= other.any_rounded;
     merge_nodes(ib, &mut into.names, &ob, &other.names).map_err(overflow)?;
-    let w = &mut into.warnings;
-    w.invalid_lines += other.warnings.invalid_lines;
-    w.comment_lines += other.warnings.comment_lines;
-    if w.first_invalid.is_none() {
-        w.first_invalid = other.warnings.first_invalid;
-    }
+    into.warnings.absorb_lines(other.warnings);
     Ok(())
 }
 
@@ -389,10 +376,8 @@ impl<'f, 't> ChunkParser<'f, 't> {
     }
 
     fn invalid(&mut self, line_no: u64, why: String) {
-        self.warnings.invalid_lines += 1;
-        if self.warnings.first_invalid.is_none() {
-            self.warnings.first_invalid = Some(format!("line {line_no}: {why}"));
-        }
+        self.warnings
+            .invalid_line(|| format!("line {line_no}: {why}"));
     }
 
     fn error(&self, line_no: u64, message: String) -> ImportError {
@@ -593,14 +578,9 @@ fn finish(
         any_rounded,
     } = chunk;
     let Some(builder) = builder else {
-        let detail = match &warnings.first_invalid {
-            Some(first) => format!(
-                "{} line{} without a '<frames> <count>' form ({first})",
-                warnings.invalid_lines,
-                if warnings.invalid_lines == 1 { "" } else { "s" }
-            ),
-            None => "the input has no stack lines".to_string(),
-        };
+        let detail = warnings
+            .invalid_detail("without a '<frames> <count>' form")
+            .unwrap_or_else(|| "the input has no stack lines".to_string());
         return Err(ImportError::NoSamples {
             file: file.to_string(),
             detail,
@@ -609,11 +589,7 @@ fn finish(
     let diff = builder.is_diff();
     let tree = builder
         .finish(&names, ChildOrder::ByName)
-        .map_err(|e| ImportError::Invalid {
-            file: file.to_string(),
-            location: "whole file".to_string(),
-            message: e.to_string(),
-        })?;
+        .map_err(|e| ImportError::whole_file(file, e))?;
     super::Progress::stage(progress, "tree", t0.elapsed());
     if tree.grand_total() == 0 {
         return Err(ImportError::NoSamples {
@@ -638,19 +614,16 @@ fn finish(
             ..ValueFormat::default()
         },
         meta: ProfileMeta {
-            source: file.to_string(),
-            format: if diff {
-                SourceFormat::FoldedDiff
-            } else {
-                SourceFormat::Folded
-            },
-            gzipped: false,
-            spy_name: None,
-            app_name: None,
-            stated_total: None,
             diff_ticks,
-            sample_types: None,
-            warnings,
+            ..ProfileMeta::new(
+                file,
+                if diff {
+                    SourceFormat::FoldedDiff
+                } else {
+                    SourceFormat::Folded
+                },
+                warnings,
+            )
         },
     })
 }
@@ -763,13 +736,7 @@ mod tests {
         let p = load(text);
         let mut paths: Vec<(String, u64)> = Vec::new();
         for n in 1..p.tree.len() as NodeId {
-            let path: Vec<&str> = p
-                .tree
-                .path(n)
-                .iter()
-                .map(|&x| p.names.get(p.tree.name(x)))
-                .collect();
-            paths.push((path.join(";"), p.tree.self_ticks(n)));
+            paths.push((p.tree.path_text(&p.names, n), p.tree.self_ticks(n)));
         }
         paths.retain(|(_, s)| *s > 0);
         paths.sort();
@@ -789,13 +756,8 @@ mod tests {
     #[test]
     fn prefix_reuse_matches_fresh_parse_randomized() {
         let frames = ["a", "ab", "abc", "", "b", "a;b", "ba"];
-        let mut x = 99u64;
-        let mut next = move || {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) as usize
-        };
+        let mut rng = crate::testing::Lcg::new(99u64);
+        let mut next = move || rng.next_usize();
         let mut text = String::new();
         let mut want: Vec<(String, u64)> = Vec::new();
         let mut prev: Vec<&str> = Vec::new();
@@ -835,14 +797,7 @@ mod tests {
         let t = b.finish(&fresh, ChildOrder::ByName).unwrap();
         let paths = |names: &Names, tree: &crate::model::CallTree| {
             let mut v: Vec<(String, u64, u64)> = (1..tree.len() as NodeId)
-                .map(|n| {
-                    let path: Vec<&str> = tree
-                        .path(n)
-                        .iter()
-                        .map(|&x| names.get(tree.name(x)))
-                        .collect();
-                    (path.join(";"), tree.self_ticks(n), tree.total(n))
-                })
+                .map(|n| (tree.path_text(names, n), tree.self_ticks(n), tree.total(n)))
                 .collect();
             v.sort();
             v
@@ -894,13 +849,8 @@ mod tests {
         let mut v = Vec::new();
         for n in 1..p.tree.len() as NodeId {
             if p.tree.self_ticks(n) > 0 {
-                let path: Vec<&str> = p
-                    .tree
-                    .path(n)
-                    .iter()
-                    .map(|&x| p.names.get(p.tree.name(x)))
-                    .collect();
-                v.push((path.join(";"), p.tree.self_ticks(n), p.tree.left_self(n)));
+                let path = p.tree.path_text(&p.names, n);
+                v.push((path, p.tree.self_ticks(n), p.tree.left_self(n)));
             }
         }
         v.sort();
@@ -913,13 +863,8 @@ mod tests {
     }
 
     fn random_folded(seed: u64, lines: usize, diff: bool) -> String {
-        let mut x = seed;
-        let mut next = move || {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            x >> 33
-        };
+        let mut rng = crate::testing::Lcg::new(seed);
+        let mut next = move || rng.next_u64();
         let mut out = String::new();
         for i in 0..lines {
             match next() % 50 {

@@ -238,6 +238,38 @@ pub enum ImportError {
     },
 }
 
+/// serde_json's message without the " at line L column C" it appends (scorch's errors
+/// give the position their own way).
+pub(crate) fn json_message(e: &serde_json::Error) -> String {
+    let m = e.to_string();
+    match m.rfind(" at line ") {
+        Some(i) => m[..i].to_string(),
+        None => m,
+    }
+}
+
+impl ImportError {
+    /// serde_json's error, at its line and column.
+    pub fn json(file: &str, e: &serde_json::Error) -> ImportError {
+        ImportError::Json {
+            file: file.to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: json_message(e),
+        }
+    }
+
+    /// Content that breaks a rule of the whole input rather than of one line (a total
+    /// that overflows, a tree too large).
+    pub fn whole_file(file: &str, message: impl std::fmt::Display) -> ImportError {
+        ImportError::Invalid {
+            file: file.to_string(),
+            location: "whole file".to_string(),
+            message: message.to_string(),
+        }
+    }
+}
+
 /// Limits that keep a hostile or broken input from exhausting memory.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {

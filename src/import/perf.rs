@@ -519,11 +519,8 @@ impl Parser {
     }
 
     fn invalid(&mut self, line_no: u64, why: &str, line: &[u8]) {
-        self.warnings.invalid_lines += 1;
-        if self.warnings.first_invalid.is_none() {
-            self.warnings.first_invalid =
-                Some(format!("line {line_no}: {why}, found {}", preview(line)));
-        }
+        self.warnings
+            .invalid_line(|| format!("line {line_no}: {why}, found {}", preview(line)));
     }
 
     /// Parses the lines of `text`, numbered from `first_line`.
@@ -824,17 +821,8 @@ impl Parser {
             &other.builder,
             &other.names,
         )
-        .map_err(|e| ImportError::Invalid {
-            file: file.to_string(),
-            location: "whole file".to_string(),
-            message: e.to_string(),
-        })?;
-        let w = &mut self.warnings;
-        w.invalid_lines += other.warnings.invalid_lines;
-        w.comment_lines += other.warnings.comment_lines;
-        if w.first_invalid.is_none() {
-            w.first_invalid = other.warnings.first_invalid;
-        }
+        .map_err(|e| ImportError::whole_file(file, e))?;
+        self.warnings.absorb_lines(other.warnings);
         self.samples += other.samples;
         self.other_events += other.other_events;
         self.empty_samples += other.empty_samples;
@@ -863,13 +851,10 @@ fn finish(
         ..
     } = p;
     if samples == 0 {
-        let detail = match &warnings.first_invalid {
-            Some(first) => format!(
-                "no event line followed by stack frames; {} line{} of another shape ({first})",
-                warnings.invalid_lines,
-                if warnings.invalid_lines == 1 { "" } else { "s" }
-            ),
-            None => "no event line followed by stack frames".to_string(),
+        let none = "no event line followed by stack frames";
+        let detail = match warnings.invalid_detail("of another shape") {
+            Some(lines) => format!("{none}; {lines}"),
+            None => none.to_string(),
         };
         return Err(ImportError::NoSamples {
             file: file.to_string(),
@@ -893,27 +878,13 @@ fn finish(
     }
     let tree = builder
         .finish(&names, ChildOrder::ByName)
-        .map_err(|e| ImportError::Invalid {
-            file: file.to_string(),
-            location: "whole file".to_string(),
-            message: e.to_string(),
-        })?;
+        .map_err(|e| ImportError::whole_file(file, e))?;
     super::Progress::stage(progress, "tree", t0.elapsed());
     Ok(Profile {
         names,
         tree,
         values: ValueFormat::default(),
-        meta: ProfileMeta {
-            source: file.to_string(),
-            format: SourceFormat::PerfScript,
-            gzipped: false,
-            spy_name: None,
-            app_name: None,
-            stated_total: None,
-            diff_ticks: None,
-            sample_types: None,
-            warnings,
-        },
+        meta: ProfileMeta::new(file, SourceFormat::PerfScript, warnings),
     })
 }
 
@@ -1055,13 +1026,8 @@ mod tests {
     }
 
     fn random_perf(seed: u64, samples: usize) -> String {
-        let mut x = seed;
-        let mut next = move || {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            x >> 33
-        };
+        let mut rng = crate::testing::Lcg::new(seed);
+        let mut next = move || rng.next_u64();
         let mut out = String::new();
         for _ in 0..samples {
             match next() % 40 {
@@ -1095,13 +1061,8 @@ mod tests {
     #[test]
     fn mangled_input_never_panics_and_splits_the_same() {
         let base = random_perf(11, 300).into_bytes();
-        let mut x = 99u64;
-        let mut next = move || {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) as usize
-        };
+        let mut rng = crate::testing::Lcg::new(99u64);
+        let mut next = move || rng.next_usize();
         let alphabet = b" \t\n:;()+0x[]/->#\xff\xc3L12";
         for _ in 0..200 {
             let mut t = base.clone();

@@ -665,13 +665,7 @@ mod tests {
     #[test]
     fn chrome_head_is_a_truncated_trace() {
         let mut text = String::from("{\"traceEvents\":[\n");
-        for i in 0..5000 {
-            text.push_str(&format!(
-                "{{\"ph\":\"X\",\"name\":\"e{}\",\"ts\":{},\"dur\":5,\"pid\":1,\"tid\":1}},\n",
-                i % 9,
-                i * 10
-            ));
-        }
+        text.push_str(&crate::testing::chrome_x_events(5000, "e", 9, ",\n"));
         text.push_str("{}]}\n");
         let mut o = opts(1000);
         o.head_bytes = 10_000;
@@ -699,13 +693,7 @@ mod tests {
     fn minified_chrome_json_is_cut_anywhere() {
         // One line after the first: no line end near the cut.
         let mut text = String::from("[\n");
-        for i in 0..3000 {
-            text.push_str(&format!(
-                "{{\"ph\":\"X\",\"name\":\"é{}\",\"ts\":{},\"dur\":5,\"pid\":1,\"tid\":1}},",
-                i % 9,
-                i * 10
-            ));
-        }
+        text.push_str(&crate::testing::chrome_x_events(3000, "é", 9, ","));
         text.push_str("{}]");
         let mut o = opts(1000);
         o.head_bytes = 20_001;

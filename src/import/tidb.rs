@@ -48,16 +48,7 @@ struct SpanJson {
 
 /// Parses a TiDB trace document.
 pub fn parse(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
-    let doc: TraceJson = serde_json::from_slice(text).map_err(|e| ImportError::Json {
-        file: file.to_string(),
-        line: e.line(),
-        column: e.column(),
-        message: {
-            let m = e.to_string();
-            m.rfind(" at line ")
-                .map_or(m.clone(), |i| m[..i].to_string())
-        },
-    })?;
+    let doc: TraceJson = serde_json::from_slice(text).map_err(|e| ImportError::json(file, &e))?;
     let mut tracks: Vec<Track> = Vec::new();
     let mut spans = Vec::new();
     for (si, set) in doc.span_sets.into_iter().enumerate() {

@@ -22,16 +22,7 @@ use std::collections::HashMap;
 
 /// Reads the whole document as a `Value`, with JSON errors at a line and column.
 pub(crate) fn read_value(file: &str, text: &[u8]) -> Result<Value, ImportError> {
-    serde_json::from_slice(text).map_err(|e| ImportError::Json {
-        file: file.to_string(),
-        line: e.line(),
-        column: e.column(),
-        message: {
-            let m = e.to_string();
-            m.rfind(" at line ")
-                .map_or(m.clone(), |i| m[..i].to_string())
-        },
-    })
+    serde_json::from_slice(text).map_err(|e| ImportError::json(file, &e))
 }
 
 /// An error at a JSON path.

@@ -673,13 +673,8 @@ mod tests {
 
     #[test]
     fn random_trees_keep_the_invariants() {
-        let mut seed = 0x5eed_u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            seed >> 33
-        };
+        let mut rng = crate::testing::Lcg::new(0x5eed_u64);
+        let mut next = || rng.next_u64();
         for round in 0..60 {
             let n = 2 + next() % 300;
             let mut spans = vec![(1u64, 0u64, 0u64, 10_000u64, "root".to_string())];
@@ -849,13 +844,8 @@ mod tests {
 
     #[test]
     fn random_forests_in_bands_keep_the_invariants() {
-        let mut seed = 0xba4d_u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            seed >> 33
-        };
+        let mut rng = crate::testing::Lcg::new(0xba4d_u64);
+        let mut next = || rng.next_u64();
         for _ in 0..40 {
             let n = 2 + next() % 400;
             let mut spans: Vec<(u64, u64, u64, u64, String, u32)> = Vec::new();

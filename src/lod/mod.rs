@@ -507,11 +507,9 @@ mod tests {
     #[test]
     fn tiers_cover_exactly_what_they_merge() {
         let mut text = String::new();
-        let mut seed = 7u64;
+        let mut rng = crate::testing::Lcg::new(7);
         for i in 0..3000 {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            let seed = rng.step();
             let w = 1 + (seed >> 33) % if i % 97 == 0 { 5000 } else { 20 };
             text.push_str(&format!("root;f{i} {w}\n"));
         }
@@ -565,11 +563,9 @@ mod tests {
     #[test]
     fn view_tiers_equal_what_the_full_pyramid_picks() {
         let mut text = String::new();
-        let mut seed = 11u64;
+        let mut rng = crate::testing::Lcg::new(11);
         for i in 0..5000 {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            let seed = rng.step();
             let w = 1 + (seed >> 33) % if i % 89 == 0 { 9000 } else { 30 };
             let depth = 1 + (seed >> 20) % 4;
             let stack: Vec<String> = (0..depth).map(|d| format!("f{}", (i >> d) % 37)).collect();

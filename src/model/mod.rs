@@ -85,6 +85,35 @@ pub struct Warnings {
 }
 
 impl Warnings {
+    /// Counts one skipped line; the first one's place and reason (`first()`) is kept.
+    pub fn invalid_line(&mut self, first: impl FnOnce() -> String) {
+        self.invalid_lines += 1;
+        if self.first_invalid.is_none() {
+            self.first_invalid = Some(first());
+        }
+    }
+
+    /// Adds the line counts of a later part of the same input (a parallel chunk): the
+    /// earlier first invalid line stays the first. Notes stay the caller's to merge.
+    pub fn absorb_lines(&mut self, later: Warnings) {
+        self.invalid_lines += later.invalid_lines;
+        self.comment_lines += later.comment_lines;
+        if self.first_invalid.is_none() {
+            self.first_invalid = later.first_invalid;
+        }
+    }
+
+    /// `N line(s) {what} ({first})` for an error about an input with nothing to show, or
+    /// `None` when no line was skipped.
+    pub fn invalid_detail(&self, what: &str) -> Option<String> {
+        let first = self.first_invalid.as_deref()?;
+        let n = self.invalid_lines;
+        Some(format!(
+            "{n} line{} {what} ({first})",
+            if n == 1 { "" } else { "s" }
+        ))
+    }
+
     /// True when nothing was reported.
     pub fn is_empty(&self) -> bool {
         self.invalid_lines == 0 && self.notes.is_empty()
@@ -129,6 +158,24 @@ pub struct ProfileMeta {
     pub sample_types: Option<SampleTypes>,
     /// What went wrong but did not stop the import.
     pub warnings: Warnings,
+}
+
+impl ProfileMeta {
+    /// What every importer states: the input's name, its format and the warnings; the
+    /// optional facts unset (plain, not gzipped: the caller sets what it knows).
+    pub fn new(source: &str, format: SourceFormat, warnings: Warnings) -> ProfileMeta {
+        ProfileMeta {
+            source: source.to_string(),
+            format,
+            gzipped: false,
+            spy_name: None,
+            app_name: None,
+            stated_total: None,
+            diff_ticks: None,
+            sample_types: None,
+            warnings,
+        }
+    }
 }
 
 /// The values each sample of a multi-valued input carries (pprof's `sample_type`: a CPU
@@ -184,13 +231,7 @@ impl Profile {
         for n in 1..self.tree.len() as NodeId {
             let s = self.tree.self_ticks(n);
             if s > 0 {
-                let path: Vec<&str> = self
-                    .tree
-                    .path(n)
-                    .iter()
-                    .map(|&x| self.names.get(self.tree.name(x)))
-                    .collect();
-                v.push(format!("{} {s}", path.join(";")));
+                v.push(format!("{} {s}", self.tree.path_text(&self.names, n)));
             }
         }
         v.sort();

@@ -561,6 +561,19 @@ fn name_ranks(names: &Names) -> Vec<u32> {
 }
 
 #[cfg(test)]
+impl CallTree {
+    /// Node `n`'s call path as folded text, `root;…;n`.
+    pub(crate) fn path_text(&self, names: &Names, n: NodeId) -> String {
+        let path: Vec<&str> = self
+            .path(n)
+            .iter()
+            .map(|&x| names.get(self.name(x)))
+            .collect();
+        path.join(";")
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

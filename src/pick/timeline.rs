@@ -93,13 +93,8 @@ mod tests {
     /// of every span within the slop, on random rows with dense sub-pixel spans and gaps.
     #[test]
     fn nearest_span_matches_a_scan() {
-        let mut seed = 99u64;
-        let mut next = |m: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % m
-        };
+        let mut rng = crate::testing::Lcg::new(99);
+        let mut next = |m: u64| rng.next_u64() % m;
         for round in 0..30 {
             let mut r = Row::default();
             let mut t = next(50);

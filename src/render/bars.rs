@@ -9,7 +9,7 @@
 //! the list each row uses in it ([`BarSource::only_at`]). The bar colors come from
 //! `bars.wgsl`; names are hashed once by `name_hash.wgsl` ([`super::names`]).
 
-use super::gpu::{Gpu, IMMEDIATE_BYTES};
+use super::gpu::{Gpu, IMMEDIATE_BYTES, PipelineSpec, render_pipeline, uniform_buffer};
 use super::names::{NameHashes, PackedKeys};
 use crate::color::{ColorMode, DiffPalette, HEAT_STOPS, PALETTE};
 use crate::lod::TierRef;
@@ -198,35 +198,19 @@ impl BarPipeline {
             bind_group_layouts: &[Some(&bind_layout), Some(&instances_layout(device))],
             immediate_size: IMMEDIATE_BYTES,
         });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("BarPipeline::pipeline"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
+        let pipeline = render_pipeline(
+            device,
+            PipelineSpec {
+                label: "BarPipeline",
+                layout: &layout,
+                shader: &shader,
                 // Bars are read from a storage buffer (group 1), six vertices each.
                 buffers: &[],
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            primitive: wgpu::PrimitiveState {
+                format,
+                blend: Some(wgpu::BlendState::ALPHA_BLENDING),
                 topology: wgpu::PrimitiveTopology::TriangleList,
-                ..Default::default()
             },
-            depth_stencil: None,
-            multisample: wgpu::MultisampleState::default(),
-            multiview_mask: None,
-            cache: None,
-        });
+        );
         BarPipeline {
             pipeline,
             bind_layout,
@@ -422,12 +406,11 @@ impl BarScene {
             ..
         } = up;
 
-        let globals = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("BarScene::globals"),
-            size: std::mem::size_of::<BarGlobals>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let globals = uniform_buffer(
+            device,
+            "BarScene::globals",
+            std::mem::size_of::<BarGlobals>(),
+        );
         let name_flags = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("BarScene::name_flags"),
             size: (names.max(1) * 4) as u64,

@@ -1,6 +1,7 @@
 //! Copies a texture 1:1 onto the target (`shaders/blit.wgsl`): the timeline's overview
 //! strip is drawn once into a texture and blitted every frame.
 
+use super::gpu::{PipelineSpec, render_pipeline, uniform_buffer};
 use bytemuck::{Pod, Zeroable};
 
 /// Mirrors `Globals` in `shaders/blit.wgsl`.
@@ -65,40 +66,23 @@ impl BlitPipeline {
             bind_group_layouts: &[Some(&bind_layout)],
             immediate_size: 0,
         });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("BlitPipeline::pipeline"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
+        let pipeline = render_pipeline(
+            device,
+            PipelineSpec {
+                label: "BlitPipeline",
+                layout: &layout,
+                shader: &shader,
                 buffers: &[],
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            primitive: wgpu::PrimitiveState {
+                format,
+                blend: None,
                 topology: wgpu::PrimitiveTopology::TriangleStrip,
-                ..Default::default()
             },
-            depth_stencil: None,
-            multisample: wgpu::MultisampleState::default(),
-            multiview_mask: None,
-            cache: None,
-        });
-        let globals = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("BlitPipeline::globals"),
-            size: std::mem::size_of::<BlitGlobals>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        );
+        let globals = uniform_buffer(
+            device,
+            "BlitPipeline::globals",
+            std::mem::size_of::<BlitGlobals>(),
+        );
         BlitPipeline {
             pipeline,
             bind_layout,

@@ -297,3 +297,58 @@ fn found_list(names: &[String]) -> String {
         format!("; adapters present: {}", names.join(", "))
     }
 }
+
+/// What differs between scorch's render pipelines. Each is one WGSL module with a
+/// `vs_main` and an `fs_main`, drawing into one color target without depth.
+pub(crate) struct PipelineSpec<'a> {
+    /// The pipeline's name in wgpu's messages: `{label}::pipeline`.
+    pub label: &'a str,
+    pub layout: &'a wgpu::PipelineLayout,
+    pub shader: &'a wgpu::ShaderModule,
+    pub buffers: &'a [Option<wgpu::VertexBufferLayout<'a>>],
+    pub format: wgpu::TextureFormat,
+    pub blend: Option<wgpu::BlendState>,
+    pub topology: wgpu::PrimitiveTopology,
+}
+
+/// The render pipeline `spec` describes.
+pub(crate) fn render_pipeline(device: &wgpu::Device, spec: PipelineSpec) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(&format!("{}::pipeline", spec.label)),
+        layout: Some(spec.layout),
+        vertex: wgpu::VertexState {
+            module: spec.shader,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: spec.buffers,
+        },
+        fragment: Some(wgpu::FragmentState {
+            module: spec.shader,
+            entry_point: Some("fs_main"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: spec.format,
+                blend: spec.blend,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        primitive: wgpu::PrimitiveState {
+            topology: spec.topology,
+            ..Default::default()
+        },
+        depth_stencil: None,
+        multisample: wgpu::MultisampleState::default(),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// A uniform buffer of `size` bytes, written with `queue.write_buffer`.
+pub(crate) fn uniform_buffer(device: &wgpu::Device, label: &str, size: usize) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size as u64,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}

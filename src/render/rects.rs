@@ -3,6 +3,7 @@
 //! Rectangles are collected per frame on the CPU (there are few) and uploaded into one
 //! growable instance buffer before the pass.
 
+use super::gpu::{PipelineSpec, render_pipeline, uniform_buffer};
 use bytemuck::{Pod, Zeroable};
 
 /// One rectangle. Mirrors `Instance` in `shaders/rects.wgsl`.
@@ -62,44 +63,27 @@ impl RectPipeline {
         });
         const ATTRS: [wgpu::VertexAttribute; 2] =
             wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4];
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("RectPipeline::pipeline"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
+        let pipeline = render_pipeline(
+            device,
+            PipelineSpec {
+                label: "RectPipeline",
+                layout: &layout,
+                shader: &shader,
                 buffers: &[Some(wgpu::VertexBufferLayout {
                     array_stride: std::mem::size_of::<RectInstance>() as u64,
                     step_mode: wgpu::VertexStepMode::Instance,
                     attributes: &ATTRS,
                 })],
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            primitive: wgpu::PrimitiveState {
+                format,
+                blend: Some(wgpu::BlendState::ALPHA_BLENDING),
                 topology: wgpu::PrimitiveTopology::TriangleStrip,
-                ..Default::default()
             },
-            depth_stencil: None,
-            multisample: wgpu::MultisampleState::default(),
-            multiview_mask: None,
-            cache: None,
-        });
-        let globals = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("RectPipeline::globals"),
-            size: std::mem::size_of::<RectGlobals>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        );
+        let globals = uniform_buffer(
+            device,
+            "RectPipeline::globals",
+            std::mem::size_of::<RectGlobals>(),
+        );
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("RectPipeline::bind_group"),
             layout: &bind_layout,

@@ -152,13 +152,12 @@ pub(super) fn scan_string(text: &[u8], i: usize) -> Result<(Cow<'_, str>, usize)
     }
     serde_json::from_slice::<String>(&text[i..j])
         .map(|s| (Cow::Owned(s), j))
-        .map_err(|e| ScanErr::Syntax(i + e.column().saturating_sub(1), strip_position(&e)))
-}
-
-pub(super) fn strip_position(e: &serde_json::Error) -> String {
-    let m = e.to_string();
-    m.rfind(" at line ")
-        .map_or(m.clone(), |k| m[..k].to_string())
+        .map_err(|e| {
+            ScanErr::Syntax(
+                i + e.column().saturating_sub(1),
+                crate::import::json_message(&e),
+            )
+        })
 }
 
 /// Any JSON value at `i` as raw text, and the index after it. Objects and arrays are

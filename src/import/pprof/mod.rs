@@ -465,13 +465,6 @@ impl<'a> Importer<'a> {
                 tree,
                 values,
                 meta: ProfileMeta {
-                    source: self.file.to_string(),
-                    format: SourceFormat::Pprof,
-                    gzipped: false,
-                    spy_name: None,
-                    app_name: None,
-                    stated_total: None,
-                    diff_ticks: None,
                     sample_types: Some(SampleTypes {
                         names: types
                             .names
@@ -480,7 +473,7 @@ impl<'a> Importer<'a> {
                             .collect(),
                         chosen,
                     }),
-                    warnings,
+                    ..ProfileMeta::new(self.file, SourceFormat::Pprof, warnings)
                 },
             },
             skipped,
@@ -1141,13 +1134,8 @@ mod tests {
             let _ = import("t.pb", &good[..n], PprofOptions::default(), None);
         }
         // Random byte changes (a fixed LCG, so failures reproduce).
-        let mut x = 0x5eed_u64;
-        let mut next = move || {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) as usize
-        };
+        let mut rng = crate::testing::Lcg::new(0x5eed_u64);
+        let mut next = move || rng.next_usize();
         for _ in 0..5000 {
             let mut bad = good.clone();
             for _ in 0..1 + next() % 4 {
