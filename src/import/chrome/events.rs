@@ -370,6 +370,7 @@ impl std::fmt::Display for Pid<'_> {
     }
 }
 
+#[inline]
 pub(super) fn pid_of(raw: Option<&str>) -> Pid<'_> {
     let Some(t) = raw else {
         return Pid::Num(0);
@@ -575,6 +576,7 @@ pub(super) fn event_rec<'a>(
     })
 }
 
+#[inline]
 pub(super) fn id_text(t: &str) -> &str {
     t.strip_prefix('"')
         .and_then(|t| t.strip_suffix('"'))
@@ -584,6 +586,7 @@ pub(super) fn id_text(t: &str) -> &str {
 /// Microseconds (a JSON number, or a string holding one) → nanoseconds, rounded half
 /// away from zero from the decimal digits. `None` when it is not a number or does not fit
 /// an `i64`.
+#[inline]
 pub(crate) fn micros_to_ns(raw: &str) -> Option<i64> {
     let t = raw.trim();
     let t = t

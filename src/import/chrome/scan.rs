@@ -27,6 +27,7 @@ pub(super) fn line_col(text: &[u8], at: usize) -> (usize, usize) {
     (line, at - start + 1)
 }
 
+#[inline]
 pub(super) fn skip_ws(text: &[u8], mut i: usize) -> usize {
     while i < text.len() && text[i].is_ascii_whitespace() {
         i += 1;
@@ -35,6 +36,7 @@ pub(super) fn skip_ws(text: &[u8], mut i: usize) -> usize {
 }
 
 /// `i` is just after an opening quote; returns the index after the closing quote.
+#[inline]
 pub(super) fn skip_string(text: &[u8], mut i: usize) -> Option<usize> {
     loop {
         let k = i + memchr::memchr2(b'"', b'\\', &text[i..])?;
@@ -73,6 +75,7 @@ pub(super) fn skip_nested(text: &[u8], mut i: usize) -> Option<usize> {
 }
 
 /// Skips any JSON value at `i`; `None` at the end of the input.
+#[inline]
 pub(super) fn skip_value(text: &[u8], i: usize) -> Option<usize> {
     match *text.get(i)? {
         b'"' => skip_string(text, i + 1),
@@ -124,12 +127,14 @@ pub(super) fn found(text: &[u8], at: usize) -> String {
     }
 }
 
+#[inline]
 pub(super) fn utf8(text: &[u8], a: usize, b: usize) -> Result<&str, ScanErr> {
     std::str::from_utf8(&text[a..b])
         .map_err(|e| ScanErr::Syntax(a + e.valid_up_to(), "invalid UTF-8 in a string".to_string()))
 }
 
 /// The JSON string whose opening quote is at `i`: its text and the index after it.
+#[inline]
 pub(super) fn scan_string(text: &[u8], i: usize) -> Result<(Cow<'_, str>, usize), ScanErr> {
     let mut j = i + 1;
     let mut escaped = false;
@@ -162,6 +167,7 @@ pub(super) fn scan_string(text: &[u8], i: usize) -> Result<(Cow<'_, str>, usize)
 
 /// Any JSON value at `i` as raw text, and the index after it. Objects and arrays are
 /// skipped by brackets and strings only; what is inside is checked where it is used.
+#[inline]
 pub(super) fn scan_raw(text: &[u8], i: usize) -> Result<(&str, usize), ScanErr> {
     let end = match text.get(i) {
         None => return Err(ScanErr::Eof),
@@ -185,6 +191,7 @@ pub(super) fn scan_raw(text: &[u8], i: usize) -> Result<(&str, usize), ScanErr> 
 }
 
 /// A member that must be a string (or null).
+#[inline]
 pub(super) fn scan_str<'a>(
     text: &'a [u8],
     i: usize,
@@ -204,6 +211,7 @@ pub(super) fn scan_str<'a>(
 /// Reads the event object whose `{` is at `i`: its members and the index after it. A
 /// hand-written reader for this one shape is several times faster than a generic
 /// deserializer: member names are matched as bytes, values are borrowed slices.
+#[inline]
 pub(super) fn scan_event(text: &[u8], i: usize) -> Result<(Ev<'_>, usize), ScanErr> {
     let mut ev = Ev::default();
     let mut i = skip_ws(text, i + 1);
