@@ -254,6 +254,12 @@ pub fn package_name<'a>(spy: Option<&str>, name: &'a str) -> &'a str {
     }
 }
 
+/// [`package_name`] for one profiler, as a function of the name alone (what the
+/// collapse-package transform takes).
+pub fn package_rule(spy: Option<&str>) -> impl for<'a> Fn(&'a str) -> &'a str + '_ {
+    move |name| package_name(spy, name)
+}
+
 /// The package rule for names of unknown origin (see [`package_name`]).
 fn guess_package(name: &str) -> &str {
     if name.ends_with("_[k]") {

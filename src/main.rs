@@ -7,9 +7,12 @@ use scorch::export::{self, ExportOptions, ExportView};
 use scorch::geometry::Orientation;
 use scorch::import::{self, Limits, Progress};
 use scorch::layout::timeline::BandMode;
+use scorch::model::functions::SortKey;
+use scorch::model::transform;
 use scorch::model::{Document, Trace};
 use scorch::render::warmup::{Hold, Warmup};
 use scorch::render::{Backend, GpuOptions};
+use scorch::summary::top::{Top, TopFormat};
 use scorch::summary::{ProfileSummary, TraceSummary};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -82,6 +85,9 @@ enum Command {
     Render(RenderArgs),
     /// Write a synthetic workload of TARGETS.md (w1..w7), deterministic from --seed.
     Gen(GenArgs),
+    /// Print the function table: self and total per function, recursion counted once, in
+    /// the file's units (like `pprof -top`).
+    Top(TopArgs),
     /// Print what a profile file contains: format, units, totals, nodes, depth, warnings.
     Info {
         /// Profile file (folded stacks, perf script, Pyroscope flamebearer JSON or pprof, optionally gzipped);
@@ -140,12 +146,59 @@ struct RenderArgs {
     /// [default: the profile's default sample type, else its last].
     #[arg(long)]
     sample_type: Option<String>,
+    /// A call-tree transform applied to a profile before drawing, KIND:NAME (merge, focus,
+    /// focus-subtree with a `;`-separated call path, collapse-recursion,
+    /// collapse-package, drop); repeat to apply several in order.
+    #[arg(long = "transform", value_name = "KIND:NAME")]
+    transforms: Vec<String>,
     /// Graphics API [default: WGPU_BACKEND, or the best available].
     #[arg(long, value_enum)]
     backend: Option<BackendArg>,
     /// Print timings, the adapter and what was drawn.
     #[arg(short, long)]
     verbose: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct TopArgs {
+    /// Profile file (folded stacks, perf script, Pyroscope flamebearer JSON or pprof,
+    /// optionally gzipped); `-` reads standard input.
+    input: PathBuf,
+    /// Sort by (largest first; names A to Z) [default: self, or change for a diff].
+    #[arg(long, value_enum)]
+    sort: Option<SortArg>,
+    /// Print only the first N functions.
+    #[arg(short = 'n', long)]
+    n: Option<usize>,
+    /// Aligned text for reading, or TSV/CSV (a header line, exact values) for scripts.
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    format: FormatArg,
+    /// pprof: the sample type to show, by name (`alloc_space`), type/unit or index
+    /// [default: the profile's default sample type, else its last].
+    #[arg(long)]
+    sample_type: Option<String>,
+    /// A call-tree transform, KIND:NAME (merge, focus, focus-subtree with a `;`-separated
+    /// call path, collapse-recursion, collapse-package, drop); repeat to apply several in
+    /// order.
+    #[arg(long = "transform", value_name = "KIND:NAME")]
+    transforms: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SortArg {
+    #[value(name = "self")]
+    SelfTicks,
+    Total,
+    Nodes,
+    Name,
+    Change,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FormatArg {
+    Text,
+    Tsv,
+    Csv,
 }
 
 #[derive(clap::Args, Debug)]
@@ -242,10 +295,27 @@ fn main() -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("scorch: {e:#}");
+            eprintln!("scorch: {}", message(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes, `: `-separated, leaving out a cause its parent's message
+/// already ends with (an importer's message quotes the operating system's error).
+fn message(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.ends_with(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
@@ -259,6 +329,7 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Render(args)) => render(args),
         Some(Command::Info { input, sample_type }) => info(&input, sample_type.as_deref()),
+        Some(Command::Top(args)) => top(args),
         Some(Command::Gen(args)) => generate(args),
         None => open(cli.open),
     }
@@ -340,7 +411,8 @@ fn render(a: RenderArgs) -> Result<()> {
         Some(&progress),
     );
     warmup.release();
-    let doc = Document::from(loaded?);
+    let loaded = transformed(loaded?, &a.transforms)?;
+    let doc = Document::from(loaded);
     for w in doc.warnings() {
         eprintln!("scorch: warning: {}: {w}", doc.source());
     }
@@ -356,7 +428,15 @@ fn render(a: RenderArgs) -> Result<()> {
         }),
         color: a.color,
         colorblind: a.colorblind,
-        title: a.title.clone(),
+        // A transformed profile says so in its title: `file · focus f › merge g`.
+        title: a.title.clone().or_else(|| {
+            let ts = transform::parse_all(&a.transforms).ok()?;
+            let crumbs: Vec<String> = ts.iter().map(|t| t.label()).collect();
+            (!crumbs.is_empty()).then(|| {
+                let file = a.input.file_name().unwrap_or_default().to_string_lossy();
+                format!("{file} · {}", crumbs.join(" › "))
+            })
+        }),
         start_ns: a.start,
         end_ns: a.end,
         bands: a.bands.map(|b| match b {
@@ -492,5 +572,56 @@ fn info(input: &Path, sample_type: Option<&str>) -> Result<()> {
             write!(out, "{}", TraceSummary::of(&trace, load, t1.elapsed()))?;
         }
     }
+    Ok(())
+}
+
+/// `imported` with the `--transform` specs applied in order (profiles only).
+fn transformed(imported: import::Imported, specs: &[String]) -> Result<import::Imported> {
+    if specs.is_empty() {
+        return Ok(imported);
+    }
+    let ts = transform::parse_all(specs).map_err(|e| anyhow::anyhow!("--transform {e}"))?;
+    match imported {
+        import::Imported::Profile(p) => {
+            let rule = scorch::color::package_rule(p.meta.spy_name.as_deref());
+            let out = transform::apply_all(&p, &ts, &rule)
+                .with_context(|| format!("{}: --transform", p.meta.source))?;
+            Ok(import::Imported::Profile(Box::new(out)))
+        }
+        import::Imported::Trace(t) => bail!(
+            "{}: --transform applies to call trees (profiles), and this is a trace of timed spans",
+            t.source
+        ),
+    }
+}
+
+fn top(a: TopArgs) -> Result<()> {
+    let imported = import::load_input(&a.input, import_options(a.sample_type.as_deref()), None)?;
+    let imported = transformed(imported, &a.transforms)?;
+    let import::Imported::Profile(p) = imported else {
+        bail!(
+            "{}: scorch top lists the functions of a profile; this is a trace of timed spans",
+            a.input.display()
+        );
+    };
+    for w in p.meta.warnings.lines() {
+        eprintln!("scorch: warning: {}: {w}", p.meta.source);
+    }
+    let sort = a.sort.map(|s| match s {
+        SortArg::SelfTicks => SortKey::SelfTicks,
+        SortArg::Total => SortKey::Total,
+        SortArg::Nodes => SortKey::Nodes,
+        SortArg::Name => SortKey::Name,
+        SortArg::Change => SortKey::Change,
+    });
+    let format = match a.format {
+        FormatArg::Text => TopFormat::Text,
+        FormatArg::Tsv => TopFormat::Tsv,
+        FormatArg::Csv => TopFormat::Csv,
+    };
+    let table = Top::of(&p, sort, a.n, format);
+    let mut out = std::io::stdout().lock();
+    write!(out, "{table}")?;
+    out.flush()?;
     Ok(())
 }

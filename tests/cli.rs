@@ -498,3 +498,65 @@ fn pprof_from_gen_loads_and_sample_type_picks_a_value() {
         text(&o).1
     );
 }
+
+#[test]
+fn top_lists_functions_for_scripts_and_applies_transforms() {
+    let o = scorch(&["top", "-n", "3", "data/demo.folded"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "values in samples; total 13332; 3 functions shown; total counts recursion once"
+    );
+    assert_eq!(lines[1], "self  self%  total  total%  nodes  function");
+    assert!(lines[2].ends_with("app::search::score"), "{out}");
+    assert_eq!(lines.len(), 5);
+    // CSV for scripts: a header and exact values; sorted by total, the root frame first.
+    let o = scorch(&[
+        "top",
+        "--format",
+        "csv",
+        "--sort",
+        "total",
+        "data/demo.folded",
+    ]);
+    let (out, _) = text(&o);
+    let mut rows = out.lines();
+    assert_eq!(rows.next(), Some("self,self%,total,total%,nodes,function"));
+    let first: Vec<&str> = rows.next().unwrap().split(',').collect();
+    assert_eq!(first[2], "13332", "{out}");
+    // Transforms apply in order before the table is made.
+    let o = scorch(&[
+        "top",
+        "--format",
+        "tsv",
+        "--transform",
+        "focus:app::config::load",
+        "data/demo.folded",
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let load = out
+        .lines()
+        .find(|l| l.ends_with("\tapp::config::load"))
+        .unwrap();
+    assert!(load.starts_with("110\t"), "{load}");
+    assert!(load.contains("\t100.00%\t"), "{load}");
+    // Bad specs and unknown names are errors that say what was expected.
+    let o = scorch(&["top", "--transform", "squash:x", "data/demo.folded"]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(err.contains("unknown transform \"squash\""), "{err}");
+    let o = scorch(&["top", "--transform", "merge:nowhere", "data/demo.folded"]);
+    let (_, err) = text(&o);
+    assert!(
+        err.contains("data/demo.folded: --transform: nowhere: no function of that name"),
+        "{err}"
+    );
+    // A trace has no function table.
+    let o = scorch(&["top", "data/demo-tidb-trace.json"]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(err.contains("trace of timed spans"), "{err}");
+}

@@ -34,6 +34,7 @@ use scorch::layout::timeline::timeline_layout;
 use scorch::model::spans::SpanTree;
 use scorch::model::{Profile, SourceFormat};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Files that must be rejected, and a phrase their error must contain.
@@ -1151,4 +1152,84 @@ fn pprof_files_load_with_the_totals_an_oracle_sums() {
         failures.join("\n")
     );
     assert!(checked >= 19, "only {checked} pprof files in the manifest");
+}
+
+/// Per function (self, total counting recursion once) from the lines of a folded file
+/// alone, or `None` for a file this oracle leaves to the totals test (diffs, fractions).
+fn function_oracle(text: &str) -> Option<HashMap<String, (u64, u64)>> {
+    let mut out: HashMap<String, (u64, u64)> = HashMap::new();
+    for line in text.lines() {
+        let line = line.trim();
+        let Some((stack, count)) = line.rsplit_once(|c: char| c.is_ascii_whitespace()) else {
+            continue;
+        };
+        // A `#` line with a count is a stack, as inferno and the totals oracle read it.
+        if !is_count(count) {
+            continue;
+        }
+        let stack = stack.trim_end();
+        if count.contains('.') || stack.rsplit_once(' ').is_some_and(|(_, t)| is_count(t)) {
+            return None;
+        }
+        let c: u64 = count.parse().ok()?;
+        let frames: Vec<&str> = stack.split(';').collect();
+        out.entry(frames.last()?.to_string()).or_default().0 += c;
+        let mut seen: Vec<&str> = Vec::new();
+        for f in frames {
+            if !seen.contains(&f) {
+                seen.push(f);
+                out.entry(f.to_string()).or_default().1 += c;
+            }
+        }
+    }
+    Some(out)
+}
+
+#[test]
+fn top_matches_an_independent_sum_on_folded_files() {
+    let Some((dir, entries)) = corpus() else {
+        return;
+    };
+    let (mut compared, mut failures) = (0, Vec::new());
+    for e in entries.iter().filter(|e| e.format.starts_with("folded")) {
+        let path = dir.join(&e.path);
+        let Some(want) = function_oracle(&oracle_text(&std::fs::read(&path).unwrap())) else {
+            continue;
+        };
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_scorch"))
+            .args(["top", "--format", "tsv"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        if !o.status.success() {
+            // Files the importer refuses are the totals test's business.
+            continue;
+        }
+        let out = String::from_utf8(o.stdout).unwrap();
+        let mut got: HashMap<String, (u64, u64)> = HashMap::new();
+        for line in out.lines().skip(1) {
+            let f: Vec<&str> = line.splitn(6, '\t').collect();
+            let name = f[5].replace("\\t", "\t").replace("\\\\", "\\");
+            got.insert(name, (f[0].parse().unwrap(), f[2].parse().unwrap()));
+        }
+        if got != want {
+            let mut diffs: Vec<String> = want
+                .iter()
+                .filter(|(k, v)| got.get(*k) != Some(v))
+                .take(3)
+                .map(|(k, v)| format!("{k:?}: oracle {v:?}, scorch {:?}", got.get(k)))
+                .collect();
+            diffs.extend(
+                got.keys()
+                    .filter(|k| !want.contains_key(*k))
+                    .take(3)
+                    .map(|k| format!("{k:?}: only in scorch")),
+            );
+            failures.push(format!("{}: {}", e.path, diffs.join("; ")));
+        }
+        compared += 1;
+    }
+    eprintln!("corpus: scorch top compared with an independent sum on {compared} folded files");
+    assert!(failures.is_empty(), "top differs:\n{}", failures.join("\n"));
+    assert!(compared >= 40, "only {compared} folded files compared");
 }

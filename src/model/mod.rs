@@ -6,8 +6,10 @@
 //! This module (like `import`, `layout`, `pick` and `view`) never touches the GPU.
 
 pub mod document;
+pub mod functions;
 pub mod names;
 pub mod spans;
+pub mod transform;
 pub mod tree;
 pub mod units;
 

@@ -110,6 +110,21 @@ impl ValueFormat {
         }
     }
 
+    /// `ticks` in the file's units, exactly: `1234`, or `12.5` for a fixed-point profile.
+    pub fn exact(&self, ticks: u64) -> String {
+        let per = self.ticks_per_unit.max(1);
+        let (whole, frac) = (ticks / per, ticks % per);
+        if frac == 0 {
+            return whole.to_string();
+        }
+        let digits = per.ilog10();
+        if 10u64.pow(digits) != per {
+            return format!("{}", ticks as f64 / per as f64);
+        }
+        let frac = format!("{frac:0width$}", width = digits as usize);
+        format!("{whole}.{}", frac.trim_end_matches('0'))
+    }
+
     /// A short human string for `ticks`: `7.71 s`, `1.76 MiB`, `75.5 K objects`, `988 samples`.
     pub fn format(&self, ticks: u64) -> String {
         if let Some(ns) = self.as_nanoseconds(ticks) {
@@ -255,6 +270,23 @@ fn sig3(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_values_keep_every_digit() {
+        let f = |per| ValueFormat {
+            ticks_per_unit: per,
+            ..ValueFormat::default()
+        };
+        assert_eq!(
+            f(1).exact(18_446_744_073_709_551_615),
+            "18446744073709551615"
+        );
+        assert_eq!(f(100).exact(1250), "12.5");
+        assert_eq!(f(100).exact(1205), "12.05");
+        assert_eq!(f(100).exact(1200), "12");
+        assert_eq!(f(1000).exact(7), "0.007");
+        assert_eq!(f(4).exact(6), "1.5");
+    }
 
     #[test]
     fn samples_with_rate_are_durations() {
