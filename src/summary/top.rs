@@ -224,16 +224,15 @@ mod tests {
         )
         .unwrap();
         let out = Top::of(&p, None, None, TopFormat::Text).to_string();
-        let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(
-            lines[0],
-            "values in samples; total 12; 4 functions shown; total counts recursion once"
-        );
-        assert_eq!(lines[1], "self   self%  total   total%  nodes  function");
-        assert_eq!(lines[2], " 6.5  54.17%    6.5   54.17%      1  leaf");
-        assert_eq!(lines[3], "   4  33.33%   10.5   87.50%      2  work");
-        assert_eq!(lines[4], " 1.5  12.50%    1.5   12.50%      1  idle");
-        assert_eq!(lines[5], "   0   0.00%     12  100.00%      1  main");
+        let want = [
+            "values in samples; total 12; 4 functions shown; total counts recursion once",
+            "self   self%  total   total%  nodes  function",
+            " 6.5  54.17%    6.5   54.17%      1  leaf",
+            "   4  33.33%   10.5   87.50%      2  work",
+            " 1.5  12.50%    1.5   12.50%      1  idle",
+            "   0   0.00%     12  100.00%      1  main",
+        ];
+        assert_eq!(out, want.map(|l| format!("{l}\n")).concat());
         let two = Top::of(&p, Some(SortKey::Total), Some(2), TopFormat::Text).to_string();
         assert!(two.lines().nth(2).unwrap().ends_with("main"));
         assert_eq!(two.lines().count(), 4);
