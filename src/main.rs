@@ -241,6 +241,8 @@ enum GenFormatArg {
 enum ViewArg {
     Flamegraph,
     Icicle,
+    /// The heaviest child first at every level (speedscope's left heavy; profiles).
+    LeftHeavy,
     /// Spans on a time axis (traces only).
     Timeline,
 }
@@ -365,6 +367,9 @@ fn open(a: OpenArgs) -> Result<()> {
             orientation: match a.view {
                 ViewArg::Icicle => Orientation::Icicle,
                 ViewArg::Flamegraph | ViewArg::Timeline => Orientation::Flame,
+                ViewArg::LeftHeavy => {
+                    bail!("--view left-heavy is for `scorch render`; in the window press 2")
+                }
             },
             color: a.color,
             size: a.size,
@@ -424,6 +429,7 @@ fn render(a: RenderArgs) -> Result<()> {
         view: a.view.map(|v| match v {
             ViewArg::Flamegraph => ExportView::FlameGraph,
             ViewArg::Icicle => ExportView::Icicle,
+            ViewArg::LeftHeavy => ExportView::LeftHeavy,
             ViewArg::Timeline => ExportView::Timeline,
         }),
         color: a.color,

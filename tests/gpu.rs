@@ -416,6 +416,19 @@ fn golden_demo_icicle_hidpi() {
 }
 
 #[test]
+fn golden_demo_left_heavy_1x_and_2x() {
+    for (name, scale) in [("demo_left_heavy", 1.0), ("demo_left_heavy_2x", 2.0)] {
+        let o = ExportOptions {
+            width: 600,
+            scale,
+            view: Some(ExportView::LeftHeavy),
+            ..ExportOptions::default()
+        };
+        golden(name, "data/demo.folded", o);
+    }
+}
+
+#[test]
 fn golden_demo_value_heat() {
     golden(
         "demo_value",

@@ -599,6 +599,29 @@ mod tests {
     }
 
     #[test]
+    fn key_2_opens_left_heavy_on_the_clicked_path() {
+        // a (1) sorts before b (3) by name; left heavy puts b first.
+        let mut s = session("main;a 1\nmain;b 3\n");
+        let g = flame(&s).geometry(1.0);
+        // Click a (the left quarter of row 2) in the flame graph.
+        s.pointer_moved(g.graph.x + g.graph.w * 0.1, g.row_top(2) + 2.0);
+        assert_eq!(s.view().unwrap().tooltip()[0], "a");
+        s.left_pressed(NOW);
+        s.left_released(NOW);
+        s.tick(NOW + 1.0);
+        s.key(&ch("2"), Some("2"), NOW + 2.0);
+        assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::LEFT_HEAVY);
+        let v = flame(&s);
+        let st = v.state();
+        // Still zoomed on main;a, which left heavy places after b: ticks 3..4.
+        assert!(st.zoomed.is_some());
+        assert_eq!(st.camera.start, 3);
+        s.key(&ch("1"), Some("1"), NOW + 3.0);
+        assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::FLAME_GRAPH);
+        assert_eq!(flame(&s).state().camera.start, 0, "a is first again");
+    }
+
+    #[test]
     fn a_click_zooms_and_a_drag_pans_without_clicking() {
         let mut s = session("main;a 3\nmain;b 1\n");
         let g = flame(&s).geometry(1.0);

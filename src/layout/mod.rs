@@ -166,10 +166,27 @@ impl Layout {
     }
 }
 
+/// The order of a node's children in a flame layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SiblingOrder {
+    /// The tree's child order (by name for every importer: flamegraph.pl's and
+    /// Pyroscope's), after the node's self time.
+    #[default]
+    AsTree,
+    /// Speedscope's "left heavy": the heaviest child first (ties in the tree's order),
+    /// children from the node's left edge, its self time last.
+    HeaviestFirst,
+}
+
 /// Lays out a call tree as a flame graph: the root spans `[0, total)`; each node's self
 /// time comes first, then its children side by side in the tree's child order. Nodes with
 /// a total of zero (and so their subtrees) get no bar.
 pub fn flame_layout(tree: &CallTree) -> Layout {
+    flame_layout_ordered(tree, SiblingOrder::AsTree)
+}
+
+/// [`flame_layout`] with the children of every node in `order`.
+pub fn flame_layout_ordered(tree: &CallTree, order: SiblingOrder) -> Layout {
     let total = tree.grand_total();
     if total == 0 {
         return Layout {
@@ -193,6 +210,7 @@ pub fn flame_layout(tree: &CallTree) -> Layout {
     // (node, x0) pairs still to place; children are pushed in reverse so that the leftmost
     // child is popped first (pre-order, left to right).
     let mut stack: Vec<(NodeId, u64)> = vec![(tree.root(), 0)];
+    let mut heavy: Vec<NodeId> = Vec::new();
     while let Some((n, x0)) = stack.pop() {
         let d = tree.depth(n) as usize;
         if rows.len() <= d {
@@ -201,14 +219,29 @@ pub fn flame_layout(tree: &CallTree) -> Layout {
         let x1 = x0 + tree.total(n);
         rows[d].push(x0, x1, tree.name(n), n);
         let kids = tree.children(n);
-        let mut cursor = x1;
-        for &c in kids.iter().rev() {
-            let t = tree.total(c);
-            if t == 0 {
-                continue;
+        match order {
+            SiblingOrder::AsTree => {
+                let mut cursor = x1;
+                for &c in kids.iter().rev() {
+                    let t = tree.total(c);
+                    if t == 0 {
+                        continue;
+                    }
+                    cursor -= t;
+                    stack.push((c, cursor));
+                }
             }
-            cursor -= t;
-            stack.push((c, cursor));
+            SiblingOrder::HeaviestFirst => {
+                heavy.clear();
+                heavy.extend(kids.iter().copied().filter(|&c| tree.total(c) > 0));
+                // Stable: equal totals keep the tree's order.
+                heavy.sort_by_key(|&c| std::cmp::Reverse(tree.total(c)));
+                let mut cursor = x0 + heavy.iter().map(|&c| tree.total(c)).sum::<u64>();
+                for &c in heavy.iter().rev() {
+                    cursor -= tree.total(c);
+                    stack.push((c, cursor));
+                }
+            }
         }
     }
     for r in &mut rows {
@@ -225,6 +258,46 @@ pub fn flame_layout(tree: &CallTree) -> Layout {
 mod tests {
     use super::*;
     use crate::model::{CallTreeBuilder, ChildOrder, Names};
+
+    #[test]
+    fn left_heavy_puts_the_heaviest_child_first_and_keeps_every_bar() {
+        let p = crate::import::folded::parse(
+            "h.txt",
+            b"r;a 2\nr;b 7\nr;c 2\nr;b;x 1\nr;b;y 5\nr 3\nq 1\n",
+        )
+        .unwrap();
+        let heavy = flame_layout_ordered(&p.tree, SiblingOrder::HeaviestFirst);
+        heavy.check(&p.tree).unwrap();
+        let plain = flame_layout(&p.tree);
+        let names = |l: &Layout, d: usize| -> Vec<(String, u64, u64)> {
+            let r = &l.rows[d];
+            (0..r.len())
+                .map(|i| (p.names.get(r.name[i]).to_string(), r.x0[i], r.x1[i]))
+                .collect()
+        };
+        let t = |s: &str, a: u64, b: u64| (s.to_string(), a, b);
+        // r (20) before q (1); b (13) before a and c (2 each, tree order); r's self last.
+        assert_eq!(names(&heavy, 1), [t("r", 0, 20), t("q", 20, 21)]);
+        assert_eq!(
+            names(&heavy, 2),
+            [t("b", 0, 13), t("a", 13, 15), t("c", 15, 17)]
+        );
+        assert_eq!(names(&heavy, 3), [t("y", 0, 5), t("x", 5, 6)]);
+        // The same bars as the plain layout, only placed elsewhere.
+        for d in 0..plain.rows.len() {
+            let mut a: Vec<_> = names(&plain, d)
+                .into_iter()
+                .map(|(n, x0, x1)| (n, x1 - x0))
+                .collect();
+            let mut b: Vec<_> = names(&heavy, d)
+                .into_iter()
+                .map(|(n, x0, x1)| (n, x1 - x0))
+                .collect();
+            a.sort();
+            b.sort();
+            assert_eq!(a, b, "row {d}");
+        }
+    }
 
     use crate::generator::Rng;
 

@@ -12,8 +12,8 @@ use super::{View, ViewOptions, Viewport};
 use crate::color::ColorMode;
 use crate::geometry::timeline::{TimelineGeometry, TimelineStyle};
 use crate::geometry::{Camera, FrameGeometry, Orientation, Style};
-use crate::layout::flame_layout;
 use crate::layout::timeline::BandMode;
+use crate::layout::{SiblingOrder, flame_layout_ordered};
 use crate::lod::view_lod;
 use crate::model::units::format_duration_ns;
 use crate::model::{Document, Profile, Trace};
@@ -31,6 +31,8 @@ pub enum ExportView {
     FlameGraph,
     /// Icicle, root at the top.
     Icicle,
+    /// Flame graph with the heaviest child first at every level.
+    LeftHeavy,
     /// Spans on a time axis (traces).
     Timeline,
 }
@@ -152,7 +154,11 @@ pub fn flame_export(
             ));
         }
         Some(ExportView::Icicle) => Orientation::Icicle,
-        Some(ExportView::FlameGraph) | None => Orientation::Flame,
+        Some(ExportView::FlameGraph | ExportView::LeftHeavy) | None => Orientation::Flame,
+    };
+    let order = match opts.view {
+        Some(ExportView::LeftHeavy) => SiblingOrder::HeaviestFirst,
+        _ => SiblingOrder::AsTree,
     };
     if opts.start_ns.is_some() || opts.end_ns.is_some() || opts.bands.is_some() {
         return refuse("--start, --end and --bands apply to traces (--view timeline)");
@@ -160,7 +166,7 @@ pub fn flame_export(
     check_size(opts)?;
     let color = profile_color(&profile, opts.color)?;
     let style = Style::default();
-    let layout = flame_layout(&profile.tree);
+    let layout = flame_layout_ordered(&profile.tree, order);
     let rows = layout.rows.len();
     let height = fitted_height(opts, FrameGeometry::needed_height(rows, &style));
     let vp = Viewport::logical(opts.width, height, opts.scale);
@@ -181,7 +187,8 @@ pub fn flame_export(
         title: opts.title.clone(),
         style,
     };
-    let mut view = FlameView::with_layout(profile, layout, lod, Some(ticks_per_px), &view_opts);
+    let mut view = FlameView::with_layout(profile, layout, lod, Some(ticks_per_px), &view_opts)
+        .laid_out_in(order);
     view.set_viewport(vp);
     view.set_colorblind(opts.colorblind);
     view.state_mut().camera = camera;
@@ -193,15 +200,17 @@ pub fn timeline_export(
     trace: Arc<Trace>,
     opts: &ExportOptions,
 ) -> Result<TimelineView, OptionsError> {
-    if let Some(v @ (ExportView::FlameGraph | ExportView::Icicle)) = opts.view {
+    if let Some(v @ (ExportView::FlameGraph | ExportView::Icicle | ExportView::LeftHeavy)) =
+        opts.view
+    {
         return refuse(format!(
             "{} is a trace ({}); it is drawn as a timeline, not a {}: use --view timeline",
             trace.source,
             trace.format.describe(),
-            if v == ExportView::Icicle {
-                "icicle"
-            } else {
-                "flame graph"
+            match v {
+                ExportView::Icicle => "icicle",
+                ExportView::LeftHeavy => "left heavy flame graph",
+                _ => "flame graph",
             }
         ));
     }

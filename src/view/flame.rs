@@ -1,7 +1,8 @@
 //! The flame graph view of a call tree (root at the bottom, flamegraph.pl) and its
 //! icicle (root at the top, Pyroscope, speedscope).
 //!
-//! The view lays the tree out once ([`flame_layout`]) with its level-of-detail tiers, and
+//! The view lays the tree out once ([`crate::layout::flame_layout`], or heaviest child
+//! first for left heavy) with its level-of-detail tiers, and
 //! keeps the camera, scroll, zoom history, focus and colors in a [`ViewState`]. A click
 //! zooms to a bar (animated; again or Esc zooms out), Backspace goes back, the menu
 //! focuses on a bar (its ancestors collapse into one line, as Pyroscope's "collapse nodes
@@ -23,7 +24,7 @@ use super::shell::Heading;
 use super::state::{ANIMATION_S, ViewState};
 use crate::color::{self, ColorMode};
 use crate::geometry::{Camera, FrameGeometry, Orientation, Style};
-use crate::layout::{Layout, flame_layout};
+use crate::layout::{Layout, SiblingOrder, flame_layout_ordered};
 use crate::lod::{Lod, MergedRun};
 use crate::model::units::format_percent;
 use crate::model::{Document, NodeId, Profile};
@@ -57,11 +58,15 @@ pub struct FlameView {
     menu_bar: Option<BarRef>,
     /// The largest self value, the heat scale (computed once: it is O(nodes)).
     max_self: u64,
+    /// Children in the tree's order (the flame graph) or heaviest first (left heavy).
+    order: SiblingOrder,
 }
 
 impl ViewKind {
     /// A call tree as a flame graph or icicle.
     pub const FLAME_GRAPH: ViewKind = ViewKind("flame graph");
+    /// A call tree with the heaviest child first at every level (speedscope's left heavy).
+    pub const LEFT_HEAVY: ViewKind = ViewKind("left heavy");
 }
 
 /// The flame graph in the window's list of views: it shows profiles.
@@ -71,6 +76,20 @@ pub const ENTRY: ViewEntry = ViewEntry {
     open: |doc, opts| match doc {
         Document::Profile(d) => Box::new(FlameView::new(d.clone(), opts)),
         _ => unreachable!("the flame graph shows profiles only"),
+    },
+};
+
+/// Left heavy in the window's list of views: profiles, heaviest child first.
+pub const LEFT_HEAVY_ENTRY: ViewEntry = ViewEntry {
+    kind: ViewKind::LEFT_HEAVY,
+    shows: |doc| matches!(doc, Document::Profile(_)),
+    open: |doc, opts| match doc {
+        Document::Profile(d) => Box::new(FlameView::ordered(
+            d.clone(),
+            opts,
+            SiblingOrder::HeaviestFirst,
+        )),
+        _ => unreachable!("left heavy shows profiles only"),
     },
 };
 
@@ -90,9 +109,21 @@ impl FlameView {
     /// A flame graph of `profile`, laid out with every level-of-detail tier (to zoom
     /// freely).
     pub fn new(profile: Arc<Profile>, opts: &ViewOptions) -> FlameView {
-        let layout = flame_layout(&profile.tree);
+        Self::ordered(profile, opts, SiblingOrder::AsTree)
+    }
+
+    /// The view of a layout made with [`flame_layout_ordered`] in `order` (given to
+    /// [`FlameView::with_layout`]): its kind and heading follow the order.
+    pub fn laid_out_in(mut self, order: SiblingOrder) -> FlameView {
+        self.order = order;
+        self
+    }
+
+    /// A flame graph with each node's children in `order` (left heavy: heaviest first).
+    pub fn ordered(profile: Arc<Profile>, opts: &ViewOptions, order: SiblingOrder) -> FlameView {
+        let layout = flame_layout_ordered(&profile.tree, order);
         let lod = Lod::build(&layout);
-        Self::with_layout(profile, layout, lod, None, opts)
+        Self::with_layout(profile, layout, lod, None, opts).laid_out_in(order)
     }
 
     /// A view of `profile` with a layout and tiers made already; `only_at`: the tiers
@@ -132,6 +163,7 @@ impl FlameView {
             dragging: false,
             menu_bar: None,
             max_self: profile_max_self,
+            order: SiblingOrder::AsTree,
         }
     }
 
@@ -270,7 +302,10 @@ impl FlameView {
     }
 
     fn subtitle(&self) -> String {
-        summary(&self.profile)
+        match self.order {
+            SiblingOrder::AsTree => summary(&self.profile),
+            SiblingOrder::HeaviestFirst => format!("left heavy · {}", summary(&self.profile)),
+        }
     }
 
     /// Labels, the focus header and the hover outline of a frame.
@@ -396,7 +431,10 @@ fn orientation_name(o: Orientation) -> &'static str {
 
 impl View for FlameView {
     fn kind(&self) -> ViewKind {
-        ViewKind::FLAME_GRAPH
+        match self.order {
+            SiblingOrder::AsTree => ViewKind::FLAME_GRAPH,
+            SiblingOrder::HeaviestFirst => ViewKind::LEFT_HEAVY,
+        }
     }
 
     fn document(&self) -> Document {
@@ -949,6 +987,50 @@ mod tests {
         assert_eq!(full.state.orientation, Orientation::Icicle);
         assert_eq!(visible(&full.state), visible(&fresh));
         assert!(full.state.zoomed.is_none() && full.state.focus.is_none());
+    }
+
+    #[test]
+    fn left_heavy_and_the_flame_graph_keep_the_zoomed_call_path() {
+        let text = "main;a;x 2\nmain;b;y 9\nmain;b;z 1\nmain;c 4\n";
+        let mut flame = view(text);
+        let profile = flame.profile.clone();
+        let mut heavy = FlameView::ordered(
+            profile,
+            &ViewOptions::default(),
+            SiblingOrder::HeaviestFirst,
+        );
+        heavy.set_viewport(flame.vp.unwrap());
+        assert_eq!(heavy.kind(), ViewKind::LEFT_HEAVY);
+        assert_eq!(flame.kind(), ViewKind::FLAME_GRAPH);
+        // Heaviest first at every level: b (10), c (4), a (2); y before z.
+        let names = |v: &FlameView, row: usize| -> Vec<String> {
+            let r = &v.layout.rows[row];
+            (0..r.len())
+                .map(|i| v.profile.names.get(r.name[i]).to_string())
+                .collect()
+        };
+        assert_eq!(names(&heavy, 2), ["b", "c", "a"]);
+        assert_eq!(names(&heavy, 3), ["y", "z", "x"]);
+        assert_eq!(names(&flame, 2), ["a", "b", "c"]);
+        // Zoomed to main;a;x in the flame graph: left heavy opens on the same path, and
+        // back again.
+        let x = bar_named(&flame, 3, "x");
+        flame.state.zoom_to_bar(&flame.layout, x, 0.0);
+        flame.state.tick(1.0);
+        heavy.restore(&flame.memo(), 5.0);
+        let want = bar_named(&heavy, 3, "x");
+        assert_eq!(heavy.state.zoomed, Some(want));
+        let r = &heavy.layout.rows[3];
+        assert_eq!(visible(&heavy.state), (r.x0[want.index], r.x1[want.index]));
+        let mut back = view(text);
+        back.restore(&heavy.memo(), 9.0);
+        assert_eq!(back.state.zoomed, Some(bar_named(&back, 3, "x")));
+        let mut m = FixedMeasure { advance: 0.6 };
+        let frame = crate::view::compose(&heavy, Purpose::Window, None, &mut m);
+        assert!(
+            frame.text.iter().any(|t| t.text.contains("left heavy")),
+            "the heading says which view this is"
+        );
     }
 
     #[test]
