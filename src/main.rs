@@ -14,6 +14,7 @@ use scorch::render::warmup::{Hold, Warmup};
 use scorch::render::{Backend, GpuOptions};
 use scorch::summary::top::{Top, TopFormat};
 use scorch::summary::{ProfileSummary, TraceSummary};
+use scorch::view::draw::LabelFit;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -61,6 +62,24 @@ struct OpenArgs {
     /// Load big files whole before showing anything, without a preview first.
     #[arg(long)]
     no_preview: bool,
+    /// Which part of a long name a cut label keeps (also in the right-click menu).
+    #[arg(long, value_enum, default_value_t = FitArg::Head)]
+    fit: FitArg,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FitArg {
+    /// The start of the name: `com.example.Serv…`.
+    Head,
+    /// The end of the name: `…Service.handle`.
+    Tail,
+}
+
+fn fit_arg(f: FitArg) -> LabelFit {
+    match f {
+        FitArg::Head => LabelFit::Head,
+        FitArg::Tail => LabelFit::Tail,
+    }
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -142,6 +161,9 @@ struct RenderArgs {
     /// Title line [default: the input's file name].
     #[arg(long)]
     title: Option<String>,
+    /// Flame graphs: which part of a long name a cut label keeps.
+    #[arg(long, value_enum, default_value_t = FitArg::Head)]
+    fit: FitArg,
     /// pprof: the sample type to show, by name (`alloc_space`), type/unit or index
     /// [default: the profile's default sample type, else its last].
     #[arg(long)]
@@ -374,6 +396,7 @@ fn open(a: OpenArgs) -> Result<()> {
             color: a.color,
             size: a.size,
             preview: !a.no_preview,
+            fit: fit_arg(a.fit),
         },
     )
 }
@@ -449,6 +472,7 @@ fn render(a: RenderArgs) -> Result<()> {
             BandsArg::Tracks => BandMode::PerTrack,
             BandsArg::Tree => BandMode::OneTree,
         }),
+        fit: fit_arg(a.fit),
     };
     // Checked and laid out before waiting for the device.
     let view = export::export_view(&doc, &opts)?;

@@ -67,6 +67,8 @@ pub struct AppOptions {
     pub size: (u32, u32),
     /// Show a preview of big inputs while they load.
     pub preview: bool,
+    /// Which part of a long name a cut label keeps.
+    pub fit: crate::view::draw::LabelFit,
 }
 
 impl Default for AppOptions {
@@ -78,6 +80,7 @@ impl Default for AppOptions {
             color: None,
             size: (1280, 800),
             preview: true,
+            fit: crate::view::draw::LabelFit::Head,
         }
     }
 }
@@ -287,6 +290,7 @@ impl App {
             color: self.opts.color,
             title: Some(title),
             style: window_style(),
+            fit: self.opts.fit,
         }
     }
 

@@ -665,10 +665,18 @@ mod tests {
         s.pointer_moved(x, y);
         s.right_pressed();
         let menu = status(&s).menu.expect("a menu");
-        assert_eq!(menu.items, ["Focus on this", "Copy name", "Reset view"]);
+        assert_eq!(
+            menu.items,
+            [
+                "Focus on this",
+                "Copy name",
+                "Reset view",
+                "Cut labels at the start (keep the end)"
+            ]
+        );
         // Move onto the second item (the menu is kept above the status line) and click.
         let (_, h) = crate::view::shell::menu_size(1.0);
-        let (mx, my) = crate::view::shell::menu_origin((x, y), 3, 1.0, 800.0, 578.0);
+        let (mx, my) = crate::view::shell::menu_origin((x, y), 4, 1.0, 800.0, 578.0);
         s.pointer_moved(mx + 5.0, my + h * 1.5);
         assert_eq!(status(&s).menu.unwrap().hovered, Some(1));
         assert_eq!(s.left_pressed(NOW), Effect::Copy("alpha".into()));

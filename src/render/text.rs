@@ -41,6 +41,19 @@ impl Measure {
         let i = self.ends.partition_point(|&(x, _)| x <= w);
         if i == 0 { 0 } else { self.ends[i - 1].1 }
     }
+
+    /// Where the longest suffix (starting on a glyph boundary) whose width is at most
+    /// `w` starts, as a byte offset; the text's length when no glyph fits.
+    pub fn suffix_start_fitting(&self, w: f32) -> usize {
+        if self.width <= w {
+            return 0;
+        }
+        let from = self.width - w;
+        let i = self.ends.partition_point(|&(x, _)| x < from);
+        self.ends
+            .get(i)
+            .map_or_else(|| self.ends.last().map_or(0, |e| e.1), |e| e.1)
+    }
 }
 
 struct Item {
@@ -229,6 +242,26 @@ impl TextLayer {
         Some(format!("{}{ELLIPSIS}", &short[..cut]))
     }
 
+    /// [`TextLayer::fit`], keeping the end of `short` after the ellipsis.
+    pub fn fit_tail(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
+        if max_w <= 0.0 {
+            return None;
+        }
+        if !full.is_empty() && self.measure(full, size).width <= max_w {
+            return Some(full.to_string());
+        }
+        let m = self.measure(short, size);
+        if m.width <= max_w {
+            return Some(short.to_string());
+        }
+        let ell = self.measure(ELLIPSIS, size).width;
+        let start = m.suffix_start_fitting(max_w - ell);
+        if start >= short.len() {
+            return None;
+        }
+        Some(format!("{ELLIPSIS}{}", &short[start..]))
+    }
+
     /// Forgets the previous frame's text.
     pub fn clear(&mut self) {
         self.items[0].clear();
@@ -357,6 +390,10 @@ impl MeasureText for TextLayer {
     fn fit(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
         TextLayer::fit(self, full, short, size, max_w)
     }
+
+    fn fit_tail(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
+        TextLayer::fit_tail(self, full, short, size, max_w)
+    }
 }
 
 #[cfg(test)]
@@ -373,6 +410,32 @@ mod tests {
         assert_eq!(m.prefix_fitting(10.0), 1);
         assert_eq!(m.prefix_fitting(25.0), 2);
         assert_eq!(m.prefix_fitting(100.0), 3);
+        // Suffixes: "c" is 10 wide, "bc" 20, "abc" 30.
+        assert_eq!(m.suffix_start_fitting(9.0), 3);
+        assert_eq!(m.suffix_start_fitting(10.0), 2);
+        assert_eq!(m.suffix_start_fitting(25.0), 1);
+        assert_eq!(m.suffix_start_fitting(30.0), 0);
+    }
+
+    /// A tail-fitted label is an ellipsis and a suffix of the name, as wide as allowed
+    /// at most, and the longest such suffix (one more glyph would not fit).
+    #[test]
+    fn tail_fit_keeps_the_longest_suffix_that_fits() {
+        let mut fs = font_system();
+        let name = "com.example.service.RequestHandler.handleIncoming";
+        let m = measure_shaped(&mut fs, name, 12.0);
+        let ell = measure_shaped(&mut fs, ELLIPSIS, 12.0).width;
+        for max_w in [20.0f32, 40.0, 75.5, 120.0, 200.0] {
+            let start = m.suffix_start_fitting(max_w - ell);
+            let tail = &name[start..];
+            let w = measure_shaped(&mut fs, tail, 12.0).width;
+            assert!(w <= max_w - ell + 0.01, "{max_w}: {tail:?} is {w} wide");
+            if start > 0 {
+                let one_more = &name[start - 1..];
+                let w1 = measure_shaped(&mut fs, one_more, 12.0).width;
+                assert!(w1 > max_w - ell, "{max_w}: {one_more:?} would fit too");
+            }
+        }
     }
 
     #[test]

@@ -53,6 +53,26 @@ pub fn line_height(size: f32) -> f32 {
     (size * LINE_HEIGHT).ceil()
 }
 
+/// Which part of a long name a cut label keeps (Pyroscope's fit mode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LabelFit {
+    /// The start: `com.example.Serv…`.
+    #[default]
+    Head,
+    /// The end: `…Service.handle` (long package paths, Java and C++ names).
+    Tail,
+}
+
+impl LabelFit {
+    /// The CLI's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            LabelFit::Head => "head",
+            LabelFit::Tail => "tail",
+        }
+    }
+}
+
 /// Text measurement, by the font the frame will be drawn with.
 pub trait Measure {
     /// Advance width of `text` at `size` pixels.
@@ -60,6 +80,23 @@ pub trait Measure {
     /// The text to show in `max_w` pixels: `full` if it fits, else `short` if it fits,
     /// else a prefix of `short` with an ellipsis (at least one character), else nothing.
     fn fit(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String>;
+    /// [`Measure::fit`], keeping a suffix of `short` after the ellipsis instead.
+    fn fit_tail(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String>;
+
+    /// [`Measure::fit`] or [`Measure::fit_tail`], as `keep` says.
+    fn fit_as(
+        &mut self,
+        keep: LabelFit,
+        full: &str,
+        short: &str,
+        size: f32,
+        max_w: f32,
+    ) -> Option<String> {
+        match keep {
+            LabelFit::Head => self.fit(full, short, size, max_w),
+            LabelFit::Tail => self.fit_tail(full, short, size, max_w),
+        }
+    }
 }
 
 /// `c` as the `[0, 1]` sRGB values with alpha `a` that rectangles carry.
@@ -487,6 +524,22 @@ impl Measure for FixedMeasure {
         let keep = ((max_w - ell) / (size * self.advance)).floor().max(0.0) as usize;
         (keep > 0).then(|| short.chars().take(keep).collect::<String>() + "…")
     }
+
+    fn fit_tail(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
+        if max_w <= 0.0 {
+            return None;
+        }
+        if !full.is_empty() && self.width(full, size) <= max_w {
+            return Some(full.to_string());
+        }
+        if self.width(short, size) <= max_w {
+            return Some(short.to_string());
+        }
+        let ell = self.width("…", size);
+        let keep = ((max_w - ell) / (size * self.advance)).floor().max(0.0) as usize;
+        let skip = short.chars().count().saturating_sub(keep);
+        (keep > 0).then(|| "…".to_string() + &short.chars().skip(skip).collect::<String>())
+    }
 }
 
 #[cfg(test)]
@@ -626,5 +679,15 @@ mod tests {
             Some("ab…")
         );
         assert_eq!(m.fit("abcd (1%)", "abcd", 10.0, 5.0), None);
+        assert_eq!(
+            m.fit_tail("abcd (1%)", "abcd", 10.0, 16.0).as_deref(),
+            Some("…cd")
+        );
+        assert_eq!(
+            m.fit_as(LabelFit::Tail, "abcd (1%)", "abcd", 10.0, 20.0)
+                .as_deref(),
+            Some("abcd")
+        );
+        assert_eq!(m.fit_tail("abcd (1%)", "abcd", 10.0, 5.0), None);
     }
 }

@@ -6,6 +6,7 @@
 //! the level-of-detail tier its one zoom draws ([`crate::lod::view_lod`]), not the
 //! pyramid a window keeps for zooming.
 
+use super::draw::LabelFit;
 use super::flame::FlameView;
 use super::timeline::{TimelineView, default_band_mode};
 use super::{View, ViewOptions, Viewport};
@@ -60,6 +61,8 @@ pub struct ExportOptions {
     pub end_ns: Option<u64>,
     /// Timeline: bands per track or one tree; `None`: the format's usual mode.
     pub bands: Option<BandMode>,
+    /// Flame graphs: which part of a long name a cut label keeps.
+    pub fit: LabelFit,
 }
 
 impl Default for ExportOptions {
@@ -75,6 +78,7 @@ impl Default for ExportOptions {
             start_ns: None,
             end_ns: None,
             bands: None,
+            fit: LabelFit::Head,
         }
     }
 }
@@ -186,6 +190,7 @@ pub fn flame_export(
         color: Some(color),
         title: opts.title.clone(),
         style,
+        fit: opts.fit,
     };
     let mut view = FlameView::with_layout(profile, layout, lod, Some(ticks_per_px), &view_opts)
         .laid_out_in(order);
@@ -200,6 +205,9 @@ pub fn timeline_export(
     trace: Arc<Trace>,
     opts: &ExportOptions,
 ) -> Result<TimelineView, OptionsError> {
+    if opts.fit == LabelFit::Tail {
+        return refuse("--fit applies to flame graphs; a timeline's labels keep their start");
+    }
     if let Some(v @ (ExportView::FlameGraph | ExportView::Icicle | ExportView::LeftHeavy)) =
         opts.view
     {
@@ -227,6 +235,7 @@ pub fn timeline_export(
         color: opts.color,
         title: opts.title.clone(),
         style,
+        ..ViewOptions::default()
     };
     let mut view = TimelineView::with_mode(trace, mode, &view_opts);
     let total = view.tracks().layout.total_ticks.max(1);

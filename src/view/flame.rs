@@ -12,7 +12,7 @@
 //! Labels read `name (share, amount)`, or for a diff `name (change)`, cut to what fits.
 
 use super::draw::{
-    BarSource, BarValues, BarsLayer, Frame, Measure, Rect, SceneKey, TITLE_COLOR, Text,
+    BarSource, BarValues, BarsLayer, Frame, LabelFit, Measure, Rect, SceneKey, TITLE_COLOR, Text,
     line_height, outline, rgba, row_draws, single_bars,
 };
 use super::input::{Action, Wheel};
@@ -33,6 +33,11 @@ use std::sync::Arc;
 
 /// The context menu's items.
 const MENU: [&str; 3] = ["Focus on this", "Copy name", "Reset view"];
+/// The menu's last item: it switches the labels' fit mode.
+const FIT_ITEM: [&str; 2] = [
+    "Cut labels at the end (keep the start)",
+    "Cut labels at the start (keep the end)",
+];
 
 /// A call tree as a flame graph or icicle.
 pub struct FlameView {
@@ -60,6 +65,8 @@ pub struct FlameView {
     max_self: u64,
     /// Children in the tree's order (the flame graph) or heaviest first (left heavy).
     order: SiblingOrder,
+    /// Which part of a long name a cut label keeps.
+    fit: LabelFit,
 }
 
 impl ViewKind {
@@ -164,6 +171,7 @@ impl FlameView {
             menu_bar: None,
             max_self: profile_max_self,
             order: SiblingOrder::AsTree,
+            fit: opts.fit,
         }
     }
 
@@ -347,7 +355,8 @@ impl FlameView {
                 let n = row.node[i];
                 let name = p.names.get(row.name[i]);
                 let full = bar_label(p, n);
-                let Some(text) = m.fit(&full, name, label_size, vx1 - vx0 - 2.0 * pad) else {
+                let Some(text) = m.fit_as(self.fit, &full, name, label_size, vx1 - vx0 - 2.0 * pad)
+                else {
                     continue;
                 };
                 let bg = match self.state.color {
@@ -580,7 +589,12 @@ impl View for FlameView {
     fn open_menu(&mut self) -> Vec<String> {
         self.menu_bar = self.hover;
         match self.hover {
-            Some(_) => MENU.iter().map(|s| s.to_string()).collect(),
+            Some(_) => {
+                let mut items: Vec<String> = MENU.iter().map(|s| s.to_string()).collect();
+                // The mode not in use.
+                items.push(FIT_ITEM[usize::from(self.fit == LabelFit::Head)].to_string());
+                items
+            }
             None => Vec::new(),
         }
     }
@@ -598,7 +612,13 @@ impl View for FlameView {
                     .get(self.layout.rows[bar.row].name[bar.index]);
                 return Reply::Copy(name.to_string());
             }
-            _ => self.state.reset(),
+            2 => self.state.reset(),
+            _ => {
+                self.fit = match self.fit {
+                    LabelFit::Head => LabelFit::Tail,
+                    LabelFit::Tail => LabelFit::Head,
+                };
+            }
         }
         self.update_hover();
         Reply::Done
@@ -903,10 +923,14 @@ impl View for FlameView {
             fraction: frac,
             time_window: None,
             scroll_px: v.scroll_px,
+            fit: Some(self.fit),
         }
     }
 
     fn restore(&mut self, memo: &ViewMemo, now_s: f64) {
+        if let Some(f) = memo.fit {
+            self.fit = f;
+        }
         if let Some(o) = memo.orientation {
             self.state.orientation = o;
         }
@@ -1115,5 +1139,43 @@ mod tests {
         assert_eq!(alpha, [0.35, 0.35, 1.0], "the zoomed bar's ancestors fade");
         assert_eq!(f.over.len(), 4, "the hover outline");
         assert_eq!(v.tooltip()[0], "beta");
+    }
+
+    #[test]
+    fn the_menu_switches_labels_to_keep_the_end_of_names() {
+        let long = "com.example.service.RequestHandler.handleIncomingRequest";
+        let mut v = view(&format!("main;{long} 10\nmain;other 30\n"));
+        let labels = |v: &FlameView| {
+            let mut m = FixedMeasure { advance: 0.6 };
+            let mut f = Frame::new(1016, 562, 1.0);
+            v.draw(&mut f, &mut m, Purpose::Export);
+            f.text.iter().map(|t| t.text.clone()).collect::<Vec<_>>()
+        };
+        // The long name's bar is 250 px wide: its label is cut.
+        let first = labels(&v);
+        assert!(
+            first
+                .iter()
+                .any(|t| t.starts_with("com.") && t.ends_with('…')),
+            "{first:?}"
+        );
+        let g = v.geometry(1.0);
+        v.pointer(Some((g.graph.x + 5.0, g.row_top(2) + 2.0)));
+        let items = v.open_menu();
+        assert_eq!(items[3], "Cut labels at the start (keep the end)");
+        assert_eq!(v.menu_action(3, 0.0), Reply::Done);
+        let cut: Vec<String> = labels(&v)
+            .into_iter()
+            .filter(|t| t.starts_with('…'))
+            .collect();
+        assert_eq!(cut.len(), 1, "{cut:?}");
+        assert!(long.ends_with(&cut[0][3..]), "{cut:?}");
+        // Another view of the document keeps the mode.
+        assert_eq!(v.memo().fit, Some(LabelFit::Tail));
+        let mut other = view("main;x 1\n");
+        other.restore(&v.memo(), 1.0);
+        assert_eq!(other.fit, LabelFit::Tail);
+        v.pointer(Some((g.graph.x + 5.0, g.row_top(2) + 2.0)));
+        assert_eq!(v.open_menu()[3], "Cut labels at the end (keep the start)");
     }
 }

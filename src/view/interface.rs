@@ -3,7 +3,7 @@
 //! A view is one way of looking at a [`Document`]; see [`View`]. The types here are all a
 //! view module needs to implement it; [`super::VIEWS`] lists the views the window offers.
 
-use super::draw::{BarSource, Frame, Measure};
+use super::draw::{BarSource, Frame, LabelFit, Measure};
 use super::input::{Action, Wheel};
 use super::shell::Heading;
 use crate::color::ColorMode;
@@ -132,6 +132,8 @@ pub struct ViewMemo {
     pub time_window: Option<(f64, f64)>,
     /// Vertical scroll, physical pixels.
     pub scroll_px: f32,
+    /// Which part of long names labels keep.
+    pub fit: Option<LabelFit>,
 }
 
 /// One way of looking at a document.
@@ -267,6 +269,8 @@ pub struct ViewOptions {
     pub title: Option<String>,
     /// Logical sizes (the window's have a status line).
     pub style: Style,
+    /// Which part of a long name a cut label keeps.
+    pub fit: LabelFit,
 }
 
 /// A view the window can switch to: its kind, which documents it shows, how it opens.

@@ -58,6 +58,7 @@ pub fn flame_view(profile: &Arc<Profile>, opts: &ExportOptions, labels: bool) ->
             color: Some(export.state().color),
             title: None,
             style: scorch::geometry::Style::default(),
+            ..ViewOptions::default()
         },
     );
     v.set_viewport(export.viewport().unwrap());

@@ -976,6 +976,7 @@ impl View for TimelineView {
             color: Some(v.color),
             time_window: (!whole).then_some((left + origin, right + origin)),
             scroll_px: v.scroll_px,
+            fit: None,
             ..ViewMemo::default()
         }
     }
