@@ -12,9 +12,9 @@ use scorch::model::transform;
 use scorch::model::{Document, Trace};
 use scorch::render::warmup::{Hold, Warmup};
 use scorch::render::{Backend, GpuOptions};
-use scorch::summary::top::{Top, TopFormat};
 use scorch::summary::{ProfileSummary, TraceSummary};
 use scorch::view::draw::LabelFit;
+use scorch::view::top::{Top, TopFormat};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -265,6 +265,8 @@ enum ViewArg {
     Icicle,
     /// The heaviest child first at every level (speedscope's left heavy; profiles).
     LeftHeavy,
+    /// One row per function: self, total, shares, node count (profiles).
+    Table,
     /// Spans on a time axis (traces only).
     Timeline,
 }
@@ -389,9 +391,9 @@ fn open(a: OpenArgs) -> Result<()> {
             orientation: match a.view {
                 ViewArg::Icicle => Orientation::Icicle,
                 ViewArg::Flamegraph | ViewArg::Timeline => Orientation::Flame,
-                ViewArg::LeftHeavy => {
-                    bail!("--view left-heavy is for `scorch render`; in the window press 2")
-                }
+                ViewArg::LeftHeavy | ViewArg::Table => bail!(
+                    "--view left-heavy and table are for `scorch render`; in the window press 2 or 3"
+                ),
             },
             color: a.color,
             size: a.size,
@@ -453,6 +455,7 @@ fn render(a: RenderArgs) -> Result<()> {
             ViewArg::Flamegraph => ExportView::FlameGraph,
             ViewArg::Icicle => ExportView::Icicle,
             ViewArg::LeftHeavy => ExportView::LeftHeavy,
+            ViewArg::Table => ExportView::Table,
             ViewArg::Timeline => ExportView::Timeline,
         }),
         color: a.color,

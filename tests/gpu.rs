@@ -429,6 +429,21 @@ fn golden_demo_left_heavy_1x_and_2x() {
 }
 
 #[test]
+fn golden_demo_tables_1x_and_diff_2x() {
+    let mut o = ExportOptions {
+        width: 720,
+        height: Some(260),
+        view: Some(ExportView::Table),
+        ..ExportOptions::default()
+    };
+    golden("demo_table", "data/demo.folded", o.clone());
+    o.width = 600;
+    o.height = Some(200);
+    o.scale = 2.0;
+    golden("demo_diff_table_2x", "data/demo-diff.folded", o);
+}
+
+#[test]
 fn golden_demo_value_heat() {
     golden(
         "demo_value",

@@ -92,6 +92,10 @@ pub enum SortKey {
     Name,
     /// A diff's change of total share, by its absolute size (Pyroscope's diff table).
     Change,
+    /// A diff's left ("before") total.
+    Before,
+    /// A diff's right ("after") total.
+    After,
 }
 
 /// Sorts `rows` by `key` (largest first when `descending`); ties go by name, then by
@@ -115,6 +119,8 @@ pub fn sort_functions(
             SortKey::Nodes => a.nodes.cmp(&b.nodes),
             SortKey::Name => names.get(a.name).cmp(names.get(b.name)),
             SortKey::Change => change(a).total_cmp(&change(b)),
+            SortKey::Before => a.left_total.cmp(&b.left_total),
+            SortKey::After => (a.total - a.left_total).cmp(&(b.total - b.left_total)),
         };
         let by_key = if descending { by_key.reverse() } else { by_key };
         by_key

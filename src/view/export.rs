@@ -8,6 +8,7 @@
 
 use super::draw::LabelFit;
 use super::flame::FlameView;
+use super::table::TableView;
 use super::timeline::{TimelineView, default_band_mode};
 use super::{View, ViewOptions, Viewport};
 use crate::color::ColorMode;
@@ -34,6 +35,8 @@ pub enum ExportView {
     Icicle,
     /// Flame graph with the heaviest child first at every level.
     LeftHeavy,
+    /// One row per function (profiles).
+    Table,
     /// Spans on a time axis (traces).
     Timeline,
 }
@@ -109,6 +112,9 @@ fn check_size(opts: &ExportOptions) -> Result<(), OptionsError> {
 /// The view of `doc` that `opts` ask for, set up for one image.
 pub fn export_view(doc: &Document, opts: &ExportOptions) -> Result<Box<dyn View>, OptionsError> {
     Ok(match doc {
+        Document::Profile(p) if opts.view == Some(ExportView::Table) => {
+            Box::new(table_export(p.clone(), opts)?)
+        }
         Document::Profile(p) => Box::new(flame_export(p.clone(), opts)?),
         Document::Trace(t) => Box::new(timeline_export(t.clone(), opts)?),
     })
@@ -158,7 +164,9 @@ pub fn flame_export(
             ));
         }
         Some(ExportView::Icicle) => Orientation::Icicle,
-        Some(ExportView::FlameGraph | ExportView::LeftHeavy) | None => Orientation::Flame,
+        Some(ExportView::FlameGraph | ExportView::LeftHeavy | ExportView::Table) | None => {
+            Orientation::Flame
+        }
     };
     let order = match opts.view {
         Some(ExportView::LeftHeavy) => SiblingOrder::HeaviestFirst,
@@ -200,6 +208,39 @@ pub fn flame_export(
     Ok(view)
 }
 
+/// The table of `profile`'s functions for one image: as many rows as the height holds
+/// (by default all of them, up to the height cap).
+pub fn table_export(
+    profile: Arc<Profile>,
+    opts: &ExportOptions,
+) -> Result<TableView, OptionsError> {
+    if opts.start_ns.is_some() || opts.end_ns.is_some() || opts.bands.is_some() {
+        return refuse("--start, --end and --bands apply to traces (--view timeline)");
+    }
+    if opts.fit == LabelFit::Tail {
+        return refuse("--fit applies to flame graphs");
+    }
+    check_size(opts)?;
+    if let Some(c) = opts.color {
+        return refuse(format!(
+            "--color {} colors bars; the table has a fixed look",
+            c.name()
+        ));
+    }
+    let style = Style::default();
+    let view_opts = ViewOptions {
+        title: opts.title.clone(),
+        style,
+        ..ViewOptions::default()
+    };
+    let mut view = TableView::new(profile, &view_opts);
+    let rows = view.shown_rows().count();
+    let height = fitted_height(opts, TableView::needed_height(rows, &style));
+    view.set_viewport(Viewport::logical(opts.width, height, opts.scale));
+    view.set_colorblind(opts.colorblind);
+    Ok(view)
+}
+
 /// A timeline of `trace` for one image.
 pub fn timeline_export(
     trace: Arc<Trace>,
@@ -208,8 +249,12 @@ pub fn timeline_export(
     if opts.fit == LabelFit::Tail {
         return refuse("--fit applies to flame graphs; a timeline's labels keep their start");
     }
-    if let Some(v @ (ExportView::FlameGraph | ExportView::Icicle | ExportView::LeftHeavy)) =
-        opts.view
+    if let Some(
+        v @ (ExportView::FlameGraph
+        | ExportView::Icicle
+        | ExportView::LeftHeavy
+        | ExportView::Table),
+    ) = opts.view
     {
         return refuse(format!(
             "{} is a trace ({}); it is drawn as a timeline, not a {}: use --view timeline",
@@ -218,6 +263,7 @@ pub fn timeline_export(
             match v {
                 ExportView::Icicle => "icicle",
                 ExportView::LeftHeavy => "left heavy flame graph",
+                ExportView::Table => "table of functions",
                 _ => "flame graph",
             }
         ));

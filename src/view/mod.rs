@@ -21,7 +21,9 @@ pub mod interface;
 pub mod search;
 pub mod shell;
 pub mod state;
+pub mod table;
 pub mod timeline;
+pub mod top;
 
 pub use interface::{Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport};
 
@@ -32,7 +34,12 @@ use shell::Chrome;
 
 /// The views the window offers, in the order of their keys (`1`, `2`, …, counting only
 /// those that show the document). The first that shows a document is the one it opens in.
-pub static VIEWS: &[ViewEntry] = &[flame::ENTRY, flame::LEFT_HEAVY_ENTRY, timeline::ENTRY];
+pub static VIEWS: &[ViewEntry] = &[
+    flame::ENTRY,
+    flame::LEFT_HEAVY_ENTRY,
+    table::ENTRY,
+    timeline::ENTRY,
+];
 
 /// The views of `views` that show `doc`.
 pub fn views_for<'v>(views: &'v [ViewEntry], doc: &Document) -> Vec<&'v ViewEntry> {

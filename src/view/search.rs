@@ -97,7 +97,7 @@ fn matcher(query: &str) -> (regex::Regex, bool) {
 
 /// The result's query, regex flag and per-name flags for `query` over `names` (every
 /// flag false for an empty query), before anything is counted.
-fn match_names(names: &crate::model::Names, query: &str) -> SearchResult {
+pub(crate) fn match_names(names: &crate::model::Names, query: &str) -> SearchResult {
     let mut out = SearchResult {
         query: query.to_string(),
         generation: GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),

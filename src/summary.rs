@@ -5,8 +5,6 @@
 //! aligned `key:     value` lines. Building and printing are separate so both are tested
 //! without a terminal.
 
-pub mod top;
-
 use crate::layout::flame_layout;
 use crate::layout::timeline::{TraceMemory, track_layout};
 use crate::lod::Lod;

@@ -1,4 +1,5 @@
-//! `scorch top`: the function table for scripts, as `pprof -top` prints it. One line per
+//! The function table as text: `scorch top` (as `pprof -top` prints it) and the table
+//! view's "copy as TSV". One line per
 //! function with self and total (recursion counted once) in the file's units, exactly,
 //! and their shares of the whole; a diff gets before, after and the change of each side's
 //! share. Ties keep one order on every run (by name).
@@ -50,12 +51,17 @@ impl<'a> Top<'a> {
         if let Some(n) = limit {
             rows.truncate(n);
         }
+        Top::of_rows(p, rows, format)
+    }
+
+    /// `rows` of `p`'s function table, in their order.
+    pub fn of_rows(p: &'a Profile, rows: Vec<FunctionStats>, format: TopFormat) -> Top<'a> {
         Top {
             names: &p.names,
             values: &p.values,
             rows,
             total: p.tree.grand_total(),
-            diff_ticks,
+            diff_ticks: p.diff_ticks(),
             format,
         }
     }
