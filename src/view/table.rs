@@ -79,13 +79,15 @@ impl Column {
         }
     }
 
-    /// Logical width (the name takes what is left).
-    fn width(self) -> f32 {
+    /// Logical width for values of up to `chars` characters (the name takes what is
+    /// left).
+    fn width(self, chars: usize) -> f32 {
         match self {
             Column::SelfShare | Column::TotalShare | Column::Nodes => 70.0,
             Column::Change => 84.0,
             Column::Name => 0.0,
-            _ => 100.0,
+            // DejaVu Sans digits are 0.64 em wide; 12 px labels, 8 px of padding.
+            _ => (chars as f32 * 12.0 * 0.64 + 8.0).max(90.0).ceil(),
         }
     }
 
@@ -337,13 +339,16 @@ impl TableView {
     /// Each column with its left and right edges.
     fn columns(&self, g: &TableGeometry) -> Vec<(Column, f32, f32)> {
         let mut x = g.left;
-        Column::all(self.profile.is_diff())
+        // Every value is at most the grand total: its text is the longest.
+        let p = &*self.profile;
+        let chars = p.values.format(p.tree.grand_total()).chars().count();
+        Column::all(p.is_diff())
             .iter()
             .map(|&c| {
                 let w = if c == Column::Name {
                     (g.right - x).max(0.0)
                 } else {
-                    (c.width() * g.scale).round()
+                    (c.width(chars) * g.scale * self.style.label_font / 12.0).round()
                 };
                 let out = (c, x, x + w);
                 x += w;
