@@ -554,3 +554,64 @@ fn differs_in_rows(
         .filter(|&(x, y)| a.pixel(x, y) != b.pixel(x, y))
         .count()
 }
+
+#[test]
+fn window_table_sorts_by_header_and_selects_rows() {
+    use scorch::view::{View, ViewOptions, Viewport};
+    let src = common::root().join("data/demo.folded");
+    let name = "table.folded";
+    let Some(session) = Session::start("table", &src, name) else {
+        return;
+    };
+    // The same geometry the window's table has, to aim at a header and a row.
+    let p = scorch::import::load_path(&session.dir.join(name)).unwrap();
+    let mut t = scorch::view::table::TableView::new(
+        std::sync::Arc::new(p),
+        &ViewOptions {
+            style: scorch::app::window_style(),
+            ..ViewOptions::default()
+        },
+    );
+    t.set_viewport(Viewport {
+        width_px: 1200,
+        height_px: 800,
+        scale: 1.0,
+    });
+    let g = t.geometry(1.0);
+    let cols = t.columns(&g);
+    let total = cols
+        .iter()
+        .find(|c| c.0 == scorch::view::table::Column::Total)
+        .unwrap();
+
+    session.xdo(&["key", "3"]);
+    std::thread::sleep(Duration::from_millis(500));
+    let by_self = session.screenshot(name, 1);
+    // A click on the Total header sorts by total: the rows change.
+    session.point(
+        f64::from(total.1 + 10.0),
+        f64::from(g.header_top + g.row_h / 2.0),
+    );
+    session.xdo(&["click", "1"]);
+    std::thread::sleep(Duration::from_millis(500));
+    let by_total = session.screenshot(name, 2);
+    assert!(
+        differs(&by_self, &by_total) > 1000,
+        "sorting by total redraws the rows"
+    );
+    // A click on the third row selects it: its band turns the selection blue at the
+    // far right of the row, where no text is.
+    let y = g.row_top(2) + g.row_h / 2.0;
+    session.point(f64::from(g.right - 40.0), f64::from(y));
+    session.xdo(&["click", "1"]);
+    // Away from the table, so the hover tooltip is gone.
+    session.point(600.0, 790.0);
+    std::thread::sleep(Duration::from_millis(500));
+    let selected = session.screenshot(name, 3);
+    let px = |img: &scorch::render::RgbaImage, x: f32, y: f32| {
+        let i = (y as usize * img.width as usize + x as usize) * 4;
+        [img.pixels[i], img.pixels[i + 1], img.pixels[i + 2]]
+    };
+    assert_eq!(px(&selected, g.right - 20.0, y), [200, 220, 250]);
+    assert_ne!(px(&by_total, g.right - 20.0, y), [200, 220, 250]);
+}

@@ -337,7 +337,7 @@ impl TableView {
     }
 
     /// Each column with its left and right edges.
-    fn columns(&self, g: &TableGeometry) -> Vec<(Column, f32, f32)> {
+    pub fn columns(&self, g: &TableGeometry) -> Vec<(Column, f32, f32)> {
         let mut x = g.left;
         // Every value is at most the grand total: its text is the longest.
         let p = &*self.profile;
