@@ -164,6 +164,11 @@ struct RenderArgs {
     /// Flame graphs: which part of a long name a cut label keeps.
     #[arg(long, value_enum, default_value_t = FitArg::Head)]
     fit: FitArg,
+    /// --view sandwich: the function in the middle, a regex or text as the search takes
+    /// it (of those it matches, the one with the largest total) [default: the function
+    /// with the most self time].
+    #[arg(long)]
+    function: Option<String>,
     /// pprof: the sample type to show, by name (`alloc_space`), type/unit or index
     /// [default: the profile's default sample type, else its last].
     #[arg(long)]
@@ -267,6 +272,8 @@ enum ViewArg {
     LeftHeavy,
     /// One row per function: self, total, shares, node count (profiles).
     Table,
+    /// One function (--function) between its callers and its callees (profiles).
+    Sandwich,
     /// Spans on a time axis (traces only).
     Timeline,
 }
@@ -391,8 +398,9 @@ fn open(a: OpenArgs) -> Result<()> {
             orientation: match a.view {
                 ViewArg::Icicle => Orientation::Icicle,
                 ViewArg::Flamegraph | ViewArg::Timeline => Orientation::Flame,
-                ViewArg::LeftHeavy | ViewArg::Table => bail!(
-                    "--view left-heavy and table are for `scorch render`; in the window press 2 or 3"
+                ViewArg::LeftHeavy | ViewArg::Table | ViewArg::Sandwich => bail!(
+                    "--view left-heavy, table and sandwich are for `scorch render`; in the window \
+                     press 2, 3 or 4"
                 ),
             },
             color: a.color,
@@ -456,6 +464,7 @@ fn render(a: RenderArgs) -> Result<()> {
             ViewArg::Icicle => ExportView::Icicle,
             ViewArg::LeftHeavy => ExportView::LeftHeavy,
             ViewArg::Table => ExportView::Table,
+            ViewArg::Sandwich => ExportView::Sandwich,
             ViewArg::Timeline => ExportView::Timeline,
         }),
         color: a.color,
@@ -476,6 +485,7 @@ fn render(a: RenderArgs) -> Result<()> {
             BandsArg::Tree => BandMode::OneTree,
         }),
         fit: fit_arg(a.fit),
+        function: a.function.clone(),
     };
     // Checked and laid out before waiting for the device.
     let view = export::export_view(&doc, &opts)?;

@@ -444,6 +444,21 @@ fn golden_demo_tables_1x_and_diff_2x() {
 }
 
 #[test]
+fn golden_demo_sandwich_1x_and_2x() {
+    let mut o = ExportOptions {
+        width: 720,
+        view: Some(ExportView::Sandwich),
+        function: Some("serde_json::ser::to_vec".into()),
+        ..ExportOptions::default()
+    };
+    golden("demo_sandwich", "data/demo.folded", o.clone());
+    o.width = 480;
+    o.scale = 2.0;
+    o.function = Some("app::search::rank".into());
+    golden("demo_sandwich_2x", "data/demo.folded", o);
+}
+
+#[test]
 fn golden_demo_value_heat() {
     golden(
         "demo_value",

@@ -357,6 +357,21 @@ impl Session {
                 self.say(msg, now_s);
                 Effect::None
             }
+            Reply::Open(kind) => {
+                let doc = self.view.as_ref().map(|v| v.document());
+                let n = doc.and_then(|d| {
+                    views_for(self.views, &d)
+                        .iter()
+                        .position(|e| e.kind == kind)
+                });
+                match n {
+                    Some(n) => {
+                        self.switch_view(n, now_s);
+                    }
+                    None => self.say(format!("no {} view here", kind.0), now_s),
+                }
+                Effect::None
+            }
             Reply::Done | Reply::Ignored => Effect::None,
         }
     }
@@ -622,6 +637,37 @@ mod tests {
     }
 
     #[test]
+    fn the_table_and_the_flame_graph_open_a_sandwich_on_their_function() {
+        let mut s = session("main;a;f 1\nmain;b;f 3\nmain;c 2\n");
+        // The table (key 3): select the second row, Enter opens its sandwich.
+        s.key(&ch("3"), Some("3"), NOW);
+        assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::TABLE);
+        s.key(&Key::Down, None, NOW);
+        s.key(&Key::Down, None, NOW);
+        let sel = s.view().unwrap().memo().function.unwrap();
+        s.key(&Key::Enter, None, NOW);
+        let v = s.view().unwrap();
+        assert_eq!(v.kind(), crate::view::ViewKind::SANDWICH);
+        assert_eq!(v.memo().function.as_deref(), Some(sel.as_str()));
+        // The flame graph's menu on c: "Sandwich of this function".
+        s.key(&ch("1"), Some("1"), NOW);
+        let g = flame(&s).geometry(1.0);
+        s.pointer_moved(g.graph.x + g.graph.w * 0.9, g.row_top(2) + 2.0);
+        assert_eq!(s.view().unwrap().tooltip()[0], "c");
+        s.right_pressed();
+        let menu = status(&s).menu.expect("a menu");
+        assert_eq!(menu.items[4], "Sandwich of this function");
+        let v = s.view_mut().unwrap();
+        v.open_menu();
+        let r = v.menu_action(4, NOW);
+        assert_eq!(r, Reply::Open(crate::view::ViewKind::SANDWICH));
+        s.after(r, NOW);
+        let v = s.view().unwrap();
+        assert_eq!(v.kind(), crate::view::ViewKind::SANDWICH);
+        assert_eq!(v.memo().function.as_deref(), Some("c"));
+    }
+
+    #[test]
     fn a_click_zooms_and_a_drag_pans_without_clicking() {
         let mut s = session("main;a 3\nmain;b 1\n");
         let g = flame(&s).geometry(1.0);
@@ -671,12 +717,13 @@ mod tests {
                 "Focus on this",
                 "Copy name",
                 "Reset view",
-                "Cut labels at the start (keep the end)"
+                "Cut labels at the start (keep the end)",
+                "Sandwich of this function"
             ]
         );
         // Move onto the second item (the menu is kept above the status line) and click.
         let (_, h) = crate::view::shell::menu_size(1.0);
-        let (mx, my) = crate::view::shell::menu_origin((x, y), 4, 1.0, 800.0, 578.0);
+        let (mx, my) = crate::view::shell::menu_origin((x, y), 5, 1.0, 800.0, 578.0);
         s.pointer_moved(mx + 5.0, my + h * 1.5);
         assert_eq!(status(&s).menu.unwrap().hovered, Some(1));
         assert_eq!(s.left_pressed(NOW), Effect::Copy("alpha".into()));

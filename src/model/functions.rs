@@ -139,8 +139,8 @@ pub enum SandwichHalf {
     Callees,
 }
 
-/// One half of the sandwich of `name` in `profile`, as a profile of its own whose root's
-/// only child is the function (the root keeps the name `total`). `None` when the function
+/// One half of the sandwich of `name` in `profile`, as a profile of its own whose root
+/// is the function (its total: the function's, recursion once). `None` when the function
 /// does not occur.
 pub fn sandwich(
     profile: &Profile,
@@ -155,7 +155,8 @@ pub fn sandwich(
     let mut names = profile.names.clone();
     let diff = tree.diff().is_some();
     let mut b = CallTreeBuilder::new(&mut names, diff);
-    let top = b.child(0, name);
+    b.rename_root(name);
+    let top = 0;
     let add = |b: &mut CallTreeBuilder, to: NodeId, left: u64, both: u64| {
         if diff {
             b.add_self_diff(to, left, both - left)
@@ -195,7 +196,7 @@ pub fn sandwich(
         tree,
         values: profile.values.clone(),
         meta: ProfileMeta {
-            diff_ticks: profile.meta.diff_ticks,
+            stated_total: None,
             ..profile.meta.clone()
         },
     }))
@@ -349,11 +350,18 @@ mod tests {
                 for half in [SandwichHalf::Callers, SandwichHalf::Callees] {
                     let s = sandwich(&p, r.name, half).unwrap().unwrap();
                     assert_eq!(s.tree.grand_total(), r.total, "seed {seed} {f} {half:?}");
-                    assert_eq!(
-                        s.folded_lines(),
-                        brute_sandwich(&text, f, half),
-                        "seed {seed} {f} {half:?}"
-                    );
+                    assert_eq!(s.names.get(s.tree.name(0)), f, "the function is the root");
+                    // Below the root: every line but the function alone, without it.
+                    let (mut own, mut below) = (0, Vec::new());
+                    for l in brute_sandwich(&text, f, half) {
+                        match l.strip_prefix(&format!("{f};")) {
+                            Some(rest) => below.push(rest.to_string()),
+                            None => own += l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap(),
+                        }
+                    }
+                    below.sort();
+                    assert_eq!(s.folded_lines(), below, "seed {seed} {f} {half:?}");
+                    assert_eq!(s.tree.self_ticks(0), own, "seed {seed} {f} {half:?}");
                 }
             }
         }

@@ -8,6 +8,7 @@
 
 use super::draw::LabelFit;
 use super::flame::FlameView;
+use super::sandwich::SandwichView;
 use super::table::TableView;
 use super::timeline::{TimelineView, default_band_mode};
 use super::{View, ViewOptions, Viewport};
@@ -37,6 +38,8 @@ pub enum ExportView {
     LeftHeavy,
     /// One row per function (profiles).
     Table,
+    /// One function between its callers and callees (profiles).
+    Sandwich,
     /// Spans on a time axis (traces).
     Timeline,
 }
@@ -66,6 +69,10 @@ pub struct ExportOptions {
     pub bands: Option<BandMode>,
     /// Flame graphs: which part of a long name a cut label keeps.
     pub fit: LabelFit,
+    /// Sandwich: the function (a regex or text, as the search takes it; of the
+    /// functions it matches, the one with the largest total). `None`: the one with the
+    /// most self time.
+    pub function: Option<String>,
 }
 
 impl Default for ExportOptions {
@@ -82,6 +89,7 @@ impl Default for ExportOptions {
             end_ns: None,
             bands: None,
             fit: LabelFit::Head,
+            function: None,
         }
     }
 }
@@ -114,6 +122,9 @@ pub fn export_view(doc: &Document, opts: &ExportOptions) -> Result<Box<dyn View>
     Ok(match doc {
         Document::Profile(p) if opts.view == Some(ExportView::Table) => {
             Box::new(table_export(p.clone(), opts)?)
+        }
+        Document::Profile(p) if opts.view == Some(ExportView::Sandwich) => {
+            Box::new(sandwich_export(p.clone(), opts)?)
         }
         Document::Profile(p) => Box::new(flame_export(p.clone(), opts)?),
         Document::Trace(t) => Box::new(timeline_export(t.clone(), opts)?),
@@ -164,9 +175,13 @@ pub fn flame_export(
             ));
         }
         Some(ExportView::Icicle) => Orientation::Icicle,
-        Some(ExportView::FlameGraph | ExportView::LeftHeavy | ExportView::Table) | None => {
-            Orientation::Flame
-        }
+        Some(
+            ExportView::FlameGraph
+            | ExportView::LeftHeavy
+            | ExportView::Table
+            | ExportView::Sandwich,
+        )
+        | None => Orientation::Flame,
     };
     let order = match opts.view {
         Some(ExportView::LeftHeavy) => SiblingOrder::HeaviestFirst,
@@ -241,6 +256,56 @@ pub fn table_export(
     Ok(view)
 }
 
+/// The sandwich of one function of `profile` for one image: the callers above, the
+/// callees below, each half as tall as the taller of them needs (up to the height cap).
+pub fn sandwich_export(
+    profile: Arc<Profile>,
+    opts: &ExportOptions,
+) -> Result<SandwichView, OptionsError> {
+    if opts.start_ns.is_some() || opts.end_ns.is_some() || opts.bands.is_some() {
+        return refuse("--start, --end and --bands apply to traces (--view timeline)");
+    }
+    check_size(opts)?;
+    let color = profile_color(&profile, opts.color)?;
+    let function = match &opts.function {
+        None => None,
+        Some(q) => {
+            let flags = super::search::match_names(&profile.names, q).name_matches;
+            let best = crate::model::functions::function_table(&profile.tree)
+                .into_iter()
+                .filter(|r| flags[r.name as usize])
+                .max_by_key(|r| (r.total, std::cmp::Reverse(r.name)));
+            match best {
+                Some(r) => Some(r.name),
+                None => {
+                    return refuse(format!(
+                        "--function {q:?}: no function of {} matches",
+                        profile.meta.source
+                    ));
+                }
+            }
+        }
+    };
+    let style = Style::default();
+    let view_opts = ViewOptions {
+        color: Some(color),
+        title: opts.title.clone(),
+        style,
+        fit: opts.fit,
+        ..ViewOptions::default()
+    };
+    let mut view = SandwichView::new(profile, function, &view_opts);
+    let rows = view
+        .callers()
+        .rows_shown()
+        .1
+        .max(view.callees().rows_shown().1);
+    let half = FrameGeometry::needed_height(rows, &style) - style.title_height;
+    let height = fitted_height(opts, style.title_height + 2.0 * half);
+    view.set_viewport(Viewport::logical(opts.width, height, opts.scale));
+    Ok(view)
+}
+
 /// A timeline of `trace` for one image.
 pub fn timeline_export(
     trace: Arc<Trace>,
@@ -253,7 +318,8 @@ pub fn timeline_export(
         v @ (ExportView::FlameGraph
         | ExportView::Icicle
         | ExportView::LeftHeavy
-        | ExportView::Table),
+        | ExportView::Table
+        | ExportView::Sandwich),
     ) = opts.view
     {
         return refuse(format!(
@@ -264,6 +330,7 @@ pub fn timeline_export(
                 ExportView::Icicle => "icicle",
                 ExportView::LeftHeavy => "left heavy flame graph",
                 ExportView::Table => "table of functions",
+                ExportView::Sandwich => "sandwich",
                 _ => "flame graph",
             }
         ));

@@ -33,7 +33,9 @@ use std::sync::Arc;
 
 /// The context menu's items.
 const MENU: [&str; 3] = ["Focus on this", "Copy name", "Reset view"];
-/// The menu's last item: it switches the labels' fit mode.
+/// The menu item that opens the sandwich of the bar's function.
+const SANDWICH_ITEM: &str = "Sandwich of this function";
+/// The menu's fit item: it switches the labels' fit mode.
 const FIT_ITEM: [&str; 2] = [
     "Cut labels at the end (keep the start)",
     "Cut labels at the start (keep the end)",
@@ -67,6 +69,8 @@ pub struct FlameView {
     order: SiblingOrder,
     /// Which part of a long name a cut label keeps.
     fit: LabelFit,
+    /// The function the menu picked for a sandwich.
+    picked: Option<crate::model::NameId>,
 }
 
 impl ViewKind {
@@ -172,6 +176,7 @@ impl FlameView {
             max_self: profile_max_self,
             order: SiblingOrder::AsTree,
             fit: opts.fit,
+            picked: None,
         }
     }
 
@@ -203,6 +208,20 @@ impl FlameView {
     /// Use the color-blind diff palette.
     pub fn set_colorblind(&mut self, on: bool) {
         self.colorblind = on;
+    }
+
+    /// The function of the bar under the pointer.
+    pub fn hovered_name(&self) -> Option<crate::model::NameId> {
+        self.hover.map(|b| self.layout.rows[b.row].name[b.index])
+    }
+
+    /// Moves the graph's top to `logical` pixels below the frame's top (a view drawn
+    /// in the lower part of a frame, as the sandwich's callees).
+    pub fn set_title_height(&mut self, logical: f32) {
+        self.style.title_height = logical;
+        if let Some(vp) = self.vp {
+            self.set_viewport(vp);
+        }
     }
 
     /// The geometry of the current viewport (scaled by `factor` for a screenshot).
@@ -593,6 +612,7 @@ impl View for FlameView {
                 let mut items: Vec<String> = MENU.iter().map(|s| s.to_string()).collect();
                 // The mode not in use.
                 items.push(FIT_ITEM[usize::from(self.fit == LabelFit::Head)].to_string());
+                items.push(SANDWICH_ITEM.to_string());
                 items
             }
             None => Vec::new(),
@@ -613,11 +633,15 @@ impl View for FlameView {
                 return Reply::Copy(name.to_string());
             }
             2 => self.state.reset(),
-            _ => {
+            3 => {
                 self.fit = match self.fit {
                     LabelFit::Head => LabelFit::Tail,
                     LabelFit::Tail => LabelFit::Head,
                 };
+            }
+            _ => {
+                self.picked = Some(self.layout.rows[bar.row].name[bar.index]);
+                return Reply::Open(ViewKind::SANDWICH);
             }
         }
         self.update_hover();
@@ -924,6 +948,14 @@ impl View for FlameView {
             time_window: None,
             scroll_px: v.scroll_px,
             fit: Some(self.fit),
+            // The menu's pick, else the zoomed or focused bar's function.
+            function: self
+                .picked
+                .or_else(|| {
+                    let b = v.zoomed.or(v.focus.map(|f| f.bar))?;
+                    Some(self.layout.rows[b.row].name[b.index])
+                })
+                .map(|f| self.profile.names.get(f).to_string()),
         }
     }
 

@@ -111,6 +111,8 @@ pub enum Reply {
     Copy(String),
     /// Show this message on the status line.
     Say(String),
+    /// Switch to the view of this kind (its memo says what to show).
+    Open(ViewKind),
 }
 
 /// What a view can carry over to another view of the same or a re-loaded document (a
@@ -134,6 +136,9 @@ pub struct ViewMemo {
     pub scroll_px: f32,
     /// Which part of long names labels keep.
     pub fit: Option<LabelFit>,
+    /// The function the user picked (the table's selected row, the flame graph's zoomed
+    /// bar): a sandwich opens on it.
+    pub function: Option<String>,
 }
 
 /// One way of looking at a document.

@@ -18,6 +18,7 @@ pub mod export;
 pub mod flame;
 pub mod input;
 pub mod interface;
+pub mod sandwich;
 pub mod search;
 pub mod shell;
 pub mod state;
@@ -38,6 +39,7 @@ pub static VIEWS: &[ViewEntry] = &[
     flame::ENTRY,
     flame::LEFT_HEAVY_ENTRY,
     table::ENTRY,
+    sandwich::ENTRY,
     timeline::ENTRY,
 ];
 

@@ -643,6 +643,9 @@ impl View for TableView {
             Action::Home => self.select_pos(0),
             Action::End => self.select_pos(self.shown.len() as isize - 1),
             Action::Escape if self.selected.is_some() => self.selected = None,
+            Action::ZoomToSelection if self.selected.is_some() => {
+                return Reply::Open(ViewKind::SANDWICH);
+            }
             _ => return Reply::Ignored,
         }
         Reply::Done
@@ -651,7 +654,11 @@ impl View for TableView {
     fn open_menu(&mut self) -> Vec<String> {
         self.menu_row = self.hovered();
         if self.menu_row.is_some() {
-            vec!["Copy name".into(), "Copy table as TSV".into()]
+            vec![
+                "Copy name".into(),
+                "Copy table as TSV".into(),
+                "Sandwich of this function".into(),
+            ]
         } else {
             Vec::new()
         }
@@ -664,6 +671,10 @@ impl View for TableView {
         let r = &self.rows[self.shown[pos] as usize];
         match item {
             0 => Reply::Copy(self.profile.names.get(r.name).to_string()),
+            2 => {
+                self.selected = Some(r.name);
+                Reply::Open(ViewKind::SANDWICH)
+            }
             _ => {
                 let rows: Vec<FunctionStats> = self.shown_rows().cloned().collect();
                 Reply::Copy(Top::of_rows(&self.profile, rows, TopFormat::Tsv).to_string())
@@ -745,7 +756,21 @@ impl View for TableView {
     }
 
     fn memo(&self) -> ViewMemo {
-        ViewMemo::default()
+        ViewMemo {
+            function: self.selected.map(|f| self.profile.names.get(f).to_string()),
+            ..ViewMemo::default()
+        }
+    }
+
+    fn restore(&mut self, memo: &ViewMemo, _now_s: f64) {
+        if let Some(f) = memo
+            .function
+            .as_deref()
+            .and_then(|f| self.profile.names.find(f))
+        {
+            self.selected = Some(f);
+            self.reveal_selected();
+        }
     }
 }
 
@@ -892,7 +917,7 @@ mod tests {
             "work: self 5 samples (41.67%), total 11 samples (91.67%)"
         );
         // The menu copies the name or the table as shown.
-        assert_eq!(t.open_menu().len(), 2);
+        assert_eq!(t.open_menu().len(), 3);
         assert_eq!(t.menu_action(0, 0.0), Reply::Copy("work".into()));
         t.search("^(work|idle)$");
         t.pointer(Some((g.left + 50.0, g.row_top(0) + 2.0)));

@@ -977,6 +977,7 @@ impl View for TimelineView {
             time_window: (!whole).then_some((left + origin, right + origin)),
             scroll_px: v.scroll_px,
             fit: None,
+            function: None,
             ..ViewMemo::default()
         }
     }
