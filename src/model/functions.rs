@@ -10,9 +10,9 @@
 //! too. Everything here is O(nodes), with explicit stacks: call trees thousands deep are
 //! normal.
 
+use super::Profile;
 use super::names::{NameId, Names};
 use super::tree::{CallTree, CallTreeBuilder, ChildOrder, NodeId, TotalOverflow};
-use super::{Profile, ProfileMeta};
 
 /// One row of the function table.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -191,15 +191,7 @@ pub fn sandwich(
         }
     }
     let tree = b.finish(&names, ChildOrder::ByName)?;
-    Ok(Some(Profile {
-        names,
-        tree,
-        values: profile.values.clone(),
-        meta: ProfileMeta {
-            stated_total: None,
-            ..profile.meta.clone()
-        },
-    }))
+    Ok(Some(profile.derived(names, tree)))
 }
 
 /// The nodes named `name` without an ancestor of that name, in pre-order.

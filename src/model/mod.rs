@@ -223,6 +223,21 @@ impl Profile {
     pub fn diff_ticks(&self) -> Option<(u64, u64)> {
         self.meta.diff_ticks.or_else(|| self.diff_totals())
     }
+
+    /// A profile made from this one (a transform, a sandwich half): `names` and `tree`
+    /// are the new ones; the units and the source's facts are this one's, less the total
+    /// the file stated (it no longer applies).
+    pub fn derived(&self, names: Names, tree: CallTree) -> Profile {
+        Profile {
+            names,
+            tree,
+            values: self.values.clone(),
+            meta: ProfileMeta {
+                stated_total: None,
+                ..self.meta.clone()
+            },
+        }
+    }
 }
 
 #[cfg(test)]

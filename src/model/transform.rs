@@ -4,9 +4,9 @@
 //! so a node's parent is placed before it): O(nodes), no recursion. They stack: apply them
 //! in order with [`apply_all`].
 
+use super::Profile;
 use super::names::NameId;
 use super::tree::{CallTree, CallTreeBuilder, ChildOrder, NodeId, TotalOverflow};
-use super::{Profile, ProfileMeta};
 
 /// One transform.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -243,15 +243,7 @@ pub fn apply(
         }
     }
     let tree = b.finish(&names, ChildOrder::ByName)?;
-    Ok(Profile {
-        names,
-        tree,
-        values: profile.values.clone(),
-        meta: ProfileMeta {
-            stated_total: None,
-            ..profile.meta.clone()
-        },
-    })
+    Ok(profile.derived(names, tree))
 }
 
 /// Places every node below the root in id order: `to(n, where n's parent went)` says

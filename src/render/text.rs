@@ -11,7 +11,7 @@
 //! `trim` now and then. The layer is also the [`crate::view::draw::Measure`] views fit
 //! their labels with.
 
-use crate::view::draw::{Measure as MeasureText, line_height};
+use crate::view::draw::{LabelFit, Measure as MeasureText, line_height};
 use glyphon::{
     Attrs, Buffer, Cache, Color, Family, FontSystem, Metrics, Resolution, Shaping, SwashCache,
     TextArea, TextAtlas, TextBounds, TextRenderer, Viewport, Wrap,
@@ -221,47 +221,6 @@ impl TextLayer {
         m
     }
 
-    /// The text to show in `max_w` pixels: `full` if it fits, else `short` if it fits,
-    /// else a prefix of `short` with an ellipsis (at least one character), else nothing.
-    pub fn fit(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
-        if max_w <= 0.0 {
-            return None;
-        }
-        if !full.is_empty() && self.measure(full, size).width <= max_w {
-            return Some(full.to_string());
-        }
-        let m = self.measure(short, size);
-        if m.width <= max_w {
-            return Some(short.to_string());
-        }
-        let ell = self.measure(ELLIPSIS, size).width;
-        let cut = m.prefix_fitting(max_w - ell);
-        if cut == 0 {
-            return None;
-        }
-        Some(format!("{}{ELLIPSIS}", &short[..cut]))
-    }
-
-    /// [`TextLayer::fit`], keeping the end of `short` after the ellipsis.
-    pub fn fit_tail(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
-        if max_w <= 0.0 {
-            return None;
-        }
-        if !full.is_empty() && self.measure(full, size).width <= max_w {
-            return Some(full.to_string());
-        }
-        let m = self.measure(short, size);
-        if m.width <= max_w {
-            return Some(short.to_string());
-        }
-        let ell = self.measure(ELLIPSIS, size).width;
-        let start = m.suffix_start_fitting(max_w - ell);
-        if start >= short.len() {
-            return None;
-        }
-        Some(format!("{ELLIPSIS}{}", &short[start..]))
-    }
-
     /// Forgets the previous frame's text.
     pub fn clear(&mut self) {
         self.items[0].clear();
@@ -269,20 +228,7 @@ impl TextLayer {
     }
 
     /// Adds `text` at `size` pixels with its top-left at (`left`, `top`), clipped to
-    /// `clip` = (left, top, right, bottom), in target pixels, on the base layer.
-    pub fn push(
-        &mut self,
-        text: &str,
-        size: f32,
-        left: f32,
-        top: f32,
-        clip: [f32; 4],
-        color: [u8; 3],
-    ) {
-        self.push_on(Layer::Base, text, size, left, top, clip, color);
-    }
-
-    /// [`push`](Self::push) onto a given layer.
+    /// `clip` = (left, top, right, bottom), in target pixels, on `layer`.
     #[allow(clippy::too_many_arguments)]
     pub fn push_on(
         &mut self,
@@ -387,12 +333,19 @@ impl MeasureText for TextLayer {
         self.measure(text, size).width
     }
 
-    fn fit(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
-        TextLayer::fit(self, full, short, size, max_w)
-    }
-
-    fn fit_tail(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
-        TextLayer::fit_tail(self, full, short, size, max_w)
+    fn cut(&mut self, part: LabelFit, text: &str, size: f32, max_w: f32) -> Option<String> {
+        let m = self.measure(text, size);
+        let room = max_w - self.measure(ELLIPSIS, size).width;
+        match part {
+            LabelFit::Head => {
+                let cut = m.prefix_fitting(room);
+                (cut > 0).then(|| format!("{}{ELLIPSIS}", &text[..cut]))
+            }
+            LabelFit::Tail => {
+                let start = m.suffix_start_fitting(room);
+                (start < text.len()).then(|| format!("{ELLIPSIS}{}", &text[start..]))
+            }
+        }
     }
 }
 

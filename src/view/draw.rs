@@ -77,13 +77,14 @@ impl LabelFit {
 pub trait Measure {
     /// Advance width of `text` at `size` pixels.
     fn width(&mut self, text: &str, size: f32) -> f32;
-    /// The text to show in `max_w` pixels: `full` if it fits, else `short` if it fits,
-    /// else a prefix of `short` with an ellipsis (at least one character), else nothing.
-    fn fit(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String>;
-    /// [`Measure::fit`], keeping a suffix of `short` after the ellipsis instead.
-    fn fit_tail(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String>;
+    /// The longest prefix of `text` (or suffix, for [`LabelFit::Tail`]) that fits in
+    /// `max_w` pixels with an ellipsis, the ellipsis included; `None` when not one
+    /// character fits.
+    fn cut(&mut self, part: LabelFit, text: &str, size: f32, max_w: f32) -> Option<String>;
 
-    /// [`Measure::fit`] or [`Measure::fit_tail`], as `keep` says.
+    /// The text to show in `max_w` pixels: `full` if it fits, else `short` if it fits,
+    /// else the part of `short` that `keep` says (a prefix followed by an ellipsis, or an
+    /// ellipsis followed by a suffix; at least one character), else nothing.
     fn fit_as(
         &mut self,
         keep: LabelFit,
@@ -92,10 +93,26 @@ pub trait Measure {
         size: f32,
         max_w: f32,
     ) -> Option<String> {
-        match keep {
-            LabelFit::Head => self.fit(full, short, size, max_w),
-            LabelFit::Tail => self.fit_tail(full, short, size, max_w),
+        if max_w <= 0.0 {
+            return None;
         }
+        if !full.is_empty() && self.width(full, size) <= max_w {
+            return Some(full.to_string());
+        }
+        if self.width(short, size) <= max_w {
+            return Some(short.to_string());
+        }
+        self.cut(keep, short, size, max_w)
+    }
+
+    /// [`Measure::fit_as`] keeping the start of `short`.
+    fn fit(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
+        self.fit_as(LabelFit::Head, full, short, size, max_w)
+    }
+
+    /// [`Measure::fit_as`] keeping the end of `short`.
+    fn fit_tail(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
+        self.fit_as(LabelFit::Tail, full, short, size, max_w)
     }
 }
 
@@ -510,35 +527,14 @@ impl Measure for FixedMeasure {
         text.chars().count() as f32 * size * self.advance
     }
 
-    fn fit(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
-        if max_w <= 0.0 {
-            return None;
-        }
-        if !full.is_empty() && self.width(full, size) <= max_w {
-            return Some(full.to_string());
-        }
-        if self.width(short, size) <= max_w {
-            return Some(short.to_string());
-        }
+    fn cut(&mut self, part: LabelFit, text: &str, size: f32, max_w: f32) -> Option<String> {
         let ell = self.width("…", size);
         let keep = ((max_w - ell) / (size * self.advance)).floor().max(0.0) as usize;
-        (keep > 0).then(|| short.chars().take(keep).collect::<String>() + "…")
-    }
-
-    fn fit_tail(&mut self, full: &str, short: &str, size: f32, max_w: f32) -> Option<String> {
-        if max_w <= 0.0 {
-            return None;
-        }
-        if !full.is_empty() && self.width(full, size) <= max_w {
-            return Some(full.to_string());
-        }
-        if self.width(short, size) <= max_w {
-            return Some(short.to_string());
-        }
-        let ell = self.width("…", size);
-        let keep = ((max_w - ell) / (size * self.advance)).floor().max(0.0) as usize;
-        let skip = short.chars().count().saturating_sub(keep);
-        (keep > 0).then(|| "…".to_string() + &short.chars().skip(skip).collect::<String>())
+        let skip = text.chars().count().saturating_sub(keep);
+        (keep > 0).then(|| match part {
+            LabelFit::Head => text.chars().take(keep).collect::<String>() + "…",
+            LabelFit::Tail => "…".to_string() + &text.chars().skip(skip).collect::<String>(),
+        })
     }
 }
 

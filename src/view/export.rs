@@ -103,6 +103,14 @@ fn refuse<T>(msg: impl Into<String>) -> Result<T, OptionsError> {
     Err(OptionsError(msg.into()))
 }
 
+/// Refuses the timeline's options for a profile.
+fn no_trace_options(opts: &ExportOptions) -> Result<(), OptionsError> {
+    if opts.start_ns.is_some() || opts.end_ns.is_some() || opts.bands.is_some() {
+        return refuse("--start, --end and --bands apply to traces (--view timeline)");
+    }
+    Ok(())
+}
+
 /// Checks the size options.
 fn check_size(opts: &ExportOptions) -> Result<(), OptionsError> {
     if opts.width == 0 || opts.height == Some(0) {
@@ -187,9 +195,7 @@ pub fn flame_export(
         Some(ExportView::LeftHeavy) => SiblingOrder::HeaviestFirst,
         _ => SiblingOrder::AsTree,
     };
-    if opts.start_ns.is_some() || opts.end_ns.is_some() || opts.bands.is_some() {
-        return refuse("--start, --end and --bands apply to traces (--view timeline)");
-    }
+    no_trace_options(opts)?;
     check_size(opts)?;
     let color = profile_color(&profile, opts.color)?;
     let style = Style::default();
@@ -229,9 +235,7 @@ pub fn table_export(
     profile: Arc<Profile>,
     opts: &ExportOptions,
 ) -> Result<TableView, OptionsError> {
-    if opts.start_ns.is_some() || opts.end_ns.is_some() || opts.bands.is_some() {
-        return refuse("--start, --end and --bands apply to traces (--view timeline)");
-    }
+    no_trace_options(opts)?;
     if opts.fit == LabelFit::Tail {
         return refuse("--fit applies to flame graphs");
     }
@@ -262,9 +266,7 @@ pub fn sandwich_export(
     profile: Arc<Profile>,
     opts: &ExportOptions,
 ) -> Result<SandwichView, OptionsError> {
-    if opts.start_ns.is_some() || opts.end_ns.is_some() || opts.bands.is_some() {
-        return refuse("--start, --end and --bands apply to traces (--view timeline)");
-    }
+    no_trace_options(opts)?;
     check_size(opts)?;
     let color = profile_color(&profile, opts.color)?;
     let function = match &opts.function {

@@ -17,7 +17,7 @@ use super::draw::{
 };
 use super::input::{Action, Wheel};
 use super::interface::{
-    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport,
+    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport, shows_profiles,
 };
 use super::search::{SearchResult, search};
 use super::shell::Heading;
@@ -83,7 +83,7 @@ impl ViewKind {
 /// The flame graph in the window's list of views: it shows profiles.
 pub const ENTRY: ViewEntry = ViewEntry {
     kind: ViewKind::FLAME_GRAPH,
-    shows: |doc| matches!(doc, Document::Profile(_)),
+    shows: shows_profiles,
     open: |doc, opts| match doc {
         Document::Profile(d) => Box::new(FlameView::new(d.clone(), opts)),
         _ => unreachable!("the flame graph shows profiles only"),
@@ -93,7 +93,7 @@ pub const ENTRY: ViewEntry = ViewEntry {
 /// Left heavy in the window's list of views: profiles, heaviest child first.
 pub const LEFT_HEAVY_ENTRY: ViewEntry = ViewEntry {
     kind: ViewKind::LEFT_HEAVY,
-    shows: |doc| matches!(doc, Document::Profile(_)),
+    shows: shows_profiles,
     open: |doc, opts| match doc {
         Document::Profile(d) => Box::new(FlameView::ordered(
             d.clone(),

@@ -278,6 +278,11 @@ pub struct ViewOptions {
     pub fit: LabelFit,
 }
 
+/// [`ViewEntry::shows`] of the views that show call trees.
+pub fn shows_profiles(doc: &Document) -> bool {
+    matches!(doc, Document::Profile(_))
+}
+
 /// A view the window can switch to: its kind, which documents it shows, how it opens.
 #[derive(Clone, Copy)]
 pub struct ViewEntry {

@@ -14,7 +14,7 @@ use super::draw::{Frame, Measure, Rect, rgba};
 use super::flame::FlameView;
 use super::input::{Action, Wheel};
 use super::interface::{
-    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport,
+    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport, shows_profiles,
 };
 use super::shell::Heading;
 use crate::geometry::{Orientation, Style};
@@ -30,7 +30,7 @@ impl ViewKind {
 /// The sandwich in the window's list of views: it shows profiles.
 pub const ENTRY: ViewEntry = ViewEntry {
     kind: ViewKind::SANDWICH,
-    shows: |doc| matches!(doc, Document::Profile(_)),
+    shows: shows_profiles,
     open: |doc, opts| match doc {
         Document::Profile(p) => Box::new(SandwichView::new(p.clone(), None, opts)),
         _ => unreachable!("the sandwich shows profiles only"),
@@ -205,12 +205,7 @@ fn empty_profile(p: &Profile, f: NameId) -> Profile {
     let tree = b
         .finish(&names, crate::model::ChildOrder::ByName)
         .expect("an empty tree has no sums to overflow");
-    Profile {
-        names,
-        tree,
-        values: p.values.clone(),
-        meta: p.meta.clone(),
-    }
+    p.derived(names, tree)
 }
 
 impl View for SandwichView {

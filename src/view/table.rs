@@ -15,7 +15,7 @@ use super::draw::{
 };
 use super::input::{Action, Wheel};
 use super::interface::{
-    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport,
+    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport, shows_profiles,
 };
 use super::search::match_names;
 use super::shell::Heading;
@@ -34,7 +34,7 @@ impl ViewKind {
 /// The table in the window's list of views: it shows profiles.
 pub const ENTRY: ViewEntry = ViewEntry {
     kind: ViewKind::TABLE,
-    shows: |doc| matches!(doc, Document::Profile(_)),
+    shows: shows_profiles,
     open: |doc, opts| match doc {
         Document::Profile(p) => Box::new(TableView::new(p.clone(), opts)),
         _ => unreachable!("the table shows profiles only"),
