@@ -555,8 +555,35 @@ fn differs_in_rows(
         .count()
 }
 
+/// A point inside the toolbar button labelled `label` (its start), left of its text and
+/// halfway down, in a 1200 × 800 window showing `doc`, as the window lays the toolbar out.
+fn tool_centre(doc: &scorch::model::Document, label: &str) -> (f64, f64) {
+    use scorch::view::{ViewOptions, Viewport, default_view};
+    let mut s = scorch::app::session::Session::new();
+    s.resize(Viewport {
+        width_px: 1200,
+        height_px: 800,
+        scale: 1.0,
+    });
+    let opts = ViewOptions {
+        style: scorch::app::window_style(),
+        ..ViewOptions::default()
+    };
+    s.show(default_view(doc, &opts), opts);
+    let tb = s.toolbar().unwrap();
+    let bar = s.toolbar_rect().unwrap();
+    let rects = scorch::view::toolbar::layout(&tb.items, bar, 1.0);
+    let i = tb
+        .items
+        .iter()
+        .position(|it| it.label.starts_with(label))
+        .unwrap_or_else(|| panic!("no button {label:?}"));
+    let r = rects[i];
+    (f64::from(r.x + 4.0), f64::from(r.y + r.h / 2.0))
+}
+
 #[test]
-fn window_table_sorts_by_header_and_selects_rows() {
+fn window_table_tabs_sorting_selection_sandwich_and_transforms() {
     use scorch::view::{View, ViewOptions, Viewport};
     let src = common::root().join("data/demo.folded");
     let name = "table.folded";
@@ -564,9 +591,10 @@ fn window_table_sorts_by_header_and_selects_rows() {
         return;
     };
     // The same geometry the window's table has, to aim at a header and a row.
-    let p = scorch::import::load_path(&session.dir.join(name)).unwrap();
+    let p = std::sync::Arc::new(scorch::import::load_path(&session.dir.join(name)).unwrap());
+    let doc = scorch::model::Document::Profile(p.clone());
     let mut t = scorch::view::table::TableView::new(
-        std::sync::Arc::new(p),
+        p,
         &ViewOptions {
             style: scorch::app::window_style(),
             ..ViewOptions::default()
@@ -583,10 +611,24 @@ fn window_table_sorts_by_header_and_selects_rows() {
         .iter()
         .find(|c| c.0 == scorch::view::table::Column::Total)
         .unwrap();
+    let px = |img: &scorch::render::RgbaImage, x: f32, y: f32| {
+        let i = (y as usize * img.width as usize + x as usize) * 4;
+        [img.pixels[i], img.pixels[i + 1], img.pixels[i + 2]]
+    };
+    let active_tab = [104, 151, 202];
 
-    session.xdo(&["key", "3"]);
+    // A click on the Table tab.
+    let (tx, ty) = tool_centre(&doc, "4 Table");
+    session.point(tx, ty);
+    session.xdo(&["click", "1"]);
+    session.point(600.0, 790.0);
     std::thread::sleep(Duration::from_millis(500));
     let by_self = session.screenshot(name, 1);
+    assert_eq!(
+        px(&by_self, tx as f32, ty as f32),
+        active_tab,
+        "the tab is lit"
+    );
     // A click on the Total header sorts by total: the rows change.
     session.point(
         f64::from(total.1 + 10.0),
@@ -608,10 +650,36 @@ fn window_table_sorts_by_header_and_selects_rows() {
     session.point(600.0, 790.0);
     std::thread::sleep(Duration::from_millis(500));
     let selected = session.screenshot(name, 3);
-    let px = |img: &scorch::render::RgbaImage, x: f32, y: f32| {
-        let i = (y as usize * img.width as usize + x as usize) * 4;
-        [img.pixels[i], img.pixels[i + 1], img.pixels[i + 2]]
-    };
     assert_eq!(px(&selected, g.right - 20.0, y), [200, 220, 250]);
     assert_ne!(px(&by_total, g.right - 20.0, y), [200, 220, 250]);
+
+    // Delete drops the selected row's function: a breadcrumb appears in the toolbar,
+    // and U takes it away again.
+    // The toolbar's rows: the bottom 28 px of the 58 px title band.
+    let (b0, b1) = (g.header_top - 27.0, g.header_top - 1.0);
+    session.xdo(&["key", "Delete"]);
+    std::thread::sleep(Duration::from_millis(700));
+    let dropped = session.screenshot(name, 4);
+    assert!(
+        differs_in_rows(&selected, &dropped, b0 as u32, b1 as u32) > 200,
+        "the breadcrumb is drawn"
+    );
+    session.xdo(&["key", "u"]);
+    std::thread::sleep(Duration::from_millis(700));
+    let undone = session.screenshot(name, 5);
+    assert_eq!(
+        differs_in_rows(&selected, &undone, b0 as u32, b1 as u32),
+        0,
+        "undo removes the breadcrumb"
+    );
+
+    // A double click on a row opens its sandwich: the Sandwich tab lights up.
+    session.point(f64::from(g.right - 40.0), f64::from(y));
+    session.xdo(&["click", "--repeat", "2", "--delay", "80", "1"]);
+    session.point(600.0, 790.0);
+    std::thread::sleep(Duration::from_millis(700));
+    let sandwich = session.screenshot(name, 6);
+    let (sx, sy) = tool_centre(&doc, "5 Sandwich");
+    assert_eq!(px(&sandwich, sx as f32, sy as f32), active_tab);
+    assert_ne!(px(&sandwich, tx as f32, ty as f32), active_tab);
 }

@@ -13,6 +13,7 @@ pub fn key(k: &WKey) -> Key {
             NamedKey::Escape => Key::Escape,
             NamedKey::Enter => Key::Enter,
             NamedKey::Backspace => Key::Backspace,
+            NamedKey::Delete => Key::Delete,
             NamedKey::ArrowLeft => Key::Left,
             NamedKey::ArrowRight => Key::Right,
             NamedKey::ArrowUp => Key::Up,

@@ -85,11 +85,16 @@ impl Default for AppOptions {
     }
 }
 
-/// The window's logical sizes: the export style plus a status line.
+/// The window's logical sizes: the export style plus a toolbar under the title band
+/// and a status line.
 pub fn window_style() -> Style {
+    let base = Style::default();
+    let toolbar_height = 28.0;
     Style {
         status_height: 22.0,
-        ..Style::default()
+        title_height: base.title_height + toolbar_height,
+        toolbar_height,
+        ..base
     }
 }
 
@@ -855,10 +860,7 @@ impl ApplicationHandler<UserEvent> for App {
             }
             WindowEvent::MouseInput { state, button, .. } => match (button, state) {
                 (MouseButton::Left, ElementState::Pressed) => self.session.left_pressed(now),
-                (MouseButton::Left, ElementState::Released) => {
-                    self.session.left_released(now);
-                    Effect::None
-                }
+                (MouseButton::Left, ElementState::Released) => self.session.left_released(now),
                 (MouseButton::Right, ElementState::Pressed) => {
                     self.session.right_pressed();
                     Effect::None

@@ -10,9 +10,18 @@
 //! window.
 
 use crate::model::Document;
+use crate::model::transform::{self, Transform};
 use crate::view::input::{self, Action, DRAG_THRESHOLD_PX, Key, Mods, SearchEdit, WheelDelta};
 use crate::view::shell::{Chrome, MenuShown, Status, menu_item_at, status_rect};
-use crate::view::{Reply, VIEWS, View, ViewEntry, ViewMemo, ViewOptions, Viewport, views_for};
+use crate::view::toolbar::{self, Tool, ToolItem, Toolbar};
+use crate::view::{
+    Reply, VIEWS, View, ViewEntry, ViewMemo, ViewOptions, Viewport, title_and_toolbar, views_for,
+};
+use std::sync::Arc;
+
+/// Two clicks this close in time (seconds) and place (pixels) are a double click.
+const DOUBLE_CLICK_S: f64 = 0.4;
+const DOUBLE_CLICK_PX: f32 = 5.0;
 
 /// What the window must do after an input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,6 +61,13 @@ pub struct Session {
     message: Option<(String, f64)>,
     show_times: bool,
     redraw: bool,
+    /// The transforms applied, each with the document it was applied to (undo returns
+    /// to it).
+    transforms: Vec<(Transform, Document)>,
+    /// The key help is shown.
+    help_open: bool,
+    /// Where and when the last click was (to tell a double click).
+    last_click: Option<((f32, f32), f64)>,
 }
 
 /// How long a status message stays.
@@ -85,6 +101,9 @@ impl Session {
             message: None,
             show_times: false,
             redraw: false,
+            transforms: Vec::new(),
+            help_open: false,
+            last_click: None,
         }
     }
 
@@ -114,6 +133,7 @@ impl Session {
     pub fn show(&mut self, mut view: Box<dyn View>, opts: ViewOptions) {
         self.view_opts = opts;
         self.clear_interaction();
+        self.transforms.clear();
         if let Some(vp) = self.viewport {
             view.set_viewport(vp);
         }
@@ -125,8 +145,22 @@ impl Session {
     /// Shows `view` in place of a view of a partial document (a preview): it takes over
     /// the old view's place (see [`ViewMemo`]), the search field stays and the search
     /// runs again.
-    pub fn replace(&mut self, mut view: Box<dyn View>, now_s: f64) {
+    pub fn replace(&mut self, view: Box<dyn View>, now_s: f64) {
         let memo: Option<ViewMemo> = self.view.as_ref().map(|v| v.memo());
+        if !self.transforms.is_empty() {
+            // They were made of the preview; apply them again to the whole document.
+            let ts: Vec<Transform> = self.transforms.drain(..).map(|(t, _)| t).collect();
+            self.replace_with(view, memo, now_s);
+            for t in ts {
+                self.apply_transform(t, now_s);
+            }
+            return;
+        }
+        self.replace_with(view, memo, now_s);
+    }
+
+    /// [`Session::replace`] with what to carry over given.
+    fn replace_with(&mut self, mut view: Box<dyn View>, memo: Option<ViewMemo>, now_s: f64) {
         self.menu = None;
         self.press = None;
         if let Some(vp) = self.viewport {
@@ -158,11 +192,205 @@ impl Session {
         if entry.kind == current.kind() {
             return false;
         }
+        let mut memo = current.memo();
+        // The view chosen decides which way up it is (flame graph, icicle).
+        memo.orientation = None;
         let mut opts = self.view_opts.clone();
-        opts.color = current.memo().color.or(opts.color);
+        opts.color = memo.color.or(opts.color);
+        opts.orientation = crate::geometry::Orientation::Flame;
         let view = (entry.open)(&doc, &opts);
-        self.replace(view, now_s);
+        self.replace_with(view, Some(memo), now_s);
         true
+    }
+
+    /// Applies `t` to the document and shows the result in the same view; an error
+    /// (a name the profile does not have) is said on the status line.
+    pub fn apply_transform(&mut self, t: Transform, now_s: f64) {
+        let Some(Document::Profile(p)) = self.document() else {
+            self.say("transforms apply to profiles", now_s);
+            return;
+        };
+        let result = {
+            let rule = crate::color::package_rule(p.meta.spy_name.as_deref());
+            transform::apply(&p, &t, &rule)
+        };
+        match result {
+            Ok(out) => {
+                let label = t.label();
+                self.transforms.push((t, Document::Profile(p)));
+                self.show_transformed(Document::Profile(Arc::new(out)), now_s);
+                self.say(format!("{label} · U or Ctrl+Z: undo"), now_s);
+            }
+            Err(e) => self.say(e.to_string(), now_s),
+        }
+    }
+
+    /// Undoes transforms until `keep` are left (false: there were no more than that).
+    pub fn undo_transforms(&mut self, keep: usize, now_s: f64) -> bool {
+        if keep >= self.transforms.len() {
+            return false;
+        }
+        let (_, doc) = self.transforms.swap_remove(keep);
+        self.transforms.truncate(keep);
+        self.show_transformed(doc, now_s);
+        true
+    }
+
+    /// The transforms applied, in order.
+    pub fn transforms(&self) -> impl Iterator<Item = &Transform> {
+        self.transforms.iter().map(|(t, _)| t)
+    }
+
+    /// Shows `doc` (the document transformed, or as it was before) in the current view's
+    /// kind, with its colors, fit and function; places in the old tree do not carry over.
+    fn show_transformed(&mut self, doc: Document, now_s: f64) {
+        let Some(current) = &self.view else { return };
+        let kind = current.kind();
+        let mut memo = current.memo();
+        memo.focus_path = None;
+        memo.zoom_path = None;
+        memo.fraction = None;
+        memo.time_window = None;
+        memo.scroll_px = 0.0;
+        let shown = views_for(self.views, &doc);
+        let Some(entry) = shown.iter().find(|e| e.kind == kind).or(shown.first()) else {
+            return;
+        };
+        let mut opts = self.view_opts.clone();
+        opts.color = memo.color.or(opts.color);
+        let view = (entry.open)(&doc, &opts);
+        self.replace_with(view, Some(memo), now_s);
+    }
+
+    /// The toolbar's rectangle (`None` when the style has none).
+    pub fn toolbar_rect(&self) -> Option<crate::geometry::RectPx> {
+        let (vp, v) = (self.viewport?, self.view.as_ref()?);
+        let (_, bar) = title_and_toolbar(vp, &v.style());
+        (bar.h > 0.0).then_some(bar)
+    }
+
+    /// The toolbar's buttons for the current view.
+    pub fn toolbar(&self) -> Option<Toolbar> {
+        let v = self.view.as_ref()?;
+        let doc = v.document();
+        let kind = v.kind();
+        let mut items: Vec<ToolItem> = views_for(self.views, &doc)
+            .iter()
+            .enumerate()
+            .map(|(i, e)| ToolItem {
+                tool: Tool::Tab(i),
+                label: format!("{} {}", i + 1, capitalized(e.kind.0)),
+                active: e.kind == kind,
+            })
+            .collect();
+        if !self.transforms.is_empty() {
+            let n = self.transforms.len();
+            items.push(ToolItem {
+                tool: Tool::Crumb(0),
+                label: "All ›".into(),
+                active: false,
+            });
+            for (i, (t, _)) in self.transforms.iter().enumerate() {
+                let last = i + 1 == n;
+                items.push(ToolItem {
+                    tool: Tool::Crumb(i + 1),
+                    label: if last {
+                        t.label()
+                    } else {
+                        format!("{} ›", t.label())
+                    },
+                    active: last,
+                });
+            }
+        }
+        let memo = v.memo();
+        items.push(ToolItem {
+            tool: Tool::Search,
+            label: if self.search_text.is_empty() {
+                "Search (/)".into()
+            } else {
+                format!("Search: {}", self.search_text)
+            },
+            active: self.search_open,
+        });
+        if let Some(c) = memo.color {
+            items.push(ToolItem {
+                tool: Tool::Color,
+                label: format!("Colors: {}", c.name()),
+                active: false,
+            });
+        }
+        if let Some(f) = memo.fit {
+            items.push(ToolItem {
+                tool: Tool::Fit,
+                label: format!("Fit: {}", f.name()),
+                active: false,
+            });
+        }
+        items.push(ToolItem {
+            tool: Tool::Help,
+            label: "?".into(),
+            active: self.help_open,
+        });
+        let hovered = match (self.cursor, self.toolbar_rect(), self.viewport) {
+            (Some((x, y)), Some(bar), Some(vp)) => {
+                let tb = Toolbar {
+                    items: items.clone(),
+                    hovered: None,
+                };
+                toolbar::item_at(&tb, bar, vp.scale, x, y)
+            }
+            _ => None,
+        };
+        Some(Toolbar { items, hovered })
+    }
+
+    /// The toolbar button at `(x, y)`, if the pointer is on one.
+    fn tool_at(&self, x: f32, y: f32) -> Option<Tool> {
+        let (bar, vp) = (self.toolbar_rect()?, self.viewport?);
+        toolbar::item_at(&self.toolbar()?, bar, vp.scale, x, y)
+    }
+
+    /// Whether `(x, y)` is on the toolbar (buttons or not).
+    fn on_toolbar(&self, x: f32, y: f32) -> bool {
+        self.toolbar_rect().is_some_and(|b| b.contains(x, y))
+    }
+
+    /// A click on toolbar button `tool`.
+    pub fn use_tool(&mut self, tool: Tool, now_s: f64) -> Effect {
+        self.redraw = true;
+        match tool {
+            Tool::Tab(n) => {
+                self.switch_view(n, now_s);
+                Effect::None
+            }
+            Tool::Crumb(keep) => {
+                self.undo_transforms(keep, now_s);
+                Effect::None
+            }
+            Tool::Search => {
+                self.search_open = true;
+                self.menu = None;
+                Effect::None
+            }
+            Tool::Help => {
+                self.help_open = !self.help_open;
+                Effect::None
+            }
+            Tool::Color => self.act(Action::CycleColor, now_s),
+            Tool::Fit => self.act(Action::ToggleFit, now_s),
+        }
+    }
+
+    /// Hands `a` to the view and does what it answers.
+    fn act(&mut self, a: Action, now_s: f64) -> Effect {
+        match &mut self.view {
+            Some(v) => {
+                let reply = v.act(a, now_s);
+                self.after(reply, now_s)
+            }
+            None => Effect::None,
+        }
     }
 
     /// Forgets what pointed into the document being replaced.
@@ -235,7 +463,11 @@ impl Session {
 
     /// The pointer moved to `(x, y)`.
     pub fn pointer_moved(&mut self, x: f32, y: f32) {
+        let tool_before = self.cursor.and_then(|(x, y)| self.tool_at(x, y));
         self.cursor = Some((x, y));
+        if self.tool_at(x, y) != tool_before {
+            self.redraw = true;
+        }
         if self.menu.is_some() {
             let item = self.menu_item_at(x, y);
             if let Some(m) = &mut self.menu
@@ -304,6 +536,18 @@ impl Session {
             self.redraw = true;
             return effect;
         }
+        if self.on_toolbar(x, y) {
+            return match self.tool_at(x, y) {
+                Some(t) => self.use_tool(t, now_s),
+                None => Effect::None,
+            };
+        }
+        if self.help_open {
+            // A click anywhere else closes the help.
+            self.help_open = false;
+            self.redraw = true;
+            return Effect::None;
+        }
         self.press = Some(Press {
             start: (x, y),
             last: (x, y),
@@ -315,15 +559,34 @@ impl Session {
         Effect::None
     }
 
-    /// The left button came up.
-    pub fn left_released(&mut self, now_s: f64) {
-        let Some((x, y)) = self.cursor else { return };
-        let Some(p) = self.press.take() else { return };
+    /// The left button came up; a second click soon after the first at the same place
+    /// is also a double click.
+    pub fn left_released(&mut self, now_s: f64) -> Effect {
+        let Some((x, y)) = self.cursor else {
+            return Effect::None;
+        };
+        let Some(p) = self.press.take() else {
+            return Effect::None;
+        };
+        let click = !p.moved;
+        let double = click
+            && self.last_click.is_some_and(|((lx, ly), t)| {
+                now_s - t <= DOUBLE_CLICK_S
+                    && (x - lx).abs() <= DOUBLE_CLICK_PX
+                    && (y - ly).abs() <= DOUBLE_CLICK_PX
+            });
+        self.last_click = (click && !double).then_some(((x, y), now_s));
+        let mut effect = Effect::None;
         if let Some(v) = &mut self.view {
-            v.release(x, y, !p.moved, now_s);
+            v.release(x, y, click, now_s);
+            if double {
+                let reply = v.double_click(x, y, now_s);
+                effect = self.after(reply, now_s);
+            }
         }
         self.update_hover();
         self.redraw = true;
+        effect
     }
 
     /// The right button went down: the view's menu for what is under the pointer.
@@ -372,6 +635,10 @@ impl Session {
                 }
                 Effect::None
             }
+            Reply::Transform(t) => {
+                self.apply_transform(t, now_s);
+                Effect::None
+            }
             Reply::Done | Reply::Ignored => Effect::None,
         }
     }
@@ -418,6 +685,21 @@ impl Session {
                 self.show_times = !self.show_times;
                 Effect::None
             }
+            Action::Help => {
+                self.help_open = !self.help_open;
+                Effect::None
+            }
+            Action::Escape if self.help_open => {
+                self.help_open = false;
+                Effect::None
+            }
+            Action::Undo => {
+                let n = self.transforms.len();
+                if !self.undo_transforms(n.saturating_sub(1), now_s) {
+                    self.say("no transform to undo", now_s);
+                }
+                Effect::None
+            }
             Action::Escape if self.view.is_none() => Effect::Quit,
             Action::Escape if self.menu.is_some() => {
                 self.menu = None;
@@ -431,13 +713,7 @@ impl Session {
                 self.switch_view(usize::from(n), now_s);
                 Effect::None
             }
-            a => match &mut self.view {
-                Some(v) => {
-                    let reply = v.act(a, now_s);
-                    self.after(reply, now_s)
-                }
-                None => Effect::None,
-            },
+            a => self.act(a, now_s),
         };
         self.update_hover();
         effect
@@ -527,13 +803,30 @@ impl Session {
             },
             menu: self.menu.clone().filter(|_| pointer),
             frame_times: times.filter(|_| pointer && self.show_times),
+            toolbar: self.toolbar().map(|mut t| {
+                if !pointer {
+                    t.hovered = None;
+                }
+                t
+            }),
+            help: self.help_open.then_some(input::HELP),
         }
+    }
+}
+
+/// `name` with its first letter in capitals (a tab's label).
+fn capitalized(name: &str) -> String {
+    let mut c = name.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::Orientation;
     use crate::import::{Limits, load_bytes};
     use crate::view::draw::FixedMeasure;
     use crate::view::{Purpose, ViewOptions, compose, default_view};
@@ -614,7 +907,7 @@ mod tests {
     }
 
     #[test]
-    fn key_2_opens_left_heavy_on_the_clicked_path() {
+    fn key_3_opens_left_heavy_on_the_clicked_path() {
         // a (1) sorts before b (3) by name; left heavy puts b first.
         let mut s = session("main;a 1\nmain;b 3\n");
         let g = flame(&s).geometry(1.0);
@@ -624,7 +917,7 @@ mod tests {
         s.left_pressed(NOW);
         s.left_released(NOW);
         s.tick(NOW + 1.0);
-        s.key(&ch("2"), Some("2"), NOW + 2.0);
+        s.key(&ch("3"), Some("3"), NOW + 2.0);
         assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::LEFT_HEAVY);
         let v = flame(&s);
         let st = v.state();
@@ -634,13 +927,24 @@ mod tests {
         s.key(&ch("1"), Some("1"), NOW + 3.0);
         assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::FLAME_GRAPH);
         assert_eq!(flame(&s).state().camera.start, 0, "a is first again");
+        // Key 2 is the icicle, on the same path; I turns it back into the flame graph.
+        s.key(&ch("2"), Some("2"), NOW + 4.0);
+        assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::ICICLE);
+        assert_eq!(flame(&s).state().orientation, Orientation::Icicle);
+        assert!(flame(&s).state().zoomed.is_some());
+        s.key(&ch("i"), Some("i"), NOW + 5.0);
+        assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::FLAME_GRAPH);
+        // Left heavy from the icicle opens the right way up.
+        s.key(&ch("2"), Some("2"), NOW + 6.0);
+        s.key(&ch("3"), Some("3"), NOW + 7.0);
+        assert_eq!(flame(&s).state().orientation, Orientation::Flame);
     }
 
     #[test]
     fn the_table_and_the_flame_graph_open_a_sandwich_on_their_function() {
         let mut s = session("main;a;f 1\nmain;b;f 3\nmain;c 2\n");
-        // The table (key 3): select the second row, Enter opens its sandwich.
-        s.key(&ch("3"), Some("3"), NOW);
+        // The table (key 4): select the second row, Enter opens its sandwich.
+        s.key(&ch("4"), Some("4"), NOW);
         assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::TABLE);
         s.key(&Key::Down, None, NOW);
         s.key(&Key::Down, None, NOW);
@@ -665,6 +969,185 @@ mod tests {
         let v = s.view().unwrap();
         assert_eq!(v.kind(), crate::view::ViewKind::SANDWICH);
         assert_eq!(v.memo().function.as_deref(), Some("c"));
+    }
+
+    /// Clicks the toolbar button whose label starts with `label`.
+    fn click_tool(s: &mut Session, label: &str, now_s: f64) {
+        let tb = s.toolbar().unwrap();
+        let bar = s.toolbar_rect().unwrap();
+        let rects = toolbar::layout(&tb.items, bar, 1.0);
+        let i = tb
+            .items
+            .iter()
+            .position(|it| it.label.starts_with(label))
+            .unwrap_or_else(|| panic!("no {label:?} in {:?}", tb.items));
+        let r = rects[i];
+        assert!(r.w > 0.0, "{label} is drawn");
+        s.pointer_moved(r.x + r.w / 2.0, r.y + r.h / 2.0);
+        assert_eq!(s.toolbar().unwrap().hovered, Some(tb.items[i].tool));
+        s.left_pressed(now_s);
+        s.left_released(now_s);
+    }
+
+    #[test]
+    fn the_toolbar_switches_views_colors_fit_search_and_help() {
+        let mut s = session("main;a;f 1\nmain;b;f 3\nmain;c 2\n");
+        let tabs: Vec<String> = s
+            .toolbar()
+            .unwrap()
+            .items
+            .iter()
+            .filter(|i| matches!(i.tool, Tool::Tab(_)))
+            .map(|i| i.label.clone())
+            .collect();
+        assert_eq!(
+            tabs,
+            [
+                "1 Flame graph",
+                "2 Icicle",
+                "3 Left heavy",
+                "4 Table",
+                "5 Sandwich"
+            ]
+        );
+        click_tool(&mut s, "4 Table", NOW);
+        assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::TABLE);
+        let active: Vec<String> = s
+            .toolbar()
+            .unwrap()
+            .items
+            .into_iter()
+            .filter(|i| i.active)
+            .map(|i| i.label)
+            .collect();
+        assert_eq!(active, ["4 Table"]);
+        click_tool(&mut s, "2 Icicle", NOW);
+        assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::ICICLE);
+        click_tool(&mut s, "Colors: package", NOW);
+        assert_ne!(
+            s.view().unwrap().memo().color,
+            Some(crate::color::ColorMode::Package)
+        );
+        click_tool(&mut s, "Fit: head", NOW);
+        assert_eq!(
+            s.view().unwrap().memo().fit,
+            Some(crate::view::draw::LabelFit::Tail)
+        );
+        click_tool(&mut s, "Search", NOW);
+        type_text(&mut s, "f");
+        assert_eq!(s.query(), "f");
+        s.key(&Key::Enter, None, NOW);
+        assert!(
+            s.toolbar()
+                .unwrap()
+                .items
+                .iter()
+                .any(|i| i.label == "Search: f")
+        );
+        // ? opens the help (it lists the transform keys); a click elsewhere closes it.
+        click_tool(&mut s, "?", NOW);
+        let help = status(&s).help.expect("help shown");
+        assert!(help.iter().any(|(k, _)| k.contains("Del")));
+        s.pointer_moved(400.0, 300.0);
+        s.left_pressed(NOW);
+        assert!(status(&s).help.is_none());
+        s.key(&ch("?"), Some("?"), NOW);
+        assert!(status(&s).help.is_some());
+        s.key(&Key::Escape, None, NOW);
+        assert!(status(&s).help.is_none());
+        assert_eq!(s.query(), "f", "Escape closed the help only");
+    }
+
+    #[test]
+    fn transforms_stack_show_as_a_breadcrumb_and_undo() {
+        let mut s = session("main;a;f 1\nmain;b;f 3\nmain;c 2\n");
+        let names = |s: &Session| -> Vec<String> {
+            let Some(Document::Profile(p)) = s.document() else {
+                panic!("a profile")
+            };
+            let t = &p.tree;
+            let mut v: Vec<String> = (0..t.len())
+                .map(|n| p.names.get(t.name(n as crate::model::NodeId)).to_string())
+                .collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        // m on the bar of b merges b: f moves up under main.
+        let g = flame(&s).geometry(1.0);
+        s.pointer_moved(g.graph.x + g.graph.w * 0.3, g.row_top(2) + 2.0);
+        assert_eq!(s.view().unwrap().tooltip()[0], "b");
+        s.key(&ch("m"), Some("m"), NOW);
+        assert!(!names(&s).contains(&"b".to_string()));
+        assert_eq!(s.transforms().count(), 1);
+        // The table's key on its selected row: drop c.
+        s.key(&ch("4"), Some("4"), NOW);
+        s.pointer_moved(400.0, 590.0);
+        type_text(&mut s, "/c");
+        s.key(&Key::Enter, None, NOW);
+        s.key(&Key::Down, None, NOW);
+        s.key(&Key::Delete, None, NOW);
+        assert!(!names(&s).contains(&"c".to_string()));
+        assert_eq!(
+            s.view().unwrap().kind(),
+            crate::view::ViewKind::TABLE,
+            "same view"
+        );
+        let crumbs: Vec<String> = s
+            .toolbar()
+            .unwrap()
+            .items
+            .into_iter()
+            .filter(|i| matches!(i.tool, Tool::Crumb(_)))
+            .map(|i| i.label)
+            .collect();
+        assert_eq!(crumbs, ["All ›", "merge b ›", "drop c"]);
+        // U undoes the last; a click on "All" undoes the rest.
+        s.key(&ch("u"), Some("u"), NOW);
+        assert!(names(&s).contains(&"c".to_string()));
+        assert!(!names(&s).contains(&"b".to_string()));
+        click_tool(&mut s, "All", NOW);
+        assert!(names(&s).contains(&"b".to_string()));
+        assert_eq!(s.transforms().count(), 0);
+        // Ctrl+Z with nothing to undo says so.
+        s.modifiers(Mods {
+            ctrl: true,
+            ..Mods::default()
+        });
+        s.key(&ch("z"), Some("z"), NOW);
+        assert_eq!(status(&s).status.right, "no transform to undo");
+        // An unknown name is an error on the status line, not a change.
+        s.apply_transform(Transform::Merge("nope".into()), NOW);
+        assert!(status(&s).status.right.contains("nope"));
+        assert_eq!(s.transforms().count(), 0);
+    }
+
+    #[test]
+    fn a_double_click_on_a_table_row_opens_its_sandwich() {
+        let mut s = session("main;a;f 1\nmain;b;f 3\nmain;c 2\n");
+        s.key(&ch("4"), Some("4"), NOW);
+        let t: &crate::view::table::TableView = s.view().unwrap().downcast_ref().unwrap();
+        let g = t.geometry(1.0);
+        let at = (g.left + 30.0, g.row_top(1) + 3.0);
+        let name = {
+            s.pointer_moved(at.0, at.1);
+            s.view().unwrap().tooltip()[0].clone()
+        };
+        s.left_pressed(NOW);
+        s.left_released(NOW);
+        assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::TABLE);
+        s.left_pressed(NOW + 0.2);
+        s.left_released(NOW + 0.2);
+        let v = s.view().unwrap();
+        assert_eq!(v.kind(), crate::view::ViewKind::SANDWICH);
+        assert_eq!(v.memo().function, Some(name));
+        // Two clicks far apart in time are two clicks.
+        s.key(&ch("4"), Some("4"), NOW + 1.0);
+        s.left_pressed(NOW + 2.0);
+        s.left_released(NOW + 2.0);
+        s.left_pressed(NOW + 3.0);
+        s.left_released(NOW + 3.0);
+        assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::TABLE);
     }
 
     #[test]
@@ -718,12 +1201,18 @@ mod tests {
                 "Copy name",
                 "Reset view",
                 "Cut labels at the start (keep the end)",
-                "Sandwich of this function"
+                "Sandwich of this function",
+                "Merge function  (m)",
+                "Focus on function  (o)",
+                "Focus on subtree  (b)",
+                "Collapse recursion  (r)",
+                "Collapse package  (k)",
+                "Drop function  (Del)",
             ]
         );
         // Move onto the second item (the menu is kept above the status line) and click.
-        let (_, h) = crate::view::shell::menu_size(1.0);
-        let (mx, my) = crate::view::shell::menu_origin((x, y), 5, 1.0, 800.0, 578.0);
+        let (_, h) = crate::view::shell::menu_size(&menu.items, 1.0);
+        let (mx, my) = crate::view::shell::menu_origin((x, y), &menu.items, 1.0, 800.0, 578.0);
         s.pointer_moved(mx + 5.0, my + h * 1.5);
         assert_eq!(status(&s).menu.unwrap().hovered, Some(1));
         assert_eq!(s.left_pressed(NOW), Effect::Copy("alpha".into()));

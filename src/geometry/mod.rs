@@ -46,6 +46,9 @@ pub struct Style {
     pub min_label_width: f32,
     /// Height of the status line below the graph (0: none, as in exports).
     pub status_height: f32,
+    /// Height of the window's toolbar, the lower part of `title_height` (0: none, as in
+    /// exports).
+    pub toolbar_height: f32,
 }
 
 impl Default for Style {
@@ -59,6 +62,7 @@ impl Default for Style {
             label_pad: 4.0,
             min_label_width: 22.0,
             status_height: 0.0,
+            toolbar_height: 0.0,
         }
     }
 }

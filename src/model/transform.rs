@@ -89,6 +89,63 @@ impl Transform {
     }
 }
 
+/// A transform without its argument: what a menu item or a key asks for, made into a
+/// [`Transform`] for the bar or row it is used on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransformKind {
+    /// [`Transform::Merge`].
+    Merge,
+    /// [`Transform::Focus`].
+    Focus,
+    /// [`Transform::FocusSubtree`].
+    FocusSubtree,
+    /// [`Transform::CollapseRecursion`].
+    CollapseRecursion,
+    /// [`Transform::CollapsePackage`].
+    CollapsePackage,
+    /// [`Transform::Drop`].
+    Drop,
+}
+
+impl TransformKind {
+    /// Every kind, in the order of [`KINDS`] (and of the context menus).
+    pub const ALL: [TransformKind; 6] = [
+        TransformKind::Merge,
+        TransformKind::Focus,
+        TransformKind::FocusSubtree,
+        TransformKind::CollapseRecursion,
+        TransformKind::CollapsePackage,
+        TransformKind::Drop,
+    ];
+
+    /// The context menu's text, with the key that does the same.
+    pub fn menu_label(self) -> &'static str {
+        match self {
+            TransformKind::Merge => "Merge function  (m)",
+            TransformKind::Focus => "Focus on function  (o)",
+            TransformKind::FocusSubtree => "Focus on subtree  (b)",
+            TransformKind::CollapseRecursion => "Collapse recursion  (r)",
+            TransformKind::CollapsePackage => "Collapse package  (k)",
+            TransformKind::Drop => "Drop function  (Del)",
+        }
+    }
+
+    /// The transform of this kind for the function at the end of `path`, its call path
+    /// from the root's child down. `package` is the rule the colors use. `None` for an
+    /// empty path.
+    pub fn make(self, path: &[String], package: &dyn Fn(&str) -> &str) -> Option<Transform> {
+        let f = path.last()?.clone();
+        Some(match self {
+            TransformKind::Merge => Transform::Merge(f),
+            TransformKind::Focus => Transform::Focus(f),
+            TransformKind::FocusSubtree => Transform::FocusSubtree(path.to_vec()),
+            TransformKind::CollapseRecursion => Transform::CollapseRecursion(f),
+            TransformKind::CollapsePackage => Transform::CollapsePackage(package(&f).to_string()),
+            TransformKind::Drop => Transform::Drop(f),
+        })
+    }
+}
+
 /// Every `KIND:NAME` of `specs`, in order; the first bad one is the error.
 pub fn parse_all(specs: &[String]) -> Result<Vec<Transform>, String> {
     specs.iter().map(|s| Transform::parse(s)).collect()
@@ -145,11 +202,27 @@ pub fn apply(
         }
         Transform::Drop(f) => {
             let f = find(f)?;
+            // Stacks through f go, and with them the callers left with no time below
+            // them: a node lives when it is not under f and has self time or a living
+            // child (children have larger ids, so one pass from the end decides).
+            let n_nodes = tree.len();
+            let mut under = vec![false; n_nodes];
+            for n in 1..n_nodes as NodeId {
+                under[n as usize] = tree.name(n) == f || under[tree.parent(n) as usize];
+            }
+            let mut live = vec![false; n_nodes];
+            for n in (1..n_nodes as NodeId).rev() {
+                let i = n as usize;
+                if !under[i] && (live[i] || tree.self_ticks(n) > 0) {
+                    live[i] = true;
+                    live[tree.parent(n) as usize] = true;
+                }
+            }
             place(tree, &mut map, |n, mp| {
-                if tree.name(n) == f {
-                    DROPPED
-                } else {
+                if live[n as usize] {
                     b.child(mp, tree.name(n))
+                } else {
+                    DROPPED
                 }
             });
         }
@@ -229,7 +302,39 @@ pub fn apply(
             });
         }
     }
-    // Self time to where each node went.
+    add_self(tree, &map, &mut b)?;
+    let tree = b.finish(&names, ChildOrder::ByName)?;
+    without_empty(profile.derived(names, tree))
+}
+
+/// `p` without nodes that hold no time (a caller whose only callee was folded into an
+/// outer frame); `p` itself when it has none.
+fn without_empty(p: Profile) -> Result<Profile, TransformError> {
+    let tree = &p.tree;
+    if (1..tree.len() as NodeId).all(|n| tree.total(n) > 0) {
+        return Ok(p);
+    }
+    let diff = tree.diff().is_some();
+    let mut names = p.names.clone();
+    let mut b = CallTreeBuilder::new(&mut names, diff);
+    b.rename_root(tree.name(tree.root()));
+    let mut map: Vec<NodeId> = vec![0; tree.len()];
+    // Totals include the subtree, so below an empty node everything is empty.
+    place(tree, &mut map, |n, mp| {
+        if tree.total(n) > 0 {
+            b.child(mp, tree.name(n))
+        } else {
+            DROPPED
+        }
+    });
+    add_self(tree, &map, &mut b)?;
+    let out = b.finish(&names, ChildOrder::ByName)?;
+    Ok(p.derived(names, out))
+}
+
+/// Adds each node's self time to the node it went to (`map`), both sides of a diff.
+fn add_self(tree: &CallTree, map: &[NodeId], b: &mut CallTreeBuilder) -> Result<(), TotalOverflow> {
+    let diff = tree.diff().is_some();
     for n in 0..tree.len() as NodeId {
         let to = map[n as usize];
         if to == DROPPED || to == ABOVE {
@@ -242,8 +347,7 @@ pub fn apply(
             b.add_self(to, tree.self_ticks(n))?;
         }
     }
-    let tree = b.finish(&names, ChildOrder::ByName)?;
-    Ok(profile.derived(names, tree))
+    Ok(())
 }
 
 /// Places every node below the root in id order: `to(n, where n's parent went)` says
@@ -373,6 +477,11 @@ mod tests {
                     reference(&stacks, &t),
                     "seed {seed} {t:?}"
                 );
+                // No empty nodes: a caller whose every stack was dropped goes too.
+                let t_out = &out.tree;
+                for n in 1..t_out.len() as NodeId {
+                    assert!(t_out.total(n) > 0, "seed {seed} {t:?}: node {n} is empty");
+                }
                 // Totals kept where nothing is removed.
                 if matches!(
                     t,

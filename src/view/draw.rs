@@ -71,6 +71,14 @@ impl LabelFit {
             LabelFit::Tail => "tail",
         }
     }
+
+    /// The other one (the toolbar's and the menu's switch).
+    pub fn other(self) -> LabelFit {
+        match self {
+            LabelFit::Head => LabelFit::Tail,
+            LabelFit::Tail => LabelFit::Head,
+        }
+    }
 }
 
 /// Text measurement, by the font the frame will be drawn with.

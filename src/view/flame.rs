@@ -26,6 +26,7 @@ use crate::color::{self, ColorMode};
 use crate::geometry::{Camera, FrameGeometry, Orientation, Style};
 use crate::layout::{Layout, SiblingOrder, flame_layout_ordered};
 use crate::lod::{Lod, MergedRun};
+use crate::model::transform::TransformKind;
 use crate::model::units::format_percent;
 use crate::model::{Document, NodeId, Profile};
 use crate::pick::{BarRef, pick};
@@ -76,6 +77,8 @@ pub struct FlameView {
 impl ViewKind {
     /// A call tree as a flame graph or icicle.
     pub const FLAME_GRAPH: ViewKind = ViewKind("flame graph");
+    /// A call tree top down: the roots at the top, callees below.
+    pub const ICICLE: ViewKind = ViewKind("icicle");
     /// A call tree with the heaviest child first at every level (speedscope's left heavy).
     pub const LEFT_HEAVY: ViewKind = ViewKind("left heavy");
 }
@@ -87,6 +90,23 @@ pub const ENTRY: ViewEntry = ViewEntry {
     open: |doc, opts| match doc {
         Document::Profile(d) => Box::new(FlameView::new(d.clone(), opts)),
         _ => unreachable!("the flame graph shows profiles only"),
+    },
+};
+
+/// The icicle in the window's list of views: the flame graph upside down (`I` turns
+/// either into the other).
+pub const ICICLE_ENTRY: ViewEntry = ViewEntry {
+    kind: ViewKind::ICICLE,
+    shows: shows_profiles,
+    open: |doc, opts| match doc {
+        Document::Profile(d) => {
+            let opts = ViewOptions {
+                orientation: Orientation::Icicle,
+                ..opts.clone()
+            };
+            Box::new(FlameView::new(d.clone(), &opts))
+        }
+        _ => unreachable!("the icicle shows profiles only"),
     },
 };
 
@@ -288,6 +308,15 @@ impl FlameView {
     }
 
     /// The frame names from the root to `bar`.
+    /// The transform of `kind` for `bar`'s function (its call path, for a subtree).
+    fn transform_of(&self, kind: TransformKind, bar: BarRef) -> Reply {
+        let rule = color::package_rule(self.profile.meta.spy_name.as_deref());
+        match kind.make(&self.path_names(bar), &rule) {
+            Some(t) => Reply::Transform(t),
+            None => Reply::Say("the root is not a function: nothing to transform".into()),
+        }
+    }
+
     fn path_names(&self, bar: BarRef) -> Vec<String> {
         let t = &self.profile.tree;
         t.path(self.node(bar))
@@ -459,9 +488,10 @@ fn orientation_name(o: Orientation) -> &'static str {
 
 impl View for FlameView {
     fn kind(&self) -> ViewKind {
-        match self.order {
-            SiblingOrder::AsTree => ViewKind::FLAME_GRAPH,
-            SiblingOrder::HeaviestFirst => ViewKind::LEFT_HEAVY,
+        match (self.order, self.state.orientation) {
+            (SiblingOrder::HeaviestFirst, _) => ViewKind::LEFT_HEAVY,
+            (SiblingOrder::AsTree, Orientation::Flame) => ViewKind::FLAME_GRAPH,
+            (SiblingOrder::AsTree, Orientation::Icicle) => ViewKind::ICICLE,
         }
     }
 
@@ -599,6 +629,14 @@ impl View for FlameView {
             }
             Action::NextMatch => self.next_match(false, now_s),
             Action::PrevMatch => self.next_match(true, now_s),
+            Action::ToggleFit => self.fit = self.fit.other(),
+            Action::Transform(kind) => {
+                let bar = self.hover.or(v.zoomed).or(v.focus.map(|f| f.bar));
+                return match bar {
+                    Some(bar) => self.transform_of(kind, bar),
+                    None => Reply::Say("point at a bar to transform its function".into()),
+                };
+            }
             _ => return Reply::Ignored,
         }
         self.update_hover();
@@ -613,6 +651,11 @@ impl View for FlameView {
                 // The mode not in use.
                 items.push(FIT_ITEM[usize::from(self.fit == LabelFit::Head)].to_string());
                 items.push(SANDWICH_ITEM.to_string());
+                items.extend(
+                    TransformKind::ALL
+                        .iter()
+                        .map(|k| k.menu_label().to_string()),
+                );
                 items
             }
             None => Vec::new(),
@@ -633,15 +676,16 @@ impl View for FlameView {
                 return Reply::Copy(name.to_string());
             }
             2 => self.state.reset(),
-            3 => {
-                self.fit = match self.fit {
-                    LabelFit::Head => LabelFit::Tail,
-                    LabelFit::Tail => LabelFit::Head,
-                };
-            }
-            _ => {
+            3 => self.fit = self.fit.other(),
+            4 => {
                 self.picked = Some(self.layout.rows[bar.row].name[bar.index]);
                 return Reply::Open(ViewKind::SANDWICH);
+            }
+            i => {
+                return match TransformKind::ALL.get(i - 5) {
+                    Some(&kind) => self.transform_of(kind, bar),
+                    None => Reply::Ignored,
+                };
             }
         }
         self.update_hover();
@@ -707,7 +751,7 @@ impl View for FlameView {
                 }
                 p
             }
-            None => "click: zoom · wheel: zoom · drag: pan · right-click: menu · / search · I flip · C colors · Ctrl+S screenshot".to_string(),
+            None => "click: zoom · wheel: zoom · drag: pan · right-click: menu and transforms · / search · U undo · Ctrl+S screenshot · ?: every key".to_string(),
         }
     }
 

@@ -8,6 +8,7 @@
 //! every binding is unit-tested.
 
 use super::state::ZoomSpeed;
+use crate::model::transform::TransformKind;
 
 /// A key, as far as scorch tells keys apart.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +21,8 @@ pub enum Key {
     Enter,
     /// Backspace.
     Backspace,
+    /// Delete.
+    Delete,
     /// Arrow left.
     Left,
     /// Arrow right.
@@ -107,6 +110,15 @@ pub enum Action {
     ToggleAllBands,
     /// Switch to the n-th view (from 0) of those that show the document (keys `1`–`9`).
     ShowView(u8),
+    /// Apply a call-tree transform to the function under the pointer (else the selected
+    /// one).
+    Transform(TransformKind),
+    /// Undo the last transform.
+    Undo,
+    /// Labels keep the head or the tail of long names.
+    ToggleFit,
+    /// Show or hide the key help.
+    Help,
 }
 
 /// What a key does to the open search field.
@@ -133,6 +145,7 @@ pub fn key_action(key: &Key, mods: Mods) -> Option<Action> {
     Some(match key {
         Key::Escape => Escape,
         Key::Backspace => Back,
+        Key::Delete => Transform(TransformKind::Drop),
         Key::Left => PanLeft,
         Key::Right => PanRight,
         Key::Up => ScrollUp,
@@ -148,6 +161,7 @@ pub fn key_action(key: &Key, mods: Mods) -> Option<Action> {
             ("f" | "F", true) => OpenSearch,
             ("s" | "S", true) => Screenshot,
             ("q" | "Q", true) => Quit,
+            ("z" | "Z", true) => Undo,
             ("/", _) => OpenSearch,
             ("p" | "P", _) => Screenshot,
             ("+" | "=" | "w" | "W", _) => ZoomIn,
@@ -165,10 +179,86 @@ pub fn key_action(key: &Key, mods: Mods) -> Option<Action> {
             ("f" | "F", false) => ZoomToSelection,
             ("t" | "T", _) => ToggleBands,
             ("x" | "X", _) => ToggleAllBands,
+            ("m" | "M", _) => Transform(TransformKind::Merge),
+            ("o" | "O", _) => Transform(TransformKind::Focus),
+            ("b" | "B", _) => Transform(TransformKind::FocusSubtree),
+            ("r" | "R", _) => Transform(TransformKind::CollapseRecursion),
+            ("k" | "K", _) => Transform(TransformKind::CollapsePackage),
+            ("u" | "U", _) => Undo,
+            ("h" | "H", _) => ToggleFit,
+            ("?", _) => Help,
             _ => return None,
         },
     })
 }
+
+/// Every key and mouse action, as the `?` help lists them: `(keys, what they do)`.
+pub const HELP: &[(&str, &str)] = &[
+    (
+        "1 – 6, click a tab",
+        "view: flame graph, icicle, left heavy, table, sandwich",
+    ),
+    ("", "(a trace: 1 is its timeline)"),
+    (
+        "click",
+        "zoom to a bar · select a row · sort by a column header",
+    ),
+    (
+        "double click",
+        "a table row: its sandwich · a span: zoom to it",
+    ),
+    ("drag", "pan (timeline overview: move or select a window)"),
+    (
+        "wheel",
+        "zoom at the pointer (Ctrl finer, Shift faster; Alt scrolls)",
+    ),
+    (
+        "right click",
+        "menu: focus, copy, transforms, sandwich, fit",
+    ),
+    (
+        "Enter, F",
+        "zoom to the selection · the table: open its sandwich",
+    ),
+    (
+        "Backspace",
+        "back through zooms (sandwich: previous function)",
+    ),
+    ("Escape", "close the menu · clear the search · zoom out"),
+    ("W S, + -, A D, ← →", "zoom in and out, pan"),
+    (
+        "↑ ↓ PgUp PgDn Home End",
+        "scroll · move the table's selection",
+    ),
+    ("0", "show everything"),
+    (
+        "/, Ctrl+F, click Search",
+        "search (regex or text); n and N: next, previous",
+    ),
+    ("I", "flame graph ⇄ icicle"),
+    ("C, click Colors", "next color mode"),
+    (
+        "H, click Fit",
+        "labels keep the head or the tail of long names",
+    ),
+    (
+        "m o b r k Del",
+        "merge · focus on function · focus on subtree ·",
+    ),
+    (
+        "",
+        "collapse recursion · collapse package · drop (at the pointer)",
+    ),
+    ("U, Ctrl+Z, click a crumb", "undo transforms"),
+    (
+        "T, X",
+        "timeline: bands per track ⇄ one tree, collapse all bands",
+    ),
+    ("P, Ctrl+S", "screenshot (PNG that remembers the view)"),
+    ("F12", "frame times"),
+    ("?", "this help"),
+    ("Ctrl+Q", "quit"),
+];
 
 /// What `key` (typing `text`) does to the open search field.
 pub fn search_key(key: &Key, text: Option<&str>, mods: Mods) -> SearchEdit {
@@ -300,6 +390,24 @@ mod tests {
             (ch("t"), NONE, Some(ToggleBands)),
             (ch("x"), NONE, Some(ToggleAllBands)),
             (ch("z"), NONE, None),
+            (ch("z"), CTRL, Some(Undo)),
+            (ch("u"), NONE, Some(Undo)),
+            (ch("m"), NONE, Some(Transform(TransformKind::Merge))),
+            (ch("o"), NONE, Some(Transform(TransformKind::Focus))),
+            (ch("b"), NONE, Some(Transform(TransformKind::FocusSubtree))),
+            (
+                ch("r"),
+                NONE,
+                Some(Transform(TransformKind::CollapseRecursion)),
+            ),
+            (
+                ch("k"),
+                NONE,
+                Some(Transform(TransformKind::CollapsePackage)),
+            ),
+            (Key::Delete, NONE, Some(Transform(TransformKind::Drop))),
+            (ch("h"), NONE, Some(ToggleFit)),
+            (ch("?"), NONE, Some(Help)),
             (Key::Escape, NONE, Some(Escape)),
             (Key::Backspace, NONE, Some(Back)),
             (Key::Left, NONE, Some(PanLeft)),

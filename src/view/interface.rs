@@ -113,6 +113,8 @@ pub enum Reply {
     Say(String),
     /// Switch to the view of this kind (its memo says what to show).
     Open(ViewKind),
+    /// Apply this transform to the document (the window keeps the stack and undoes it).
+    Transform(crate::model::transform::Transform),
 }
 
 /// What a view can carry over to another view of the same or a re-loaded document (a
@@ -187,6 +189,11 @@ pub trait View: AsAny + Send {
     fn drag(&mut self, _x: f32, _y: f32, _dx: f32, _dy: f32) {}
     /// The button came up at `(x, y)`; `click` when it did not move past the threshold.
     fn release(&mut self, _x: f32, _y: f32, _click: bool, _now_s: f64) {}
+    /// A second click at `(x, y)` soon after the first, at the same place (after the
+    /// second click's [`release`](Self::release)).
+    fn double_click(&mut self, _x: f32, _y: f32, _now_s: f64) -> Reply {
+        Reply::Ignored
+    }
     /// A wheel movement with the pointer at `at`.
     fn wheel(&mut self, _at: Option<(f32, f32)>, _w: Wheel) {}
     /// A pinch: zoom by `factor` around the pointer.

@@ -24,11 +24,12 @@ pub mod shell;
 pub mod state;
 pub mod table;
 pub mod timeline;
+pub mod toolbar;
 pub mod top;
 
 pub use interface::{Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport};
 
-use crate::geometry::RectPx;
+use crate::geometry::{self, RectPx};
 use crate::model::Document;
 use draw::{Frame, Measure};
 use shell::Chrome;
@@ -37,6 +38,7 @@ use shell::Chrome;
 /// those that show the document). The first that shows a document is the one it opens in.
 pub static VIEWS: &[ViewEntry] = &[
     flame::ENTRY,
+    flame::ICICLE_ENTRY,
     flame::LEFT_HEAVY_ENTRY,
     table::ENTRY,
     sandwich::ENTRY,
@@ -72,15 +74,15 @@ pub fn compose<'a>(
         .scaled(purpose.factor());
     let style = view.style();
     let mut frame = Frame::new(vp.width_px, vp.height_px, vp.scale);
-    let band = RectPx {
-        x: 0.0,
-        y: 0.0,
-        w: vp.width_px as f32,
-        h: (style.title_height * vp.scale).round(),
-    };
+    let (band, bar) = title_and_toolbar(vp, &style);
     shell::title_band(&mut frame, band, &style, &view.heading(purpose), m);
     view.draw(&mut frame, m, purpose);
     if let Some(c) = chrome {
+        if let Some(tb) = &c.toolbar
+            && bar.h > 0.0
+        {
+            toolbar::draw(&mut frame, bar, tb);
+        }
         let status = shell::status_rect(
             vp.width_px as f32,
             vp.height_px as f32,
@@ -90,4 +92,26 @@ pub fn compose<'a>(
         shell::overlays(&mut frame, status, view.content_top(), c, m);
     }
     frame
+}
+
+/// The title band and, under it, the toolbar (zero height without one) of a `vp` image in
+/// `style`'s sizes: together they are `style.title_height` tall.
+pub fn title_and_toolbar(vp: Viewport, style: &geometry::Style) -> (RectPx, RectPx) {
+    let all = (style.title_height * vp.scale).round();
+    let bar_h = (style.toolbar_height * vp.scale).round().min(all);
+    let w = vp.width_px as f32;
+    (
+        RectPx {
+            x: 0.0,
+            y: 0.0,
+            w,
+            h: all - bar_h,
+        },
+        RectPx {
+            x: 0.0,
+            y: all - bar_h,
+            w,
+            h: bar_h,
+        },
+    )
 }

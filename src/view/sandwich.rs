@@ -19,6 +19,7 @@ use super::interface::{
 use super::shell::Heading;
 use crate::geometry::{Orientation, Style};
 use crate::model::functions::{SandwichHalf, function_table, sandwich};
+use crate::model::transform::Transform;
 use crate::model::{Document, NameId, Profile};
 use std::sync::Arc;
 
@@ -165,6 +166,18 @@ fn heaviest_self(p: &Profile) -> NameId {
         .iter()
         .max_by_key(|r| (r.self_ticks, std::cmp::Reverse(r.name)))
         .map_or(p.tree.name(p.tree.root()), |r| r.name)
+}
+
+/// A half's reply, except a focus on a call path: a half's paths start at the function or
+/// end in it, they are not paths of the profile.
+fn whole_profile_paths_only(reply: Reply) -> Reply {
+    match reply {
+        Reply::Transform(Transform::FocusSubtree(_)) => Reply::Say(
+            "focus on a subtree from the flame graph: the sandwich's call paths are not the profile's"
+                .into(),
+        ),
+        r => r,
+    }
 }
 
 /// The two halves of `f`'s sandwich as flame views.
@@ -323,8 +336,13 @@ impl View for SandwichView {
             self.centre(f, false);
             return Reply::Done;
         }
+        if action == Action::ToggleFit {
+            self.callers.act(action, now_s);
+            return self.callees.act(action, now_s);
+        }
         let h = self.pointed();
-        self.half_mut(h).act(action, now_s)
+        let reply = self.half_mut(h).act(action, now_s);
+        whole_profile_paths_only(reply)
     }
 
     fn open_menu(&mut self) -> Vec<String> {
@@ -334,7 +352,8 @@ impl View for SandwichView {
 
     fn menu_action(&mut self, item: usize, now_s: f64) -> Reply {
         let h = self.pointed();
-        self.half_mut(h).menu_action(item, now_s)
+        let reply = self.half_mut(h).menu_action(item, now_s);
+        whole_profile_paths_only(reply)
     }
 
     fn search(&mut self, query: &str) {

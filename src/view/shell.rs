@@ -62,6 +62,10 @@ pub struct Chrome {
     pub menu: Option<MenuShown>,
     /// The F12 frame-time line.
     pub frame_times: Option<String>,
+    /// The toolbar (drawn when the style has room for one).
+    pub toolbar: Option<super::toolbar::Toolbar>,
+    /// The key help panel, when open: `(keys, what they do)` lines.
+    pub help: Option<&'static [(&'static str, &'static str)]>,
 }
 
 /// Font size of the shell's small text at `scale`.
@@ -205,22 +209,25 @@ impl Legend<'_> {
     }
 }
 
-/// Width and row height of the context menu at `scale`.
-pub fn menu_size(scale: f32) -> (f32, f32) {
-    ((170.0 * scale).round(), (24.0 * scale).round())
+/// Width and row height of a context menu of `items` at `scale`: at least 170 logical
+/// pixels, wider for long items (estimated from their length, so hit tests need no fonts).
+pub fn menu_size(items: &[String], scale: f32) -> (f32, f32) {
+    let longest = items.iter().map(|i| i.chars().count()).max().unwrap_or(0);
+    let w = (longest as f32 * 0.62 * Style::default().label_font + 16.0).max(170.0);
+    ((w * scale).round(), (24.0 * scale).round())
 }
 
 /// Where a menu of `items` opened at `at` is drawn: kept inside a `width`-wide image and
 /// above `bottom` (the status line). Returns its left and top edges.
 pub fn menu_origin(
     at: (f32, f32),
-    items: usize,
+    items: &[String],
     scale: f32,
     width: f32,
     bottom: f32,
 ) -> (f32, f32) {
-    let (mw, mh) = menu_size(scale);
-    let menu_h = mh * items as f32;
+    let (mw, mh) = menu_size(items, scale);
+    let menu_h = mh * items.len() as f32;
     (
         at.0.min(width - mw).max(0.0).round(),
         at.1.min(bottom - menu_h).max(0.0).round(),
@@ -236,8 +243,8 @@ pub fn menu_item_at(
     x: f32,
     y: f32,
 ) -> Option<usize> {
-    let (w, h) = menu_size(scale);
-    let (mx, my) = menu_origin(menu.at, menu.items.len(), scale, width, bottom);
+    let (w, h) = menu_size(&menu.items, scale);
+    let (mx, my) = menu_origin(menu.at, &menu.items, scale, width, bottom);
     if x < mx || x >= mx + w || y < my {
         return None;
     }
@@ -275,6 +282,15 @@ pub fn overlays(
     }
     if let Some(t) = &c.frame_times {
         frame_times(frame, t, graph_top, m);
+    }
+    if let Some(lines) = c.help {
+        let area = RectPx {
+            x: 0.0,
+            y: graph_top,
+            w: frame.width_px as f32,
+            h: (status.y - graph_top).max(1.0),
+        };
+        super::toolbar::help(frame, area, lines);
     }
 }
 
@@ -401,9 +417,9 @@ fn draw_menu(frame: &mut Frame<'_>, menu: &MenuShown, bottom: f32, _m: &mut dyn 
     let small = small(s);
     let line = line_height(small);
     let pad = (8.0 * s).round();
-    let (mw, mh) = menu_size(s);
+    let (mw, mh) = menu_size(&menu.items, s);
     let n = menu.items.len();
-    let (x, y) = menu_origin(menu.at, n, s, frame.width_px as f32, bottom);
+    let (x, y) = menu_origin(menu.at, &menu.items, s, frame.width_px as f32, bottom);
     frame.top.push(Rect::new(
         [x, y, mw, mh * n as f32],
         rgba8([250, 250, 250, 250]),
@@ -575,8 +591,8 @@ mod tests {
             at: (990.0, 790.0),
             hovered: None,
         };
-        let (w, h) = menu_size(1.0);
-        let (x, y) = menu_origin(menu.at, 3, 1.0, 1000.0, 778.0);
+        let (w, h) = menu_size(&menu.items, 1.0);
+        let (x, y) = menu_origin(menu.at, &menu.items, 1.0, 1000.0, 778.0);
         assert_eq!((x, y), (1000.0 - w, 778.0 - 3.0 * h));
         assert_eq!(
             menu_item_at(&menu, 1.0, 1000.0, 778.0, x + 5.0, y + 1.0),
@@ -611,6 +627,7 @@ mod tests {
             tooltip: Some((vec!["main".into(), "total: 5".into()], (100.0, 100.0))),
             menu: None,
             frame_times: Some("CPU 1 ms".into()),
+            ..Chrome::default()
         };
         overlays(&mut f, st, 38.0, &c, &mut m());
         assert_eq!(f.top[0].color, rgba8([255, 224, 138, 255]), "amber status");

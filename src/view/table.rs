@@ -23,6 +23,7 @@ use super::top::{Top, TopFormat};
 use crate::color::{self, diff_shares, relative_change};
 use crate::geometry::Style;
 use crate::model::functions::{FunctionStats, SortKey, function_table, sort_functions};
+use crate::model::transform::TransformKind;
 use crate::model::{Document, NameId, Profile};
 use std::sync::Arc;
 
@@ -30,6 +31,15 @@ impl ViewKind {
     /// One row per function.
     pub const TABLE: ViewKind = ViewKind("table");
 }
+
+/// The transforms a row offers: those of a function (a row has no call path).
+const ROW_TRANSFORMS: [TransformKind; 5] = [
+    TransformKind::Merge,
+    TransformKind::Focus,
+    TransformKind::CollapseRecursion,
+    TransformKind::CollapsePackage,
+    TransformKind::Drop,
+];
 
 /// The table in the window's list of views: it shows profiles.
 pub const ENTRY: ViewEntry = ViewEntry {
@@ -300,6 +310,22 @@ impl TableView {
     }
 
     /// Position in `shown` of the selected function.
+    /// The transform of `kind` for the function of the shown row `pos`.
+    fn transform_of(&self, kind: TransformKind, pos: usize) -> Reply {
+        let name = self
+            .profile
+            .names
+            .get(self.rows[self.shown[pos] as usize].name);
+        let rule = color::package_rule(self.profile.meta.spy_name.as_deref());
+        match kind.make(&[name.to_string()], &rule) {
+            Some(t) if ROW_TRANSFORMS.contains(&kind) => Reply::Transform(t),
+            _ => Reply::Say(
+                "a table row is a function, not a call path: focus on a subtree from a flame graph"
+                    .into(),
+            ),
+        }
+    }
+
     fn selected_pos(&self) -> Option<usize> {
         let sel = self.selected?;
         self.shown
@@ -622,6 +648,17 @@ impl View for TableView {
         }
     }
 
+    fn double_click(&mut self, x: f32, y: f32, _now_s: f64) -> Reply {
+        let g = self.geometry(1.0);
+        match self.row_at(&g, x, y) {
+            Some(pos) => {
+                self.select_pos(pos as isize);
+                Reply::Open(ViewKind::SANDWICH)
+            }
+            None => Reply::Ignored,
+        }
+    }
+
     fn wheel(&mut self, _at: Option<(f32, f32)>, w: Wheel) {
         let rows = match w {
             // A notch away from the user shows earlier rows, three a notch.
@@ -646,6 +683,12 @@ impl View for TableView {
             Action::ZoomToSelection if self.selected.is_some() => {
                 return Reply::Open(ViewKind::SANDWICH);
             }
+            Action::Transform(kind) => {
+                return match self.hovered().or(self.selected_pos()) {
+                    Some(pos) => self.transform_of(kind, pos),
+                    None => Reply::Say("select a row to transform its function".into()),
+                };
+            }
             _ => return Reply::Ignored,
         }
         Reply::Done
@@ -654,11 +697,13 @@ impl View for TableView {
     fn open_menu(&mut self) -> Vec<String> {
         self.menu_row = self.hovered();
         if self.menu_row.is_some() {
-            vec![
+            let mut items: Vec<String> = vec![
                 "Copy name".into(),
                 "Copy table as TSV".into(),
                 "Sandwich of this function".into(),
-            ]
+            ];
+            items.extend(ROW_TRANSFORMS.iter().map(|k| k.menu_label().to_string()));
+            items
         } else {
             Vec::new()
         }
@@ -675,6 +720,10 @@ impl View for TableView {
                 self.selected = Some(r.name);
                 Reply::Open(ViewKind::SANDWICH)
             }
+            i if i >= 3 => match ROW_TRANSFORMS.get(i - 3) {
+                Some(&kind) => self.transform_of(kind, pos),
+                None => Reply::Ignored,
+            },
             _ => {
                 let rows: Vec<FunctionStats> = self.shown_rows().cloned().collect();
                 Reply::Copy(Top::of_rows(&self.profile, rows, TopFormat::Tsv).to_string())
@@ -701,7 +750,7 @@ impl View for TableView {
 
     fn status_hint(&self) -> String {
         let Some(pos) = self.selected_pos() else {
-            return "click a header: sort · click a row or ↑↓: select · /: filter · right click: copy"
+            return "click a header: sort · click a row or ↑↓: select · double click or Enter: sandwich · /: filter · right click: copy, transforms"
                 .to_string();
         };
         let r = &self.rows[self.shown[pos] as usize];
@@ -917,8 +966,23 @@ mod tests {
             "work: self 5 samples (41.67%), total 11 samples (91.67%)"
         );
         // The menu copies the name or the table as shown.
-        assert_eq!(t.open_menu().len(), 3);
+        assert_eq!(t.open_menu().len(), 8);
         assert_eq!(t.menu_action(0, 0.0), Reply::Copy("work".into()));
+        // A transform from the menu (its fourth item: merge) and from a key.
+        t.open_menu();
+        assert_eq!(
+            t.menu_action(3, 0.0),
+            Reply::Transform(crate::model::transform::Transform::Merge("work".into()))
+        );
+        assert_eq!(
+            t.act(Action::Transform(TransformKind::Drop), 0.0),
+            Reply::Transform(crate::model::transform::Transform::Drop("work".into()))
+        );
+        // A double click on a row opens its sandwich.
+        assert_eq!(
+            t.double_click(g.left + 50.0, g.row_top(1) + 2.0, 0.0),
+            Reply::Open(ViewKind::SANDWICH)
+        );
         t.search("^(work|idle)$");
         t.pointer(Some((g.left + 50.0, g.row_top(0) + 2.0)));
         t.open_menu();

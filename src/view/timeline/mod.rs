@@ -822,7 +822,7 @@ impl View for TimelineView {
     }
 
     fn status_hint(&self) -> String {
-        "wheel: zoom · drag: pan · overview: drag edges/window, drag to select · click: select · double-click: zoom · header: collapse · / search · T bands · C colors · Ctrl+S screenshot".to_string()
+        "wheel: zoom · drag: pan · overview: drag edges/window, drag to select · click: select · double-click: zoom · header: collapse · / search · T bands · C colors · Ctrl+S screenshot · ?: every key".to_string()
     }
 
     fn tooltip(&self) -> Vec<String> {
