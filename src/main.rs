@@ -13,6 +13,7 @@ use scorch::model::{Document, Trace};
 use scorch::render::warmup::{Hold, Warmup};
 use scorch::render::{Backend, GpuOptions};
 use scorch::summary::{ProfileSummary, TraceSummary};
+use scorch::view::ViewKind;
 use scorch::view::draw::LabelFit;
 use scorch::view::top::{Top, TopFormat};
 use std::io::Write;
@@ -47,7 +48,7 @@ struct OpenArgs {
     /// Screenshots (Ctrl+S, P) are this many times the window's physical resolution.
     #[arg(long, default_value_t = 1.0)]
     screenshot_scale: f32,
-    /// Initial orientation.
+    /// The view the window opens in (profiles; a trace always opens in its timeline).
     #[arg(long, value_enum, default_value_t = ViewArg::Flamegraph)]
     view: ViewArg,
     /// Initial bar colors [default: diff for differential profiles, package otherwise].
@@ -272,6 +273,8 @@ enum ViewArg {
     LeftHeavy,
     /// One row per function: self, total, shares, node count (profiles).
     Table,
+    /// The table beside the flame graph; --function selects a row and lights its bars.
+    Both,
     /// One function (--function) between its callers and its callees (profiles).
     Sandwich,
     /// Spans on a time axis (traces only).
@@ -397,12 +400,17 @@ fn open(a: OpenArgs) -> Result<()> {
             screenshot_scale: a.screenshot_scale,
             orientation: match a.view {
                 ViewArg::Icicle => Orientation::Icicle,
-                ViewArg::Flamegraph | ViewArg::Timeline => Orientation::Flame,
-                ViewArg::LeftHeavy | ViewArg::Table | ViewArg::Sandwich => bail!(
-                    "--view left-heavy, table and sandwich are for `scorch render`; in the window \
-                     press 2, 3 or 4"
-                ),
+                _ => Orientation::Flame,
             },
+            view: Some(match a.view {
+                ViewArg::Flamegraph => ViewKind::FLAME_GRAPH,
+                ViewArg::Icicle => ViewKind::ICICLE,
+                ViewArg::LeftHeavy => ViewKind::LEFT_HEAVY,
+                ViewArg::Table => ViewKind::TABLE,
+                ViewArg::Both => ViewKind::BOTH,
+                ViewArg::Sandwich => ViewKind::SANDWICH,
+                ViewArg::Timeline => ViewKind::TIMELINE,
+            }),
             color: a.color,
             size: a.size,
             preview: !a.no_preview,
@@ -464,6 +472,7 @@ fn render(a: RenderArgs) -> Result<()> {
             ViewArg::Icicle => ExportView::Icicle,
             ViewArg::LeftHeavy => ExportView::LeftHeavy,
             ViewArg::Table => ExportView::Table,
+            ViewArg::Both => ExportView::Both,
             ViewArg::Sandwich => ExportView::Sandwich,
             ViewArg::Timeline => ExportView::Timeline,
         }),

@@ -679,7 +679,46 @@ fn window_table_tabs_sorting_selection_sandwich_and_transforms() {
     session.point(600.0, 790.0);
     std::thread::sleep(Duration::from_millis(700));
     let sandwich = session.screenshot(name, 6);
-    let (sx, sy) = tool_centre(&doc, "5 Sandwich");
+    let (sx, sy) = tool_centre(&doc, "6 Sandwich");
     assert_eq!(px(&sandwich, sx as f32, sy as f32), active_tab);
     assert_ne!(px(&sandwich, tx as f32, ty as f32), active_tab);
+
+    // Both (key 5) opens with the sandwich's function selected in the table and lit in
+    // the flame graph: the root bar, not that function, turns grey.
+    let mut both = scorch::view::both::BothView::new(
+        match &doc {
+            scorch::model::Document::Profile(p) => p.clone(),
+            _ => unreachable!(),
+        },
+        &ViewOptions {
+            style: scorch::app::window_style(),
+            ..ViewOptions::default()
+        },
+    );
+    let vp = Viewport {
+        width_px: 1200,
+        height_px: 800,
+        scale: 1.0,
+    };
+    both.set_viewport(vp);
+    let fg = both.flame().geometry(1.0);
+    let root = (both.split(vp) + fg.graph.x + 3.0, fg.row_top(0) + 3.0);
+    let grey = |c: [u8; 3]| c[0] == c[1] && c[1] == c[2];
+    session.xdo(&["key", "5"]);
+    std::thread::sleep(Duration::from_millis(700));
+    let lit = session.screenshot(name, 7);
+    assert!(
+        grey(px(&lit, root.0, root.1)),
+        "{:?}",
+        px(&lit, root.0, root.1)
+    );
+    // Escape deselects: the root bar has its color again.
+    session.xdo(&["key", "Escape"]);
+    std::thread::sleep(Duration::from_millis(700));
+    let unlit = session.screenshot(name, 8);
+    assert!(
+        !grey(px(&unlit, root.0, root.1)),
+        "{:?}",
+        px(&unlit, root.0, root.1)
+    );
 }

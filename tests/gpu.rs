@@ -459,6 +459,21 @@ fn golden_demo_sandwich_1x_and_2x() {
 }
 
 #[test]
+fn golden_demo_both_1x_and_diff_2x() {
+    let mut o = ExportOptions {
+        width: 1000,
+        view: Some(ExportView::Both),
+        function: Some("app::search::rank".into()),
+        ..ExportOptions::default()
+    };
+    golden("demo_both", "data/demo.folded", o.clone());
+    o.width = 760;
+    o.scale = 2.0;
+    o.function = None;
+    golden("demo_diff_both_2x", "data/demo-diff.folded", o);
+}
+
+#[test]
 fn golden_demo_value_heat() {
     golden(
         "demo_value",

@@ -69,6 +69,8 @@ pub struct AppOptions {
     pub preview: bool,
     /// Which part of a long name a cut label keeps.
     pub fit: crate::view::draw::LabelFit,
+    /// The view documents open in (when it shows them; `None`: the usual one).
+    pub view: Option<crate::view::ViewKind>,
 }
 
 impl Default for AppOptions {
@@ -81,6 +83,7 @@ impl Default for AppOptions {
             size: (1280, 800),
             preview: true,
             fit: crate::view::draw::LabelFit::Head,
+            view: None,
         }
     }
 }
@@ -296,6 +299,7 @@ impl App {
             title: Some(title),
             style: window_style(),
             fit: self.opts.fit,
+            kind: self.opts.view,
         }
     }
 

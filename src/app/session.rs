@@ -295,9 +295,9 @@ impl Session {
                 items.push(ToolItem {
                     tool: Tool::Crumb(i + 1),
                     label: if last {
-                        t.label()
+                        t.short_label(32)
                     } else {
-                        format!("{} ›", t.label())
+                        format!("{} ›", t.short_label(32))
                     },
                     active: last,
                 });
@@ -982,7 +982,7 @@ mod tests {
             .position(|it| it.label.starts_with(label))
             .unwrap_or_else(|| panic!("no {label:?} in {:?}", tb.items));
         let r = rects[i];
-        assert!(r.w > 0.0, "{label} is drawn");
+        assert!(r.w > 0.0, "{label} is drawn: {rects:?} {:?}", tb.items);
         s.pointer_moved(r.x + r.w / 2.0, r.y + r.h / 2.0);
         assert_eq!(s.toolbar().unwrap().hovered, Some(tb.items[i].tool));
         s.left_pressed(now_s);
@@ -1007,7 +1007,8 @@ mod tests {
                 "2 Icicle",
                 "3 Left heavy",
                 "4 Table",
-                "5 Sandwich"
+                "5 Both",
+                "6 Sandwich"
             ]
         );
         click_tool(&mut s, "4 Table", NOW);
@@ -1061,6 +1062,12 @@ mod tests {
     #[test]
     fn transforms_stack_show_as_a_breadcrumb_and_undo() {
         let mut s = session("main;a;f 1\nmain;b;f 3\nmain;c 2\n");
+        // The window's default width: the tabs and the breadcrumb fit beside the search.
+        s.resize(Viewport {
+            width_px: 1280,
+            height_px: 800,
+            scale: 1.0,
+        });
         let names = |s: &Session| -> Vec<String> {
             let Some(Document::Profile(p)) = s.document() else {
                 panic!("a profile")

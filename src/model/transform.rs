@@ -77,6 +77,19 @@ impl Transform {
         format!("{} {}", kind.replace('-', " "), name.replace(';', " › "))
     }
 
+    /// [`Transform::label`] with a name longer than `max` characters cut to its end
+    /// (`drop …spawn_unchecked_::{{closure}}`): the end of a long name tells most.
+    pub fn short_label(&self, max: usize) -> String {
+        let (kind, name) = self.parts();
+        let name = name.replace(';', " › ");
+        let chars = name.chars().count();
+        if chars <= max {
+            return self.label();
+        }
+        let tail: String = name.chars().skip(chars + 1 - max).collect();
+        format!("{} …{tail}", kind.replace('-', " "))
+    }
+
     fn parts(&self) -> (&'static str, String) {
         match self {
             Transform::Merge(n) => ("merge", n.clone()),
@@ -558,6 +571,13 @@ mod tests {
         assert_eq!(
             Transform::FocusSubtree(vec!["a".into(), "b".into()]).label(),
             "focus subtree a › b"
+        );
+        let long = Transform::CollapseRecursion("std::thread::Builder::spawn_unchecked_".into());
+        assert_eq!(long.short_label(99), long.label());
+        assert_eq!(long.short_label(12), "collapse recursion …_unchecked_");
+        assert_eq!(
+            long.short_label(12).chars().count(),
+            "collapse recursion …".len() - 2 + 11
         );
         assert!(Transform::parse("merge").unwrap_err().contains("KIND:NAME"));
         assert!(

@@ -459,6 +459,40 @@ impl<'a> Frame<'a> {
         }
     }
 
+    /// Adds what `part` draws, moved `dx` pixels to the right: a view drawn beside
+    /// another (the table and flame graph side by side) draws into its own frame of its
+    /// own width, then lands here.
+    pub fn append_shifted(&mut self, part: Frame<'a>, dx: f32) {
+        let shift_rects = |rs: Vec<Rect>| {
+            rs.into_iter().map(move |mut r| {
+                r.rect[0] += dx;
+                r
+            })
+        };
+        let shift_texts = |ts: Vec<Text>| {
+            ts.into_iter().map(move |mut t| {
+                t.x += dx;
+                t.clip[0] += dx;
+                t.clip[2] += dx;
+                t
+            })
+        };
+        self.under.extend(shift_rects(part.under));
+        self.over.extend(shift_rects(part.over));
+        self.top.extend(shift_rects(part.top));
+        self.text.extend(shift_texts(part.text));
+        self.top_text.extend(shift_texts(part.top_text));
+        self.bars.extend(part.bars.into_iter().map(|mut b| {
+            b.clip.x += dx;
+            b
+        }));
+        if let Some(mut o) = part.overview {
+            o.rect.x += dx;
+            self.overview = Some(o);
+        }
+        self.labels += part.labels;
+    }
+
     /// The number of bar instances the frame draws (without the overview).
     pub fn bar_count(&self) -> u64 {
         self.bars

@@ -6,6 +6,7 @@
 //! the level-of-detail tier its one zoom draws ([`crate::lod::view_lod`]), not the
 //! pyramid a window keeps for zooming.
 
+use super::both::BothView;
 use super::draw::LabelFit;
 use super::flame::FlameView;
 use super::sandwich::SandwichView;
@@ -19,7 +20,7 @@ use crate::layout::timeline::BandMode;
 use crate::layout::{SiblingOrder, flame_layout_ordered};
 use crate::lod::view_lod;
 use crate::model::units::format_duration_ns;
-use crate::model::{Document, Profile, Trace};
+use crate::model::{Document, NameId, Profile, Trace};
 use std::sync::Arc;
 
 /// Default image width in logical pixels (flamegraph.pl's default).
@@ -38,6 +39,8 @@ pub enum ExportView {
     LeftHeavy,
     /// One row per function (profiles).
     Table,
+    /// The table beside the flame graph (profiles).
+    Both,
     /// One function between its callers and callees (profiles).
     Sandwich,
     /// Spans on a time axis (traces).
@@ -134,6 +137,9 @@ pub fn export_view(doc: &Document, opts: &ExportOptions) -> Result<Box<dyn View>
         Document::Profile(p) if opts.view == Some(ExportView::Sandwich) => {
             Box::new(sandwich_export(p.clone(), opts)?)
         }
+        Document::Profile(p) if opts.view == Some(ExportView::Both) => {
+            Box::new(both_export(p.clone(), opts)?)
+        }
         Document::Profile(p) => Box::new(flame_export(p.clone(), opts)?),
         Document::Trace(t) => Box::new(timeline_export(t.clone(), opts)?),
     })
@@ -187,6 +193,7 @@ pub fn flame_export(
             ExportView::FlameGraph
             | ExportView::LeftHeavy
             | ExportView::Table
+            | ExportView::Both
             | ExportView::Sandwich,
         )
         | None => Orientation::Flame,
@@ -220,6 +227,7 @@ pub fn flame_export(
         title: opts.title.clone(),
         style,
         fit: opts.fit,
+        kind: None,
     };
     let mut view = FlameView::with_layout(profile, layout, lod, Some(ticks_per_px), &view_opts)
         .laid_out_in(order);
@@ -269,25 +277,7 @@ pub fn sandwich_export(
     no_trace_options(opts)?;
     check_size(opts)?;
     let color = profile_color(&profile, opts.color)?;
-    let function = match &opts.function {
-        None => None,
-        Some(q) => {
-            let flags = super::search::match_names(&profile.names, q).name_matches;
-            let best = crate::model::functions::function_table(&profile.tree)
-                .into_iter()
-                .filter(|r| flags[r.name as usize])
-                .max_by_key(|r| (r.total, std::cmp::Reverse(r.name)));
-            match best {
-                Some(r) => Some(r.name),
-                None => {
-                    return refuse(format!(
-                        "--function {q:?}: no function of {} matches",
-                        profile.meta.source
-                    ));
-                }
-            }
-        }
-    };
+    let function = function_option(&profile, opts)?;
     let style = Style::default();
     let view_opts = ViewOptions {
         color: Some(color),
@@ -308,6 +298,60 @@ pub fn sandwich_export(
     Ok(view)
 }
 
+/// The function `--function` names: of the functions its regex or text matches, the one
+/// with the largest total (`None` without the option).
+fn function_option(
+    profile: &Profile,
+    opts: &ExportOptions,
+) -> Result<Option<NameId>, OptionsError> {
+    let Some(q) = &opts.function else {
+        return Ok(None);
+    };
+    let flags = super::search::match_names(&profile.names, q).name_matches;
+    let best = crate::model::functions::function_table(&profile.tree)
+        .into_iter()
+        .filter(|r| flags[r.name as usize])
+        .max_by_key(|r| (r.total, std::cmp::Reverse(r.name)));
+    match best {
+        Some(r) => Ok(Some(r.name)),
+        None => refuse(format!(
+            "--function {q:?}: no function of {} matches",
+            profile.meta.source
+        )),
+    }
+}
+
+/// The table beside the flame graph of `profile` for one image, as tall as the flame
+/// graph needs (at least 400 logical pixels); `--function` selects a row, and its bars
+/// are lit.
+pub fn both_export(profile: Arc<Profile>, opts: &ExportOptions) -> Result<BothView, OptionsError> {
+    no_trace_options(opts)?;
+    check_size(opts)?;
+    let color = profile_color(&profile, opts.color)?;
+    let function = function_option(&profile, opts)?;
+    let style = Style::default();
+    let view_opts = ViewOptions {
+        color: Some(color),
+        title: opts.title.clone(),
+        style,
+        fit: opts.fit,
+        ..ViewOptions::default()
+    };
+    let mut view = BothView::new(profile.clone(), &view_opts);
+    let rows = view.flame().layout().rows.len();
+    let height = fitted_height(opts, FrameGeometry::needed_height(rows, &style).max(400.0));
+    view.set_viewport(Viewport::logical(opts.width, height, opts.scale));
+    view.set_colorblind(opts.colorblind);
+    if let Some(f) = function {
+        let memo = crate::view::ViewMemo {
+            function: Some(profile.names.get(f).to_string()),
+            ..Default::default()
+        };
+        view.restore(&memo, 0.0);
+    }
+    Ok(view)
+}
+
 /// A timeline of `trace` for one image.
 pub fn timeline_export(
     trace: Arc<Trace>,
@@ -321,6 +365,7 @@ pub fn timeline_export(
         | ExportView::Icicle
         | ExportView::LeftHeavy
         | ExportView::Table
+        | ExportView::Both
         | ExportView::Sandwich),
     ) = opts.view
     {
@@ -332,6 +377,7 @@ pub fn timeline_export(
                 ExportView::Icicle => "icicle",
                 ExportView::LeftHeavy => "left heavy flame graph",
                 ExportView::Table => "table of functions",
+                ExportView::Both => "table and flame graph",
                 ExportView::Sandwich => "sandwich",
                 _ => "flame graph",
             }

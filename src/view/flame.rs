@@ -230,6 +230,13 @@ impl FlameView {
         self.colorblind = on;
     }
 
+    /// Shows every bar of function `f` as a search match does (`None`: the search or
+    /// highlight is cleared).
+    pub fn highlight(&mut self, f: Option<crate::model::NameId>) {
+        self.search_cursor = None;
+        self.search = f.map(|f| super::search::search_function(&self.profile, &self.layout, f));
+    }
+
     /// The function of the bar under the pointer.
     pub fn hovered_name(&self) -> Option<crate::model::NameId> {
         self.hover.map(|b| self.layout.rows[b.row].name[b.index])

@@ -283,6 +283,9 @@ pub struct ViewOptions {
     pub style: Style,
     /// Which part of a long name a cut label keeps.
     pub fit: LabelFit,
+    /// The view a document opens in, when that view shows it (`None`: the first that
+    /// does; see [`super::default_view`]).
+    pub kind: Option<ViewKind>,
 }
 
 /// [`ViewEntry::shows`] of the views that show call trees.

@@ -13,6 +13,7 @@
 //! [`timeline::TimelineView`] (a trace's spans on a time axis). [`export`] sets either up
 //! for one image from command-line options.
 
+pub mod both;
 pub mod draw;
 pub mod export;
 pub mod flame;
@@ -41,6 +42,7 @@ pub static VIEWS: &[ViewEntry] = &[
     flame::ICICLE_ENTRY,
     flame::LEFT_HEAVY_ENTRY,
     table::ENTRY,
+    both::ENTRY,
     sandwich::ENTRY,
     timeline::ENTRY,
 ];
@@ -50,12 +52,14 @@ pub fn views_for<'v>(views: &'v [ViewEntry], doc: &Document) -> Vec<&'v ViewEntr
     views.iter().filter(|e| (e.shows)(doc)).collect()
 }
 
-/// A view of `doc` as it opens by default: the first of [`VIEWS`] that shows it (a call
-/// tree as a flame graph, a trace as a timeline).
+/// A view of `doc` as it opens: the one `opts.kind` asks for if it shows `doc`, else the
+/// first of [`VIEWS`] that does (a call tree as a flame graph, a trace as a timeline).
 pub fn default_view(doc: &Document, opts: &ViewOptions) -> Box<dyn View> {
-    let entry = views_for(VIEWS, doc)
-        .into_iter()
-        .next()
+    let shown = views_for(VIEWS, doc);
+    let entry = shown
+        .iter()
+        .find(|e| Some(e.kind) == opts.kind)
+        .or(shown.first())
         .expect("some view shows every kind of document");
     (entry.open)(doc, opts)
 }

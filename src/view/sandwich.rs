@@ -423,8 +423,10 @@ impl View for SandwichView {
     }
 
     fn memo(&self) -> ViewMemo {
+        let half = self.callees.memo();
         ViewMemo {
-            color: self.callees.memo().color,
+            color: half.color,
+            fit: half.fit,
             function: Some(self.name(self.function).to_string()),
             ..ViewMemo::default()
         }

@@ -181,11 +181,31 @@ pub fn search_spans(
 /// Runs `query` over `profile`'s names and `layout`'s bars. An empty query matches
 /// nothing.
 pub fn search(profile: &Profile, layout: &Layout, query: &str) -> SearchResult {
-    let mut out = match_names(&profile.names, query);
+    let out = match_names(&profile.names, query);
     if query.is_empty() {
         return out;
     }
+    count_matches(profile, layout, out)
+}
 
+/// The result of a search that matches exactly the function `f` (a table row selected
+/// beside the flame graph): its bars, and its total with recursion counted once. The
+/// query reads as the function's name.
+pub fn search_function(
+    profile: &Profile,
+    layout: &Layout,
+    f: crate::model::NameId,
+) -> SearchResult {
+    let mut out = match_names(&profile.names, "");
+    out.query = profile.names.get(f).to_string();
+    if let Some(m) = out.name_matches.get_mut(f as usize) {
+        *m = true;
+    }
+    count_matches(profile, layout, out)
+}
+
+/// Fills in the bars and the time covered of a result whose name flags are set.
+fn count_matches(profile: &Profile, layout: &Layout, mut out: SearchResult) -> SearchResult {
     let tree = &profile.tree;
     // Parents come before children in id order: one pass marks matched ancestors.
     let mut under_match = vec![false; tree.len()];

@@ -368,13 +368,34 @@ impl TableView {
         // Every value is at most the grand total: its text is the longest.
         let p = &*self.profile;
         let chars = p.values.format(p.tree.grand_total()).chars().count();
-        Column::all(p.is_diff())
-            .iter()
-            .map(|&c| {
+        let width = |c: Column| (c.width(chars) * g.scale * self.style.label_font / 12.0).round();
+        // A narrow table (beside the flame graph) gives up the node count, then the
+        // shares and the two sides of a diff, before names get too short to read.
+        let mut cols = Column::all(p.is_diff()).to_vec();
+        let min_name = (180.0 * g.scale).round();
+        for drop in [
+            Column::Nodes,
+            Column::SelfShare,
+            Column::TotalShare,
+            Column::Before,
+            Column::After,
+        ] {
+            let fixed: f32 = cols
+                .iter()
+                .filter(|&&c| c != Column::Name)
+                .map(|&c| width(c))
+                .sum();
+            if g.right - g.left - fixed >= min_name {
+                break;
+            }
+            cols.retain(|&c| c != drop);
+        }
+        cols.into_iter()
+            .map(|c| {
                 let w = if c == Column::Name {
                     (g.right - x).max(0.0)
                 } else {
-                    (c.width(chars) * g.scale * self.style.label_font / 12.0).round()
+                    width(c)
                 };
                 let out = (c, x, x + w);
                 x += w;

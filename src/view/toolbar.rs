@@ -58,8 +58,8 @@ fn font(scale: f32) -> f32 {
     (12.0 * scale).round()
 }
 
-/// A button's width: a generous estimate of its text's width plus padding (the widest
-/// glyphs of the UI font are about 0.62 em on average over words).
+/// A button's width: a generous estimate of its text's width plus padding (the UI font's
+/// glyphs average about 0.55 em over words).
 fn button_width(item: &ToolItem, scale: f32) -> f32 {
     let chars = item.label.chars().count() as f32;
     let min = if item.tool == Tool::Search {
@@ -67,14 +67,15 @@ fn button_width(item: &ToolItem, scale: f32) -> f32 {
     } else {
         0.0
     };
-    (chars * 0.62 * font(scale) + 2.0 * (8.0 * scale).round())
+    (chars * 0.58 * font(scale) + 2.0 * (8.0 * scale).round())
         .max(min * scale)
         .round()
 }
 
 /// The rectangle of each button in a toolbar `bar` (whole image width), in item order.
 /// The left group runs from the left margin, the right group ends at the right margin;
-/// a left-group button that would overlap the right group is given no width.
+/// a left-group button that would overlap the right group is cut to fit, or given no
+/// width when less than 60 logical pixels are left.
 pub fn layout(items: &[ToolItem], bar: RectPx, scale: f32) -> Vec<RectPx> {
     let gap = (4.0 * scale).round();
     let margin = (8.0 * scale).round();
@@ -108,14 +109,15 @@ pub fn layout(items: &[ToolItem], bar: RectPx, scale: f32) -> Vec<RectPx> {
         if matches!(it.tool, Tool::Crumb(0)) {
             x += 3.0 * gap;
         }
-        let w = button_width(it, scale);
-        if x + w <= right {
-            rects[i].x = x;
+        // A button that does not fit takes what is left, if that is enough to read a
+        // little of it (its text is clipped).
+        let full = button_width(it, scale);
+        let w = full.min(right - x);
+        rects[i].x = x.min(right);
+        if w == full || w >= 60.0 * scale {
             rects[i].w = w;
-        } else {
-            rects[i].x = x.min(right);
         }
-        x += w + gap;
+        x += w.max(0.0) + gap;
     }
     rects
 }
@@ -278,7 +280,8 @@ mod tests {
             assert_eq!(item_at(&tb, bar, 1.0, cx, cy), Some(it.tool));
         }
         assert_eq!(item_at(&tb, bar, 1.0, 500.0, 10.0), None, "above the bar");
-        // Too narrow: left-group buttons that would run into the right group go.
+        // Too narrow: left-group buttons that would run into the right group are cut or
+        // go.
         let narrow = RectPx { w: 500.0, ..bar };
         let rects = layout(&tb.items, narrow, 1.0);
         let right_left = rects[4].x;
