@@ -389,6 +389,17 @@ fn open(a: OpenArgs) -> Result<()> {
             if !p.exists() {
                 bail!("{}: no such file", p.display());
             }
+            // A screenshot reopens its source; when that is gone, say what it showed.
+            if let Ok(Some(state)) = scorch::view::shot::read_state_file(&p)
+                && !state.source.is_empty()
+                && !std::path::Path::new(&state.source).exists()
+            {
+                bail!(
+                    "{}: the profile this screenshot shows is gone. The screenshot recorded:\n{}",
+                    p.display(),
+                    state.describe()
+                );
+            }
             scorch::app::Source::Path(p)
         }
         None => scorch::app::Source::Demo,

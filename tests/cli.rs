@@ -560,3 +560,37 @@ fn top_lists_functions_for_scripts_and_applies_transforms() {
     assert!(!o.status.success());
     assert!(err.contains("trace of timed spans"), "{err}");
 }
+
+#[test]
+fn a_screenshot_whose_source_is_gone_says_what_it_showed() {
+    use scorch::view::shot::{ShotState, encode_rgb_png};
+    let state = ShotState {
+        version: scorch::view::shot::VERSION,
+        source: "/nonexistent/dir/gone.folded".into(),
+        source_bytes: Some(1234),
+        view: "table".into(),
+        transforms: vec!["merge:g".into()],
+        search: "serde".into(),
+        ..ShotState::default()
+    };
+    let png = temp("gone-shot.png");
+    std::fs::write(
+        &png,
+        encode_rgb_png(1, 1, &[0, 0, 0], Some(&state)).unwrap(),
+    )
+    .unwrap();
+    let o = scorch(&[png.to_str().unwrap()]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("the profile this screenshot shows is gone"),
+        "{err}"
+    );
+    assert!(
+        err.contains("source: /nonexistent/dir/gone.folded (1234 bytes)"),
+        "{err}"
+    );
+    assert!(err.contains("view: table"), "{err}");
+    assert!(err.contains("transforms: merge:g"), "{err}");
+    assert!(err.contains("search: serde"), "{err}");
+}

@@ -721,4 +721,42 @@ fn window_table_tabs_sorting_selection_sandwich_and_transforms() {
         "{:?}",
         px(&unlit, root.0, root.1)
     );
+
+    // A search, a transform of the row it selects, a zoom: then a screenshot, which
+    // records all that. Opening the screenshot in a new window shows the same picture.
+    for k in [
+        "slash", "s", "q", "l", "x", "Return", "Down", "Delete", "w", "w",
+    ] {
+        session.xdo(&["key", k]);
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    std::thread::sleep(Duration::from_millis(700));
+    let before = session.screenshot(name, 9);
+    let shot = session.dir.join(format!("{name}.scorch-9.png"));
+    let state = scorch::view::shot::read_state_file(&shot)
+        .unwrap()
+        .expect("the screenshot records its state");
+    assert_eq!(state.view, "both");
+    assert_eq!(state.search, "sqlx");
+    assert_eq!(state.transforms.len(), 1, "{state:?}");
+    assert!(state.transforms[0].starts_with("drop:sqlx"), "{state:?}");
+    assert!(state.fraction.is_some(), "{state:?}");
+    let Some(reopened) = Session::start("reopen", &shot, name) else {
+        return;
+    };
+    reopened.point(600.0, 790.0);
+    std::thread::sleep(Duration::from_millis(700));
+    // The new window's screenshots go next to the source, after the first window's.
+    let after = screenshot(&reopened.display, &session.dir, name, 10);
+    let status_top = 800 - 22;
+    assert_eq!(
+        differs_in_rows(&before, &after, 0, status_top),
+        0,
+        "the reopened window shows what the screenshot showed"
+    );
+    let log = std::fs::read_to_string(&reopened.log).unwrap();
+    assert!(
+        log.contains("restored the view the screenshot recorded"),
+        "{log}"
+    );
 }

@@ -244,6 +244,11 @@ struct App {
     device: DeviceSlot,
     fatal: Option<String>,
     load_error: Option<String>,
+    /// A screenshot's recorded state, restored once its source is loaded.
+    restore: Option<crate::view::shot::ShotState>,
+    /// The state to restore now that the source is loaded, once the window has a size
+    /// (a view's place is kept relative to its size).
+    restore_due: Option<crate::view::shot::ShotState>,
     /// The preview on screen while its load runs.
     preview: Option<progressive::ShownPreview>,
     /// What the next frame shows for the first time and when its load started, for the log.
@@ -275,6 +280,8 @@ impl App {
             device: Arc::new(std::sync::OnceLock::new()),
             fatal: None,
             load_error: None,
+            restore: None,
+            restore_due: None,
             preview: None,
             first_draw_note: None,
             progress_redraw_at: Instant::now(),
@@ -305,6 +312,29 @@ impl App {
 
     /// Starts loading `source` on a worker thread.
     fn start_load(&mut self, source: Source) {
+        self.restore = None;
+        self.restore_due = None;
+        let source = match source {
+            Source::Path(p) => match self.screenshot_source(&p) {
+                Ok(Some((source, state))) => {
+                    self.restore = Some(state);
+                    source
+                }
+                Ok(None) => Source::Path(p),
+                Err(e) => {
+                    let line = e.replace('\n', " · ");
+                    if self.session.view().is_some() {
+                        self.say(line);
+                    } else {
+                        eprintln!("scorch: {e}");
+                        self.load_error = Some(line);
+                    }
+                    self.redraw();
+                    return;
+                }
+            },
+            s => s,
+        };
         self.next_load += 1;
         let id = self.next_load;
         let progress = Arc::new(Progress::default());
@@ -490,6 +520,64 @@ impl App {
         }
     }
 
+    /// Restores a loaded screenshot's state when the window has a size.
+    fn restore_when_sized(&mut self) {
+        if self.session.viewport().is_none() || self.session.view().is_none() {
+            return;
+        }
+        if let Some(state) = self.restore_due.take() {
+            let now = self.now_s();
+            self.session.restore_shot(&state, now);
+            self.redraw();
+        }
+    }
+
+    /// When `path` is a screenshot that recorded its state: the source to load instead
+    /// and the state to restore. An error when the PNG has no state or its source is gone
+    /// (the message gives what the picture showed).
+    fn screenshot_source(
+        &self,
+        path: &Path,
+    ) -> Result<Option<(Source, crate::view::shot::ShotState)>, String> {
+        let Some(state) = crate::view::shot::read_state_file(path)? else {
+            if std::fs::File::open(path).is_ok_and(|mut f| {
+                let mut head = [0u8; 8];
+                std::io::Read::read_exact(&mut f, &mut head).is_ok()
+                    && crate::view::shot::is_png(&head)
+            }) {
+                return Err(format!(
+                    "{} is a PNG without a scorch state (only screenshots saved from the window \
+                     record one): open the profile it shows instead",
+                    path.display()
+                ));
+            }
+            return Ok(None);
+        };
+        if state.source.is_empty() {
+            return Ok(Some((Source::Demo, state)));
+        }
+        let src = PathBuf::from(&state.source);
+        match std::fs::metadata(&src) {
+            Ok(m) => {
+                if state.source_bytes.is_some_and(|b| b != m.len()) {
+                    eprintln!(
+                        "scorch: warning: {} has changed since the screenshot {} was taken ({} bytes then, {} now)",
+                        src.display(),
+                        path.display(),
+                        state.source_bytes.unwrap_or(0),
+                        m.len()
+                    );
+                }
+                Ok(Some((Source::Path(src), state)))
+            }
+            Err(e) => Err(format!(
+                "{}: the profile this screenshot shows cannot be opened ({e}). The screenshot recorded:\n{}",
+                path.display(),
+                state.describe()
+            )),
+        }
+    }
+
     fn screenshot(&mut self) {
         let result = self.take_screenshot();
         match result {
@@ -505,6 +593,7 @@ impl App {
         self.sync_scenes();
         let chrome = self.chrome(true);
         let path = screenshot_path(self.shown_path.as_deref());
+        let state = self.session.shot_state(self.shown_path.as_deref());
         let factor = self.opts.screenshot_scale.max(0.1);
         let gfx = self.gfx.as_mut().ok_or_else(|| anyhow::anyhow!("no GPU"))?;
         let view = self
@@ -522,7 +611,8 @@ impl App {
             renderer.text(),
         );
         let (image, _) = render::render_frame(&gfx.gpu, renderer, &frame, &gfx.scenes)?;
-        let png = crate::export::encode_png(&image).map_err(|e| anyhow::anyhow!(e))?;
+        let png = crate::export::encode_png_with_state(&image, state.as_ref())
+            .map_err(|e| anyhow::anyhow!(e))?;
         std::fs::write(&path, png)?;
         Ok(path)
     }
@@ -687,6 +777,7 @@ impl App {
         });
         if let Some(vp) = self.viewport() {
             self.session.resize(vp);
+            self.restore_when_sized();
         }
         self.redraw();
     }
@@ -707,6 +798,7 @@ impl App {
             && let Some(vp) = self.viewport()
         {
             self.session.resize(vp);
+            self.restore_when_sized();
         }
         self.redraw();
     }
@@ -734,6 +826,8 @@ impl App {
                 let path =
                     (!matches!(doc.source(), "demo.folded")).then(|| PathBuf::from(doc.source()));
                 self.show_full(id, loaded, path, &loading.name);
+                self.restore_due = self.restore.take();
+                self.restore_when_sized();
                 self.first_draw_note = Some(("whole file", loading.started));
             }
             Err(e) => {
@@ -838,6 +932,8 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::ScaleFactorChanged { .. } => {
                 if let Some(vp) = self.viewport() {
                     self.session.resize(vp);
+                    self.restore_when_sized();
+                    self.restore_when_sized();
                 }
                 Effect::None
             }

@@ -13,6 +13,7 @@ use crate::model::Document;
 use crate::model::transform::{self, Transform};
 use crate::view::input::{self, Action, DRAG_THRESHOLD_PX, Key, Mods, SearchEdit, WheelDelta};
 use crate::view::shell::{Chrome, MenuShown, Status, menu_item_at, status_rect};
+use crate::view::shot::ShotState;
 use crate::view::toolbar::{self, Tool, ToolItem, Toolbar};
 use crate::view::{
     Reply, VIEWS, View, ViewEntry, ViewMemo, ViewOptions, Viewport, title_and_toolbar, views_for,
@@ -260,6 +261,57 @@ impl Session {
         opts.color = memo.color.or(opts.color);
         let view = (entry.open)(&doc, &opts);
         self.replace_with(view, Some(memo), now_s);
+    }
+
+    /// What a screenshot of the window records (see [`ShotState`]): `source` is the file
+    /// shown (`None`: the bundled demo).
+    pub fn shot_state(&self, source: Option<&std::path::Path>) -> Option<ShotState> {
+        let v = self.view.as_ref()?;
+        Some(ShotState::new(
+            source,
+            v.kind().0,
+            &v.memo(),
+            self.transforms().map(Transform::spec).collect(),
+            &self.search_text,
+        ))
+    }
+
+    /// Shows the document as `state` recorded it: its transforms applied in order, its
+    /// view, place, colors, function and search. What cannot be restored (a transform of
+    /// a function the file no longer has, a view it has no longer) is said on the status
+    /// line and the rest is restored.
+    pub fn restore_shot(&mut self, state: &ShotState, now_s: f64) {
+        let mut problems = Vec::new();
+        for spec in &state.transforms {
+            match Transform::parse(spec) {
+                Ok(t) => {
+                    let before = self.transforms.len();
+                    self.apply_transform(t, now_s);
+                    if self.transforms.len() == before {
+                        problems.push(format!("transform {spec}"));
+                    }
+                }
+                Err(e) => problems.push(e),
+            }
+        }
+        let Some(doc) = self.document() else { return };
+        let shown = views_for(self.views, &doc);
+        let Some(entry) = shown.iter().find(|e| e.kind.0 == state.view).copied() else {
+            problems.push(format!("the {} view", state.view));
+            self.say(format!("could not restore: {}", problems.join(", ")), now_s);
+            return;
+        };
+        let mut opts = self.view_opts.clone();
+        opts.orientation = crate::geometry::Orientation::Flame;
+        let view = (entry.open)(&doc, &opts);
+        self.search_text = state.search.clone();
+        self.replace_with(view, Some(state.memo()), now_s);
+        self.message = None;
+        if problems.is_empty() {
+            self.say("restored the view the screenshot recorded", now_s);
+        } else {
+            self.say(format!("could not restore: {}", problems.join(", ")), now_s);
+        }
     }
 
     /// The toolbar's rectangle (`None` when the style has none).
@@ -1100,6 +1152,8 @@ mod tests {
             crate::view::ViewKind::TABLE,
             "same view"
         );
+        // The dropped function's name is still interned, but it has no row to select.
+        assert_eq!(s.view().unwrap().memo().function, None);
         let crumbs: Vec<String> = s
             .toolbar()
             .unwrap()
@@ -1127,6 +1181,57 @@ mod tests {
         s.apply_transform(Transform::Merge("nope".into()), NOW);
         assert!(status(&s).status.right.contains("nope"));
         assert_eq!(s.transforms().count(), 0);
+    }
+
+    #[test]
+    fn a_screenshot_state_reopens_the_same_view() {
+        let text = "main;a;f 1\nmain;b;f 3\nmain;c;g 2\nmain;c;h 2\n";
+        let mut s = session(text);
+        // Both, c's function merged away, a search, a zoom on the flame side.
+        s.key(&ch("5"), Some("5"), NOW);
+        s.apply_transform(Transform::Merge("c".into()), NOW);
+        type_text(&mut s, "/h");
+        s.key(&Key::Enter, None, NOW);
+        s.key(&ch("w"), Some("w"), NOW);
+        s.tick(NOW + 1.0);
+        let state = s.shot_state(None).unwrap();
+        assert_eq!(state.view, "both");
+        assert_eq!(state.transforms, ["merge:c"]);
+        assert_eq!(state.search, "h");
+        assert!(state.fraction.is_some(), "{state:?}");
+        // A new window on the same file restores all of it.
+        let mut t = session(text);
+        t.restore_shot(&state, NOW);
+        assert_eq!(t.view().unwrap().kind(), crate::view::ViewKind::BOTH);
+        assert_eq!(
+            t.transforms().cloned().collect::<Vec<_>>(),
+            [Transform::Merge("c".into())]
+        );
+        assert_eq!(t.query(), "h");
+        let (a, b) = (s.view().unwrap().memo(), t.view().unwrap().memo());
+        assert_eq!(a.color, b.color);
+        assert_eq!(a.function, b.function);
+        let ((a0, a1), (b0, b1)) = (a.fraction.unwrap(), b.fraction.unwrap());
+        assert!(
+            (a0 - b0).abs() < 1e-3 && (a1 - b1).abs() < 1e-3,
+            "{a:?} {b:?}"
+        );
+        assert_eq!(
+            status(&t).status.right,
+            "restored the view the screenshot recorded"
+        );
+        // A state naming a function the file lacks restores the rest and says so.
+        let mut odd = state.clone();
+        odd.transforms.push("drop:nothere".into());
+        let mut u = session(text);
+        u.restore_shot(&odd, NOW);
+        assert_eq!(u.view().unwrap().kind(), crate::view::ViewKind::BOTH);
+        assert!(
+            status(&u)
+                .status
+                .right
+                .contains("could not restore: transform drop:nothere")
+        );
     }
 
     #[test]

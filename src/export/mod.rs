@@ -181,22 +181,21 @@ fn write_png(
 
 /// Encodes an opaque RGBA image as an RGB PNG.
 pub fn encode_png(image: &RgbaImage) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    {
-        let mut enc = png::Encoder::new(&mut out, image.width, image.height);
-        enc.set_color(png::ColorType::Rgb);
-        enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::Fast);
-        let mut w = enc.write_header().map_err(|e| e.to_string())?;
-        let rgb: Vec<u8> = image
-            .pixels
-            .chunks_exact(4)
-            .flat_map(|p| [p[0], p[1], p[2]])
-            .collect();
-        w.write_image_data(&rgb).map_err(|e| e.to_string())?;
-        w.finish().map_err(|e| e.to_string())?;
-    }
-    Ok(out)
+    encode_png_with_state(image, None)
+}
+
+/// Encodes an opaque RGBA image as an RGB PNG that records `state` (a window
+/// screenshot's; see [`crate::view::shot`]).
+pub fn encode_png_with_state(
+    image: &RgbaImage,
+    state: Option<&crate::view::shot::ShotState>,
+) -> Result<Vec<u8>, String> {
+    let rgb: Vec<u8> = image
+        .pixels
+        .chunks_exact(4)
+        .flat_map(|p| [p[0], p[1], p[2]])
+        .collect();
+    crate::view::shot::encode_rgb_png(image.width, image.height, &rgb, state)
 }
 
 /// Decodes a PNG (RGB or RGBA, 8-bit) into RGBA; for golden tests and tools.

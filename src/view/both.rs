@@ -268,7 +268,7 @@ impl View for BothView {
 
     fn act(&mut self, action: Action, now_s: f64) -> Reply {
         // The selection keys move the table's selection; the rest is the flame graph's,
-        // but a transform goes to the side under the pointer.
+        // but a transform is of the bar under the pointer, else of the selected row.
         let table_first = matches!(
             action,
             Action::ScrollUp
@@ -278,7 +278,7 @@ impl View for BothView {
                 | Action::Home
                 | Action::End
         ) || (matches!(action, Action::Transform(_))
-            && self.pointed() == Side::Table)
+            && self.flame.hovered_name().is_none())
             || (matches!(action, Action::ZoomToSelection | Action::Escape)
                 && self.table.selected().is_some());
         let reply = if table_first {

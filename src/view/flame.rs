@@ -1034,11 +1034,7 @@ impl View for FlameView {
             Some(b) => self.state.zoom_to_bar(&self.layout, b, now_s),
             None => {
                 if let Some((a, b)) = memo.fraction {
-                    let (lo, hi) = self.state.bounds();
-                    let span = (hi - lo) as f64;
-                    let x0 = lo + (a * span) as u64;
-                    let x1 = lo + (b * span).ceil() as u64;
-                    self.state.show_ticks(x0, x1.max(x0 + 1));
+                    self.state.show_fraction(a, b);
                 }
             }
         }

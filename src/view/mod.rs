@@ -22,6 +22,7 @@ pub mod interface;
 pub mod sandwich;
 pub mod search;
 pub mod shell;
+pub mod shot;
 pub mod state;
 pub mod table;
 pub mod timeline;

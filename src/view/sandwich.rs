@@ -433,10 +433,13 @@ impl View for SandwichView {
     }
 
     fn restore(&mut self, memo: &ViewMemo, _now_s: f64) {
+        // Only a function with frames: a transform can leave a name with none.
+        let t = &self.profile.tree;
         if let Some(f) = memo
             .function
             .as_deref()
             .and_then(|f| self.profile.names.find(f))
+            .filter(|&f| (0..t.len() as crate::model::NodeId).any(|n| t.name(n) == f))
         {
             self.centre(f, false);
         }

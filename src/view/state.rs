@@ -313,6 +313,21 @@ impl ViewState {
         self.camera = self.clamp_camera(Camera::range(x0, x1.max(x0 + 1), self.graph_w));
     }
 
+    /// Shows the part `[a, b)` of the bounds (fractions of them) at once, exactly: a
+    /// place carried over from another view or a screenshot.
+    pub fn show_fraction(&mut self, a: f64, b: f64) {
+        let (lo, hi) = self.bounds();
+        let span = (hi - lo) as f64;
+        if !(a.is_finite() && b.is_finite() && b > a && span > 0.0) {
+            return;
+        }
+        self.anim = None;
+        let off = a.clamp(0.0, 1.0) * span;
+        let pos = (lo + off.floor() as u64, off - off.floor());
+        let ppt = self.graph_w / ((b - a) * span);
+        self.camera = self.clamp_camera(placing(pos, 0.0, ppt));
+    }
+
     /// Pans by `dx` pixels: content moves right for positive `dx` (a drag to the right).
     pub fn pan_px(&mut self, dx: f64) {
         self.anim = None;

@@ -833,10 +833,12 @@ impl View for TableView {
     }
 
     fn restore(&mut self, memo: &ViewMemo, _now_s: f64) {
+        // Only a function with a row: a transform can leave a name with no frames.
         if let Some(f) = memo
             .function
             .as_deref()
             .and_then(|f| self.profile.names.find(f))
+            .filter(|&f| self.rows.iter().any(|r| r.name == f))
         {
             self.selected = Some(f);
             self.reveal_selected();
