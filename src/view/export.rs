@@ -274,18 +274,8 @@ pub fn sandwich_export(
     profile: Arc<Profile>,
     opts: &ExportOptions,
 ) -> Result<SandwichView, OptionsError> {
-    no_trace_options(opts)?;
-    check_size(opts)?;
-    let color = profile_color(&profile, opts.color)?;
-    let function = function_option(&profile, opts)?;
-    let style = Style::default();
-    let view_opts = ViewOptions {
-        color: Some(color),
-        title: opts.title.clone(),
-        style,
-        fit: opts.fit,
-        ..ViewOptions::default()
-    };
+    let (view_opts, function) = function_view_options(&profile, opts)?;
+    let style = view_opts.style;
     let mut view = SandwichView::new(profile, function, &view_opts);
     let rows = view
         .callers()
@@ -296,6 +286,26 @@ pub fn sandwich_export(
     let height = fitted_height(opts, style.title_height + 2.0 * half);
     view.set_viewport(Viewport::logical(opts.width, height, opts.scale));
     Ok(view)
+}
+
+/// The options of the views that draw one function's bars (sandwich, both), checked, and
+/// the function `--function` names.
+fn function_view_options(
+    profile: &Profile,
+    opts: &ExportOptions,
+) -> Result<(ViewOptions, Option<NameId>), OptionsError> {
+    no_trace_options(opts)?;
+    check_size(opts)?;
+    let color = profile_color(profile, opts.color)?;
+    let function = function_option(profile, opts)?;
+    let view_opts = ViewOptions {
+        color: Some(color),
+        title: opts.title.clone(),
+        style: Style::default(),
+        fit: opts.fit,
+        ..ViewOptions::default()
+    };
+    Ok((view_opts, function))
 }
 
 /// The function `--function` names: of the functions its regex or text matches, the one
@@ -325,18 +335,8 @@ fn function_option(
 /// graph needs (at least 400 logical pixels); `--function` selects a row, and its bars
 /// are lit.
 pub fn both_export(profile: Arc<Profile>, opts: &ExportOptions) -> Result<BothView, OptionsError> {
-    no_trace_options(opts)?;
-    check_size(opts)?;
-    let color = profile_color(&profile, opts.color)?;
-    let function = function_option(&profile, opts)?;
-    let style = Style::default();
-    let view_opts = ViewOptions {
-        color: Some(color),
-        title: opts.title.clone(),
-        style,
-        fit: opts.fit,
-        ..ViewOptions::default()
-    };
+    let (view_opts, function) = function_view_options(&profile, opts)?;
+    let style = view_opts.style;
     let mut view = BothView::new(profile.clone(), &view_opts);
     let rows = view.flame().layout().rows.len();
     let height = fitted_height(opts, FrameGeometry::needed_height(rows, &style).max(400.0));
