@@ -196,7 +196,7 @@ pub fn key_action(key: &Key, mods: Mods) -> Option<Action> {
 pub const HELP: &[(&str, &str)] = &[
     (
         "1 – 6, click a tab",
-        "view: flame graph, icicle, left heavy, table, sandwich",
+        "view: flame graph, icicle, left heavy, table, both, sandwich",
     ),
     ("", "(a trace: 1 is its timeline)"),
     (

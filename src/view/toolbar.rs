@@ -197,7 +197,7 @@ pub fn help(frame: &mut Frame<'_>, area: RectPx, lines: &[(&str, &str)]) {
     let y = (area.y + (area.h - h) / 2.0).max(area.y).round();
     frame
         .top
-        .push(Rect::new([x, y, w, h], rgba8([255, 255, 255, 248])));
+        .push(Rect::new([x, y, w, h], rgba8([255, 255, 255, 255])));
     for o in outline([x, y, w, h], s.round().max(1.0)) {
         frame.top.push(Rect::new(o, rgba8([150, 150, 150, 255])));
     }
