@@ -326,6 +326,11 @@ impl Session {
         let v = self.view.as_ref()?;
         let doc = v.document();
         let kind = v.kind();
+        // Under 1000 logical pixels the right-hand buttons drop their captions so the
+        // tabs keep their room.
+        let compact = self
+            .viewport
+            .is_some_and(|vp| (vp.width_px as f32) < 1000.0 * vp.scale);
         let mut items: Vec<ToolItem> = views_for(self.views, &doc)
             .iter()
             .enumerate()
@@ -368,17 +373,30 @@ impl Session {
         if let Some(c) = memo.color {
             items.push(ToolItem {
                 tool: Tool::Color,
-                label: format!("Colors: {}", c.name()),
+                label: if compact {
+                    c.name().to_string()
+                } else {
+                    format!("Colors: {}", c.name())
+                },
                 active: false,
             });
         }
         if let Some(f) = memo.fit {
             items.push(ToolItem {
                 tool: Tool::Fit,
-                label: format!("Fit: {}", f.name()),
+                label: if compact {
+                    f.name().to_string()
+                } else {
+                    format!("Fit: {}", f.name())
+                },
                 active: false,
             });
         }
+        items.push(ToolItem {
+            tool: Tool::Screenshot,
+            label: if compact { "PNG" } else { "Save PNG" }.into(),
+            active: false,
+        });
         items.push(ToolItem {
             tool: Tool::Help,
             label: "?".into(),
@@ -429,6 +447,7 @@ impl Session {
                 self.help_open = !self.help_open;
                 Effect::None
             }
+            Tool::Screenshot => Effect::Screenshot,
             Tool::Color => self.act(Action::CycleColor, now_s),
             Tool::Fit => self.act(Action::ToggleFit, now_s),
         }
@@ -1044,6 +1063,16 @@ mod tests {
     #[test]
     fn the_toolbar_switches_views_colors_fit_search_and_help() {
         let mut s = session("main;a;f 1\nmain;b;f 3\nmain;c 2\n");
+        // At 800 px every tab is drawn, the buttons at the right without captions.
+        let tb = s.toolbar().unwrap();
+        let rects = toolbar::layout(&tb.items, s.toolbar_rect().unwrap(), 1.0);
+        assert!(rects.iter().all(|r| r.w > 0.0), "{rects:?} {:?}", tb.items);
+        assert!(tb.items.iter().any(|i| i.label == "package"));
+        s.resize(Viewport {
+            width_px: 1280,
+            height_px: 800,
+            scale: 1.0,
+        });
         let tabs: Vec<String> = s
             .toolbar()
             .unwrap()
@@ -1086,6 +1115,13 @@ mod tests {
             s.view().unwrap().memo().fit,
             Some(crate::view::draw::LabelFit::Tail)
         );
+        let tb = s.toolbar().unwrap();
+        let shot = tb.items.iter().position(|i| i.label == "Save PNG").unwrap();
+        let bar = s.toolbar_rect().unwrap();
+        let r = toolbar::layout(&tb.items, bar, 1.0)[shot];
+        s.pointer_moved(r.x + r.w / 2.0, r.y + r.h / 2.0);
+        assert_eq!(s.left_pressed(NOW), Effect::Screenshot);
+        s.left_released(NOW);
         click_tool(&mut s, "Search", NOW);
         type_text(&mut s, "f");
         assert_eq!(s.query(), "f");

@@ -3,7 +3,7 @@
 //!
 //! The toolbar holds the view tabs (those that show the document, numbered as their keys),
 //! the transforms applied as a breadcrumb (a click on one goes back to it), and at the right
-//! the search field, the color mode, the label fit and `?`. Button widths come from the
+//! the search field, the color mode, the label fit, a screenshot button and `?`. Button widths come from the
 //! character count, not from shaping, so the window's hit test ([`item_at`]) needs no
 //! fonts and agrees with what [`draw`] draws.
 
@@ -23,6 +23,8 @@ pub enum Tool {
     Color,
     /// Switch which part of long names labels keep.
     Fit,
+    /// Save a screenshot.
+    Screenshot,
     /// Show or hide the key help.
     Help,
 }
@@ -50,7 +52,10 @@ pub struct Toolbar {
 
 /// Whether `tool` sits in the right-hand group.
 fn right_group(tool: Tool) -> bool {
-    matches!(tool, Tool::Search | Tool::Color | Tool::Fit | Tool::Help)
+    matches!(
+        tool,
+        Tool::Search | Tool::Color | Tool::Fit | Tool::Screenshot | Tool::Help
+    )
 }
 
 /// Font size of the toolbar's text at `scale`.
@@ -62,14 +67,7 @@ fn font(scale: f32) -> f32 {
 /// glyphs average about 0.55 em over words).
 fn button_width(item: &ToolItem, scale: f32) -> f32 {
     let chars = item.label.chars().count() as f32;
-    let min = if item.tool == Tool::Search {
-        160.0
-    } else {
-        0.0
-    };
-    (chars * 0.58 * font(scale) + 2.0 * (8.0 * scale).round())
-        .max(min * scale)
-        .round()
+    (chars * 0.58 * font(scale) + 2.0 * (8.0 * scale).round()).round()
 }
 
 /// The rectangle of each button in a toolbar `bar` (whole image width), in item order.
@@ -90,10 +88,27 @@ pub fn layout(items: &[ToolItem], bar: RectPx, scale: f32) -> Vec<RectPx> {
         };
         items.len()
     ];
+    // The search field is 160 logical pixels wide when the tabs leave room, down to 80.
+    let tabs: f32 = items
+        .iter()
+        .filter(|it| matches!(it.tool, Tool::Tab(_)))
+        .map(|it| button_width(it, scale) + gap)
+        .sum();
+    let others: f32 = items
+        .iter()
+        .filter(|it| right_group(it.tool) && it.tool != Tool::Search)
+        .map(|it| button_width(it, scale) + gap)
+        .sum();
+    let room = bar.w - 2.0 * margin - tabs - others - 3.0 * gap;
+    let search_w = room.clamp(80.0 * scale, 160.0 * scale).round();
     let mut right = bar.x + bar.w - margin;
     for (i, it) in items.iter().enumerate().rev() {
         if right_group(it.tool) {
-            let w = button_width(it, scale);
+            let w = if it.tool == Tool::Search {
+                search_w
+            } else {
+                button_width(it, scale)
+            };
             right -= w;
             rects[i].x = right;
             rects[i].w = w;
