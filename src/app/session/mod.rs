@@ -1,0 +1,638 @@
+//! What the window does, without the window: the document's view, the search field, the
+//! context menu, the status line's message, and every input in between.
+//!
+//! The winit handler ([`super::App`]) translates its events into [`Key`]s, [`Mods`] and
+//! pointer positions and hands them to a [`Session`]; the session applies the key table
+//! ([`crate::view::input`]), performs what belongs to the window (search field, menu,
+//! Escape's order, frame-time toggle) and passes everything else to the active
+//! [`View`]. What needs the platform (quit, a screenshot, the clipboard) comes back as an
+//! [`Effect`]. No winit, no GPU: the tests below drive a session as a user drives the
+//! window.
+
+use crate::model::Document;
+use crate::model::transform::Transform;
+use crate::view::input::{self, Action, DRAG_THRESHOLD_PX, Key, Mods, SearchEdit, WheelDelta};
+use crate::view::shell::{Chrome, MenuShown, Status, menu_item_at, status_rect};
+use crate::view::{Reply, VIEWS, View, ViewEntry, ViewMemo, ViewOptions, Viewport, views_for};
+
+mod tools;
+mod transforms;
+
+/// Two clicks this close in time (seconds) and place (pixels) are a double click.
+const DOUBLE_CLICK_S: f64 = 0.4;
+const DOUBLE_CLICK_PX: f32 = 5.0;
+
+/// What the window must do after an input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Nothing beyond a redraw (if one was asked for).
+    None,
+    /// Close the window.
+    Quit,
+    /// Save a screenshot.
+    Screenshot,
+    /// Copy this text to the clipboard.
+    Copy(String),
+}
+
+/// A left-button press and how far it moved.
+#[derive(Clone, Copy, Debug)]
+struct Press {
+    start: (f32, f32),
+    last: (f32, f32),
+    moved: bool,
+}
+
+/// The window's state around its view.
+pub struct Session {
+    view: Option<Box<dyn View>>,
+    /// How views open (window style, title, first colors): kept to switch views.
+    view_opts: ViewOptions,
+    /// The views the window can switch to.
+    views: &'static [ViewEntry],
+    viewport: Option<Viewport>,
+    cursor: Option<(f32, f32)>,
+    mods: Mods,
+    press: Option<Press>,
+    menu: Option<MenuShown>,
+    search_open: bool,
+    search_text: String,
+    message: Option<(String, f64)>,
+    show_times: bool,
+    redraw: bool,
+    /// The transforms applied, each with the document it was applied to (undo returns
+    /// to it).
+    transforms: Vec<(Transform, Document)>,
+    /// The key help is shown.
+    help_open: bool,
+    /// Where and when the last click was (to tell a double click).
+    last_click: Option<((f32, f32), f64)>,
+}
+
+/// How long a status message stays.
+pub const MESSAGE_S: f64 = 6.0;
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::new()
+    }
+}
+
+impl Session {
+    /// A session with nothing loaded, offering [`VIEWS`].
+    pub fn new() -> Session {
+        Session::with_views(VIEWS)
+    }
+
+    /// A session offering `views`.
+    pub fn with_views(views: &'static [ViewEntry]) -> Session {
+        Session {
+            view: None,
+            view_opts: ViewOptions::default(),
+            views,
+            viewport: None,
+            cursor: None,
+            mods: Mods::default(),
+            press: None,
+            menu: None,
+            search_open: false,
+            search_text: String::new(),
+            message: None,
+            show_times: false,
+            redraw: false,
+            transforms: Vec::new(),
+            help_open: false,
+            last_click: None,
+        }
+    }
+
+    /// The active view.
+    pub fn view(&self) -> Option<&(dyn View + 'static)> {
+        self.view.as_deref()
+    }
+
+    /// The active view, to change.
+    pub fn view_mut(&mut self) -> Option<&mut (dyn View + 'static)> {
+        self.view.as_deref_mut()
+    }
+
+    /// The document shown.
+    pub fn document(&self) -> Option<Document> {
+        self.view.as_ref().map(|v| v.document())
+    }
+
+    /// Takes the view out (a new load replaces it).
+    pub fn take_view(&mut self) -> Option<Box<dyn View>> {
+        self.clear_interaction();
+        self.view.take()
+    }
+
+    /// Shows `view` (opened with `opts`) in place of whatever was shown: what pointed
+    /// into the old document (hover, drag, menu, search field) goes.
+    pub fn show(&mut self, mut view: Box<dyn View>, opts: ViewOptions) {
+        self.view_opts = opts;
+        self.clear_interaction();
+        self.transforms.clear();
+        if let Some(vp) = self.viewport {
+            view.set_viewport(vp);
+        }
+        view.pointer(self.cursor);
+        self.view = Some(view);
+        self.redraw = true;
+    }
+
+    /// Shows `view` in place of a view of a partial document (a preview): it takes over
+    /// the old view's place (see [`ViewMemo`]), the search field stays and the search
+    /// runs again.
+    pub fn replace(&mut self, view: Box<dyn View>, now_s: f64) {
+        let memo: Option<ViewMemo> = self.view.as_ref().map(|v| v.memo());
+        if !self.transforms.is_empty() {
+            // They were made of the preview; apply them again to the whole document.
+            let ts: Vec<Transform> = self.transforms.drain(..).map(|(t, _)| t).collect();
+            self.replace_with(view, memo, now_s);
+            for t in ts {
+                self.apply_transform(t, now_s);
+            }
+            return;
+        }
+        self.replace_with(view, memo, now_s);
+    }
+
+    /// [`Session::replace`] with what to carry over given.
+    fn replace_with(&mut self, mut view: Box<dyn View>, memo: Option<ViewMemo>, now_s: f64) {
+        self.menu = None;
+        self.press = None;
+        if let Some(vp) = self.viewport {
+            view.set_viewport(vp);
+        }
+        if let Some(m) = memo {
+            view.restore(&m, now_s);
+        }
+        if !self.search_text.is_empty() {
+            view.search(&self.search_text);
+        }
+        view.pointer(self.cursor);
+        self.view = Some(view);
+        self.redraw = true;
+    }
+
+    /// Switches to the `n`-th view (from 0) of those that show the document: it opens on
+    /// the same document, takes over what the current view carries (colors, place) and
+    /// runs the same search. False when there is no such view or it is the current one.
+    pub fn switch_view(&mut self, n: usize, now_s: f64) -> bool {
+        let Some(current) = &self.view else {
+            return false;
+        };
+        let doc = current.document();
+        let Some(entry) = views_for(self.views, &doc).get(n).copied() else {
+            self.say(format!("no view {} for this document", n + 1), now_s);
+            return false;
+        };
+        if entry.kind == current.kind() {
+            return false;
+        }
+        let mut memo = current.memo();
+        // The view chosen decides which way up it is (flame graph, icicle).
+        memo.orientation = None;
+        let mut opts = self.view_opts.clone();
+        opts.color = memo.color.or(opts.color);
+        opts.orientation = crate::geometry::Orientation::Flame;
+        let view = (entry.open)(&doc, &opts);
+        self.replace_with(view, Some(memo), now_s);
+        true
+    }
+
+    /// Hands `a` to the view and does what it answers.
+    fn act(&mut self, a: Action, now_s: f64) -> Effect {
+        match &mut self.view {
+            Some(v) => {
+                let reply = v.act(a, now_s);
+                self.after(reply, now_s)
+            }
+            None => Effect::None,
+        }
+    }
+
+    /// Forgets what pointed into the document being replaced.
+    fn clear_interaction(&mut self) {
+        self.press = None;
+        self.menu = None;
+        self.search_open = false;
+        self.search_text.clear();
+    }
+
+    /// The window is now `vp`.
+    pub fn resize(&mut self, vp: Viewport) {
+        self.viewport = Some(vp);
+        if let Some(v) = &mut self.view {
+            v.set_viewport(vp);
+        }
+        self.redraw = true;
+    }
+
+    /// The window size.
+    pub fn viewport(&self) -> Option<Viewport> {
+        self.viewport
+    }
+
+    /// True once when something changed that needs a new frame.
+    pub fn take_redraw(&mut self) -> bool {
+        std::mem::take(&mut self.redraw)
+    }
+
+    /// Asks for a redraw.
+    pub fn redraw(&mut self) {
+        self.redraw = true;
+    }
+
+    /// Shows `msg` on the status line for a while (and on the terminal).
+    pub fn say(&mut self, msg: impl Into<String>, now_s: f64) {
+        let msg = msg.into();
+        eprintln!("scorch: {msg}");
+        self.message = Some((msg, now_s));
+        self.redraw = true;
+    }
+
+    /// The status message, while it lasts; `false` once it expired (and it is dropped).
+    pub fn message_alive(&mut self, now_s: f64) -> bool {
+        match &self.message {
+            Some((_, t)) if now_s - t < MESSAGE_S => true,
+            Some(_) => {
+                self.message = None;
+                self.redraw = true;
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// Whether the F12 frame times are shown.
+    pub fn show_times(&self) -> bool {
+        self.show_times
+    }
+
+    /// Advances animations; true while one runs.
+    pub fn tick(&mut self, now_s: f64) -> bool {
+        self.view.as_mut().is_some_and(|v| v.tick(now_s))
+    }
+
+    /// Modifier keys changed.
+    pub fn modifiers(&mut self, mods: Mods) {
+        self.mods = mods;
+    }
+
+    /// The pointer moved to `(x, y)`.
+    pub fn pointer_moved(&mut self, x: f32, y: f32) {
+        let tool_before = self.cursor.and_then(|(x, y)| self.tool_at(x, y));
+        self.cursor = Some((x, y));
+        if self.tool_at(x, y) != tool_before {
+            self.redraw = true;
+        }
+        if self.menu.is_some() {
+            let item = self.menu_item_at(x, y);
+            if let Some(m) = &mut self.menu
+                && m.hovered != item
+            {
+                m.hovered = item;
+                self.redraw = true;
+            }
+        }
+        if let Some(mut p) = self.press {
+            let (dx, dy) = (x - p.last.0, y - p.last.1);
+            if !p.moved
+                && ((x - p.start.0).abs() > DRAG_THRESHOLD_PX
+                    || (y - p.start.1).abs() > DRAG_THRESHOLD_PX)
+            {
+                p.moved = true;
+            }
+            if p.moved
+                && let Some(v) = &mut self.view
+            {
+                v.drag(x, y, dx, dy);
+                self.redraw = true;
+            }
+            p.last = (x, y);
+            self.press = Some(p);
+        }
+        self.update_hover();
+    }
+
+    /// The pointer left the window.
+    pub fn pointer_left(&mut self) {
+        self.cursor = None;
+        self.update_hover();
+    }
+
+    fn update_hover(&mut self) {
+        if let Some(v) = &mut self.view
+            && v.pointer(self.cursor)
+        {
+            self.redraw = true;
+        }
+    }
+
+    fn menu_item_at(&self, x: f32, y: f32) -> Option<usize> {
+        let (m, vp, v) = (self.menu.as_ref()?, self.viewport?, self.view.as_ref()?);
+        let st = status_rect(
+            vp.width_px as f32,
+            vp.height_px as f32,
+            vp.scale,
+            v.style().status_height,
+        );
+        menu_item_at(m, vp.scale, vp.width_px as f32, st.y, x, y)
+    }
+
+    /// The left button went down.
+    pub fn left_pressed(&mut self, now_s: f64) -> Effect {
+        let Some((x, y)) = self.cursor else {
+            return Effect::None;
+        };
+        if self.menu.is_some() {
+            let effect = match self.menu_item_at(x, y) {
+                Some(i) => self.menu_action(i, now_s),
+                None => Effect::None,
+            };
+            self.menu = None;
+            self.redraw = true;
+            return effect;
+        }
+        if self.on_toolbar(x, y) {
+            return match self.tool_at(x, y) {
+                Some(t) => self.use_tool(t, now_s),
+                None => Effect::None,
+            };
+        }
+        if self.help_open {
+            // A click anywhere else closes the help.
+            self.help_open = false;
+            self.redraw = true;
+            return Effect::None;
+        }
+        self.press = Some(Press {
+            start: (x, y),
+            last: (x, y),
+            moved: false,
+        });
+        if let Some(v) = &mut self.view {
+            v.press(x, y);
+        }
+        Effect::None
+    }
+
+    /// The left button came up; a second click soon after the first at the same place
+    /// is also a double click.
+    pub fn left_released(&mut self, now_s: f64) -> Effect {
+        let Some((x, y)) = self.cursor else {
+            return Effect::None;
+        };
+        let Some(p) = self.press.take() else {
+            return Effect::None;
+        };
+        let click = !p.moved;
+        let double = click
+            && self.last_click.is_some_and(|((lx, ly), t)| {
+                now_s - t <= DOUBLE_CLICK_S
+                    && (x - lx).abs() <= DOUBLE_CLICK_PX
+                    && (y - ly).abs() <= DOUBLE_CLICK_PX
+            });
+        self.last_click = (click && !double).then_some(((x, y), now_s));
+        let mut effect = Effect::None;
+        if let Some(v) = &mut self.view {
+            v.release(x, y, click, now_s);
+            if double {
+                let reply = v.double_click(x, y, now_s);
+                effect = self.after(reply, now_s);
+            }
+        }
+        self.update_hover();
+        self.redraw = true;
+        effect
+    }
+
+    /// The right button went down: the view's menu for what is under the pointer.
+    pub fn right_pressed(&mut self) {
+        let Some(at) = self.cursor else { return };
+        let items = self
+            .view
+            .as_mut()
+            .map(|v| v.open_menu())
+            .unwrap_or_default();
+        self.menu = (!items.is_empty()).then_some(MenuShown {
+            items,
+            at,
+            hovered: None,
+        });
+        self.redraw = true;
+    }
+
+    fn menu_action(&mut self, item: usize, now_s: f64) -> Effect {
+        let Some(v) = &mut self.view else {
+            return Effect::None;
+        };
+        let reply = v.menu_action(item, now_s);
+        self.after(reply, now_s)
+    }
+
+    fn after(&mut self, reply: Reply, now_s: f64) -> Effect {
+        match reply {
+            Reply::Copy(text) => Effect::Copy(text),
+            Reply::Say(msg) => {
+                self.say(msg, now_s);
+                Effect::None
+            }
+            Reply::Open(kind) => {
+                let doc = self.view.as_ref().map(|v| v.document());
+                let n = doc.and_then(|d| {
+                    views_for(self.views, &d)
+                        .iter()
+                        .position(|e| e.kind == kind)
+                });
+                match n {
+                    Some(n) => {
+                        self.switch_view(n, now_s);
+                    }
+                    None => self.say(format!("no {} view here", kind.0), now_s),
+                }
+                Effect::None
+            }
+            Reply::Transform(t) => {
+                self.apply_transform(t, now_s);
+                Effect::None
+            }
+            Reply::Done | Reply::Ignored => Effect::None,
+        }
+    }
+
+    /// A wheel movement.
+    pub fn wheel(&mut self, delta: WheelDelta) {
+        let w = input::wheel(delta, self.mods);
+        if let Some(v) = &mut self.view {
+            v.wheel(self.cursor, w);
+        }
+        self.menu = None;
+        self.update_hover();
+        self.redraw = true;
+    }
+
+    /// A pinch gesture by `delta` (positive: zoom in).
+    pub fn pinch(&mut self, delta: f64) {
+        if let Some(v) = &mut self.view {
+            v.pinch(self.cursor, 1.0 + delta);
+        }
+        self.update_hover();
+        self.redraw = true;
+    }
+
+    /// A key went down (typing `text`).
+    pub fn key(&mut self, key: &Key, text: Option<&str>, now_s: f64) -> Effect {
+        self.redraw = true;
+        if self.search_open {
+            self.search_key(key, text, now_s);
+            return Effect::None;
+        }
+        let Some(action) = input::key_action(key, self.mods) else {
+            return Effect::None;
+        };
+        let effect = match action {
+            Action::Quit => Effect::Quit,
+            Action::Screenshot => Effect::Screenshot,
+            Action::OpenSearch => {
+                self.search_open = true;
+                self.menu = None;
+                Effect::None
+            }
+            Action::ToggleFrameTimes => {
+                self.show_times = !self.show_times;
+                Effect::None
+            }
+            Action::Help => {
+                self.help_open = !self.help_open;
+                Effect::None
+            }
+            Action::Escape if self.help_open => {
+                self.help_open = false;
+                Effect::None
+            }
+            Action::Undo => {
+                let n = self.transforms.len();
+                if !self.undo_transforms(n.saturating_sub(1), now_s) {
+                    self.say("no transform to undo", now_s);
+                }
+                Effect::None
+            }
+            Action::Escape if self.view.is_none() => Effect::Quit,
+            Action::Escape if self.menu.is_some() => {
+                self.menu = None;
+                Effect::None
+            }
+            Action::Escape if !self.search_text.is_empty() => {
+                self.set_search(String::new());
+                Effect::None
+            }
+            Action::ShowView(n) => {
+                self.switch_view(usize::from(n), now_s);
+                Effect::None
+            }
+            a => self.act(a, now_s),
+        };
+        self.update_hover();
+        effect
+    }
+
+    fn search_key(&mut self, key: &Key, text: Option<&str>, now_s: f64) {
+        match input::search_key(key, text, self.mods) {
+            SearchEdit::Cancel => {
+                self.search_open = false;
+                self.set_search(String::new());
+            }
+            SearchEdit::Submit { backwards } => {
+                self.search_open = false;
+                if let Some(v) = &mut self.view {
+                    v.next_match(backwards, now_s);
+                }
+            }
+            SearchEdit::DeleteChar => {
+                let mut q = std::mem::take(&mut self.search_text);
+                q.pop();
+                self.set_search(q);
+            }
+            SearchEdit::Type(t) => {
+                let q = format!("{}{t}", self.search_text);
+                self.set_search(q);
+            }
+            SearchEdit::Ignore => {}
+        }
+        self.update_hover();
+    }
+
+    /// Runs `query` on the view (empty: clears the search).
+    fn set_search(&mut self, query: String) {
+        self.search_text = query;
+        if let Some(v) = &mut self.view {
+            v.search(&self.search_text);
+        }
+        self.redraw = true;
+    }
+
+    /// The search query.
+    pub fn query(&self) -> &str {
+        &self.search_text
+    }
+
+    /// What the window draws around the view: `hint_right` is the status line's right
+    /// side when nothing else claims it (a load's progress), `preview` what a preview is
+    /// made of (turns the line amber), `times` the F12 line; a screenshot leaves out
+    /// what follows the pointer.
+    pub fn chrome(
+        &self,
+        loading: Option<&str>,
+        preview: Option<(&str, &str)>,
+        times: Option<String>,
+        for_screenshot: bool,
+    ) -> Chrome {
+        let v = self.view.as_ref();
+        let left = v.map(|v| v.status_hint()).unwrap_or_default();
+        let mut right = match (&self.message, v.and_then(|v| v.search_summary())) {
+            (Some((m, _)), _) => m.clone(),
+            (None, Some(s)) => s,
+            (None, None) => String::new(),
+        };
+        if let Some(l) = loading.filter(|_| preview.is_none()) {
+            right = l.to_string();
+        }
+        // Over a preview the status line turns amber and says what is shown.
+        let right = match preview {
+            Some((long, _)) if right.is_empty() => long.to_string(),
+            Some((_, short)) => format!("{right} · {short}"),
+            None => right,
+        };
+        let pointer = !for_screenshot;
+        Chrome {
+            status: Status {
+                left,
+                right,
+                search_field: self.search_open.then(|| self.search_text.clone()),
+                amber: preview.is_some(),
+            },
+            tooltip: match (v, self.cursor) {
+                (Some(v), Some(at)) if pointer => {
+                    let lines = v.tooltip();
+                    (!lines.is_empty()).then_some((lines, at))
+                }
+                _ => None,
+            },
+            menu: self.menu.clone().filter(|_| pointer),
+            frame_times: times.filter(|_| pointer && self.show_times),
+            toolbar: self.toolbar().map(|mut t| {
+                if !pointer {
+                    t.hovered = None;
+                }
+                t
+            }),
+            help: self.help_open.then_some(input::HELP),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,121 @@
+//! The session's transforms (a stack of the documents they replaced, for undo) and the
+//! screenshot state it records and restores.
+
+use super::Session;
+use crate::model::Document;
+use crate::model::transform::{self, Transform};
+use crate::view::shot::ShotState;
+use crate::view::views_for;
+use std::sync::Arc;
+
+impl Session {
+    /// Applies `t` to the document and shows the result in the same view; an error
+    /// (a name the profile does not have) is said on the status line.
+    pub fn apply_transform(&mut self, t: Transform, now_s: f64) {
+        let Some(Document::Profile(p)) = self.document() else {
+            self.say("transforms apply to profiles", now_s);
+            return;
+        };
+        let result = {
+            let rule = crate::color::package_rule(p.meta.spy_name.as_deref());
+            transform::apply(&p, &t, &rule)
+        };
+        match result {
+            Ok(out) => {
+                let label = t.label();
+                self.transforms.push((t, Document::Profile(p)));
+                self.show_transformed(Document::Profile(Arc::new(out)), now_s);
+                self.say(format!("{label} · U or Ctrl+Z: undo"), now_s);
+            }
+            Err(e) => self.say(e.to_string(), now_s),
+        }
+    }
+
+    /// Undoes transforms until `keep` are left (false: there were no more than that).
+    pub fn undo_transforms(&mut self, keep: usize, now_s: f64) -> bool {
+        if keep >= self.transforms.len() {
+            return false;
+        }
+        let (_, doc) = self.transforms.swap_remove(keep);
+        self.transforms.truncate(keep);
+        self.show_transformed(doc, now_s);
+        true
+    }
+
+    /// The transforms applied, in order.
+    pub fn transforms(&self) -> impl Iterator<Item = &Transform> {
+        self.transforms.iter().map(|(t, _)| t)
+    }
+
+    /// Shows `doc` (the document transformed, or as it was before) in the current view's
+    /// kind, with its colors, fit and function; places in the old tree do not carry over.
+    pub(super) fn show_transformed(&mut self, doc: Document, now_s: f64) {
+        let Some(current) = &self.view else { return };
+        let kind = current.kind();
+        let mut memo = current.memo();
+        memo.focus_path = None;
+        memo.zoom_path = None;
+        memo.fraction = None;
+        memo.time_window = None;
+        memo.scroll_px = 0.0;
+        let shown = views_for(self.views, &doc);
+        let Some(entry) = shown.iter().find(|e| e.kind == kind).or(shown.first()) else {
+            return;
+        };
+        let mut opts = self.view_opts.clone();
+        opts.color = memo.color.or(opts.color);
+        let view = (entry.open)(&doc, &opts);
+        self.replace_with(view, Some(memo), now_s);
+    }
+
+    /// What a screenshot of the window records (see [`ShotState`]): `source` is the file
+    /// shown (`None`: the bundled demo).
+    pub fn shot_state(&self, source: Option<&std::path::Path>) -> Option<ShotState> {
+        let v = self.view.as_ref()?;
+        Some(ShotState::new(
+            source,
+            v.kind().0,
+            &v.memo(),
+            self.transforms().map(Transform::spec).collect(),
+            &self.search_text,
+        ))
+    }
+
+    /// Shows the document as `state` recorded it: its transforms applied in order, its
+    /// view, place, colors, function and search. What cannot be restored (a transform of
+    /// a function the file no longer has, a view it has no longer) is said on the status
+    /// line and the rest is restored.
+    pub fn restore_shot(&mut self, state: &ShotState, now_s: f64) {
+        let mut problems = Vec::new();
+        for spec in &state.transforms {
+            match Transform::parse(spec) {
+                Ok(t) => {
+                    let before = self.transforms.len();
+                    self.apply_transform(t, now_s);
+                    if self.transforms.len() == before {
+                        problems.push(format!("transform {spec}"));
+                    }
+                }
+                Err(e) => problems.push(e),
+            }
+        }
+        let Some(doc) = self.document() else { return };
+        let shown = views_for(self.views, &doc);
+        let Some(entry) = shown.iter().find(|e| e.kind.0 == state.view).copied() else {
+            problems.push(format!("the {} view", state.view));
+            self.say(format!("could not restore: {}", problems.join(", ")), now_s);
+            return;
+        };
+        let mut opts = self.view_opts.clone();
+        opts.orientation = crate::geometry::Orientation::Flame;
+        let view = (entry.open)(&doc, &opts);
+        self.search_text = state.search.clone();
+        self.replace_with(view, Some(state.memo()), now_s);
+        self.message = None;
+        if problems.is_empty() {
+            self.say("restored the view the screenshot recorded", now_s);
+        } else {
+            self.say(format!("could not restore: {}", problems.join(", ")), now_s);
+        }
+    }
+}
