@@ -540,17 +540,6 @@ impl App {
         path: &Path,
     ) -> Result<Option<(Source, crate::view::shot::ShotState)>, String> {
         let Some(state) = crate::view::shot::read_state_file(path)? else {
-            if std::fs::File::open(path).is_ok_and(|mut f| {
-                let mut head = [0u8; 8];
-                std::io::Read::read_exact(&mut f, &mut head).is_ok()
-                    && crate::view::shot::is_png(&head)
-            }) {
-                return Err(format!(
-                    "{} is a PNG without a scorch state (only screenshots saved from the window \
-                     record one): open the profile it shows instead",
-                    path.display()
-                ));
-            }
             return Ok(None);
         };
         if state.source.is_empty() {

@@ -160,15 +160,12 @@ impl View for BothView {
 
     fn heading(&self, purpose: Purpose) -> Heading {
         let flame = self.flame.heading(purpose);
-        let table = self.table.heading(Purpose::Export);
-        let functions = table
-            .subtitle
-            .split(" · ")
-            .find(|p| p.ends_with("functions"))
-            .unwrap_or_default()
-            .to_string();
+        let functions = self.table.function_count();
         Heading {
-            subtitle: format!("table and flame graph · {functions} · {}", flame.subtitle),
+            subtitle: format!(
+                "table and flame graph · {functions} functions · {}",
+                flame.subtitle
+            ),
             ..flame
         }
     }

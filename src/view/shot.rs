@@ -198,7 +198,8 @@ pub fn read_state(bytes: &[u8]) -> Result<Option<ShotState>, String> {
     Ok(Some(state))
 }
 
-/// Reads the state of the PNG at `path` (`Ok(None)`: not a PNG, or one without a state).
+/// Reads the state of the PNG at `path`: `Ok(None)` when it is not a PNG, an error when it
+/// is one without a state (only window screenshots record one) or a damaged one.
 pub fn read_state_file(path: &Path) -> Result<Option<ShotState>, String> {
     use std::io::Read;
     let mut head = [0u8; 8];
@@ -212,7 +213,15 @@ pub fn read_state_file(path: &Path) -> Result<Option<ShotState>, String> {
     f.take((MAX_STATE_BYTES as u64) * 2)
         .read_to_end(&mut bytes)
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    read_state(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    match read_state(&bytes) {
+        Ok(Some(state)) => Ok(Some(state)),
+        Ok(None) => Err(format!(
+            "{} is a PNG without a scorch state (only screenshots saved from the window record \
+             one): open the profile it shows instead",
+            path.display()
+        )),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
 }
 
 /// A PNG of `width` × `height` RGB pixels `rgb` with `state` recorded in it.

@@ -227,6 +227,11 @@ impl TableView {
         self.shown.iter().map(|&i| &self.rows[i as usize])
     }
 
+    /// How many functions the profile has (rows before any filter).
+    pub fn function_count(&self) -> usize {
+        self.rows.len()
+    }
+
     /// The sort column and direction.
     pub fn sorted_by(&self) -> (Column, bool) {
         (self.sort, self.descending)
@@ -534,7 +539,7 @@ impl View for TableView {
         let p = &*self.profile;
         let mut subtitle = format!(
             "table · {} functions · total {}",
-            self.rows.len(),
+            self.function_count(),
             p.values.format_long(p.tree.grand_total())
         );
         if !self.query.is_empty() {

@@ -137,14 +137,14 @@ pub fn layout(items: &[ToolItem], bar: RectPx, scale: f32) -> Vec<RectPx> {
     rects
 }
 
-/// The button at `(x, y)` in a toolbar drawn over `bar`.
-pub fn item_at(tb: &Toolbar, bar: RectPx, scale: f32, x: f32, y: f32) -> Option<Tool> {
+/// The button of `items` at `(x, y)` in a toolbar drawn over `bar`.
+pub fn item_at(items: &[ToolItem], bar: RectPx, scale: f32, x: f32, y: f32) -> Option<Tool> {
     if !bar.contains(x, y) {
         return None;
     }
-    layout(&tb.items, bar, scale)
+    layout(items, bar, scale)
         .iter()
-        .zip(&tb.items)
+        .zip(items)
         .find(|(r, _)| r.w > 0.0 && r.contains(x, y))
         .map(|(_, it)| it.tool)
 }
@@ -292,9 +292,13 @@ mod tests {
         );
         for (r, it) in rects.iter().zip(&tb.items) {
             let (cx, cy) = (r.x + r.w / 2.0, r.y + r.h / 2.0);
-            assert_eq!(item_at(&tb, bar, 1.0, cx, cy), Some(it.tool));
+            assert_eq!(item_at(&tb.items, bar, 1.0, cx, cy), Some(it.tool));
         }
-        assert_eq!(item_at(&tb, bar, 1.0, 500.0, 10.0), None, "above the bar");
+        assert_eq!(
+            item_at(&tb.items, bar, 1.0, 500.0, 10.0),
+            None,
+            "above the bar"
+        );
         // Too narrow: left-group buttons that would run into the right group are cut or
         // go.
         let narrow = RectPx { w: 500.0, ..bar };

@@ -146,16 +146,12 @@ impl Session {
     /// runs again.
     pub fn replace(&mut self, view: Box<dyn View>, now_s: f64) {
         let memo: Option<ViewMemo> = self.view.as_ref().map(|v| v.memo());
-        if !self.transforms.is_empty() {
-            // They were made of the preview; apply them again to the whole document.
-            let ts: Vec<Transform> = self.transforms.drain(..).map(|(t, _)| t).collect();
-            self.replace_with(view, memo, now_s);
-            for t in ts {
-                self.apply_transform(t, now_s);
-            }
-            return;
-        }
+        // Transforms were made of the preview: apply them again to the whole document.
+        let ts: Vec<Transform> = self.transforms.drain(..).map(|(t, _)| t).collect();
         self.replace_with(view, memo, now_s);
+        if let (Some(doc), _) = self.push_transforms(ts) {
+            self.show_transformed(doc, now_s);
+        }
     }
 
     /// [`Session::replace`] with what to carry over given.
@@ -194,12 +190,17 @@ impl Session {
         let mut memo = current.memo();
         // The view chosen decides which way up it is (flame graph, icicle).
         memo.orientation = None;
+        self.open_entry(entry, &doc, memo, now_s);
+        true
+    }
+
+    /// Opens `entry` on `doc` in place of the current view, taking over `memo`.
+    fn open_entry(&mut self, entry: &ViewEntry, doc: &Document, memo: ViewMemo, now_s: f64) {
         let mut opts = self.view_opts.clone();
         opts.color = memo.color.or(opts.color);
         opts.orientation = crate::geometry::Orientation::Flame;
-        let view = (entry.open)(&doc, &opts);
+        let view = (entry.open)(doc, &opts);
         self.replace_with(view, Some(memo), now_s);
-        true
     }
 
     /// Hands `a` to the view and does what it answers.
@@ -211,6 +212,12 @@ impl Session {
             }
             None => Effect::None,
         }
+    }
+
+    /// Opens the search field (and closes the menu).
+    fn open_search(&mut self) {
+        self.search_open = true;
+        self.menu = None;
     }
 
     /// Forgets what pointed into the document being replaced.
@@ -497,8 +504,7 @@ impl Session {
             Action::Quit => Effect::Quit,
             Action::Screenshot => Effect::Screenshot,
             Action::OpenSearch => {
-                self.search_open = true;
-                self.menu = None;
+                self.open_search();
                 Effect::None
             }
             Action::ToggleFrameTimes => {

@@ -15,8 +15,15 @@ impl Session {
         (bar.h > 0.0).then_some(bar)
     }
 
-    /// The toolbar's buttons for the current view.
+    /// The toolbar's buttons for the current view, and the one under the pointer.
     pub fn toolbar(&self) -> Option<Toolbar> {
+        let items = self.tool_items()?;
+        let hovered = self.cursor.and_then(|(x, y)| self.tool_in(&items, x, y));
+        Some(Toolbar { items, hovered })
+    }
+
+    /// The buttons, left group then right group.
+    fn tool_items(&self) -> Option<Vec<ToolItem>> {
         let v = self.view.as_ref()?;
         let doc = v.document();
         let kind = v.kind();
@@ -25,94 +32,67 @@ impl Session {
         let compact = self
             .viewport
             .is_some_and(|vp| (vp.width_px as f32) < 1000.0 * vp.scale);
+        let caption = |long: &str, short: &str| {
+            if compact {
+                short.to_string()
+            } else {
+                format!("{long}{short}")
+            }
+        };
+        let button = |tool, label, active| ToolItem {
+            tool,
+            label,
+            active,
+        };
         let mut items: Vec<ToolItem> = views_for(self.views, &doc)
             .iter()
             .enumerate()
-            .map(|(i, e)| ToolItem {
-                tool: Tool::Tab(i),
-                label: format!("{} {}", i + 1, capitalized(e.kind.0)),
-                active: e.kind == kind,
+            .map(|(i, e)| {
+                let label = format!("{} {}", i + 1, capitalized(e.kind.0));
+                button(Tool::Tab(i), label, e.kind == kind)
             })
             .collect();
         if !self.transforms.is_empty() {
             let n = self.transforms.len();
-            items.push(ToolItem {
-                tool: Tool::Crumb(0),
-                label: "All ›".into(),
-                active: false,
-            });
+            items.push(button(Tool::Crumb(0), "All ›".into(), false));
             for (i, (t, _)) in self.transforms.iter().enumerate() {
                 let last = i + 1 == n;
-                items.push(ToolItem {
-                    tool: Tool::Crumb(i + 1),
-                    label: if last {
-                        t.short_label(32)
-                    } else {
-                        format!("{} ›", t.short_label(32))
-                    },
-                    active: last,
-                });
+                let label = t.short_label(32);
+                let label = if last { label } else { format!("{label} ›") };
+                items.push(button(Tool::Crumb(i + 1), label, last));
             }
         }
+        let search = if self.search_text.is_empty() {
+            "Search (/)".to_string()
+        } else {
+            format!("Search: {}", self.search_text)
+        };
+        items.push(button(Tool::Search, search, self.search_open));
         let memo = v.memo();
-        items.push(ToolItem {
-            tool: Tool::Search,
-            label: if self.search_text.is_empty() {
-                "Search (/)".into()
-            } else {
-                format!("Search: {}", self.search_text)
-            },
-            active: self.search_open,
-        });
         if let Some(c) = memo.color {
-            items.push(ToolItem {
-                tool: Tool::Color,
-                label: if compact {
-                    c.name().to_string()
-                } else {
-                    format!("Colors: {}", c.name())
-                },
-                active: false,
-            });
+            items.push(button(Tool::Color, caption("Colors: ", c.name()), false));
         }
         if let Some(f) = memo.fit {
-            items.push(ToolItem {
-                tool: Tool::Fit,
-                label: if compact {
-                    f.name().to_string()
-                } else {
-                    format!("Fit: {}", f.name())
-                },
-                active: false,
-            });
+            items.push(button(Tool::Fit, caption("Fit: ", f.name()), false));
         }
-        items.push(ToolItem {
-            tool: Tool::Screenshot,
-            label: if compact { "PNG" } else { "Save PNG" }.into(),
-            active: false,
-        });
-        items.push(ToolItem {
-            tool: Tool::Help,
-            label: "?".into(),
-            active: self.help_open,
-        });
-        let hovered = match (self.cursor, self.toolbar_rect(), self.viewport) {
-            (Some((x, y)), Some(bar), Some(vp)) => {
-                let tb = Toolbar {
-                    items: items.clone(),
-                    hovered: None,
-                };
-                toolbar::item_at(&tb, bar, vp.scale, x, y)
-            }
-            _ => None,
-        };
-        Some(Toolbar { items, hovered })
+        items.push(button(Tool::Screenshot, caption("Save ", "PNG"), false));
+        items.push(button(Tool::Help, "?".into(), self.help_open));
+        Some(items)
     }
 
-    /// The toolbar button at `(x, y)`, if the pointer is on one.
-    pub(super) fn tool_at(&self, x: f32, y: f32) -> Option<Tool> {
+    /// The button of `items` at `(x, y)`.
+    fn tool_in(&self, items: &[ToolItem], x: f32, y: f32) -> Option<Tool> {
         let (bar, vp) = (self.toolbar_rect()?, self.viewport?);
-        toolbar::item_at(&self.toolbar()?, bar, vp.scale, x, y)
+        toolbar::item_at(items, bar, vp.scale, x, y)
+    }
+
+    /// The toolbar button at `(x, y)`, if the pointer is on one (the buttons are only
+    /// made when it is over the toolbar).
+    pub(super) fn tool_at(&self, x: f32, y: f32) -> Option<Tool> {
+        if !self.on_toolbar(x, y) {
+            return None;
+        }
+        self.tool_in(&self.tool_items()?, x, y)
     }
 
     /// Whether `(x, y)` is on the toolbar (buttons or not).
@@ -133,8 +113,7 @@ impl Session {
                 Effect::None
             }
             Tool::Search => {
-                self.search_open = true;
-                self.menu = None;
+                self.open_search();
                 Effect::None
             }
             Tool::Help => {

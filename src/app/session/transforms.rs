@@ -12,23 +12,50 @@ impl Session {
     /// Applies `t` to the document and shows the result in the same view; an error
     /// (a name the profile does not have) is said on the status line.
     pub fn apply_transform(&mut self, t: Transform, now_s: f64) {
-        let Some(Document::Profile(p)) = self.document() else {
-            self.say("transforms apply to profiles", now_s);
-            return;
-        };
-        let result = {
-            let rule = crate::color::package_rule(p.meta.spy_name.as_deref());
-            transform::apply(&p, &t, &rule)
-        };
-        match result {
-            Ok(out) => {
-                let label = t.label();
-                self.transforms.push((t, Document::Profile(p)));
-                self.show_transformed(Document::Profile(Arc::new(out)), now_s);
+        let label = t.label();
+        match self.push_transforms(vec![t]) {
+            (Some(doc), _) => {
+                self.show_transformed(doc, now_s);
                 self.say(format!("{label} · U or Ctrl+Z: undo"), now_s);
             }
-            Err(e) => self.say(e.to_string(), now_s),
+            (None, failed) => {
+                let msg = failed.first().map_or_else(
+                    || "transforms apply to profiles".to_string(),
+                    |(_, e)| e.to_string(),
+                );
+                self.say(msg, now_s);
+            }
         }
+    }
+
+    /// Applies `ts` in order to the document shown, each result stacked over the
+    /// document it replaced (nothing is shown yet): the last result (`None`: none
+    /// applied) and the transforms that could not be applied, with why.
+    pub(super) fn push_transforms(
+        &mut self,
+        ts: Vec<Transform>,
+    ) -> (
+        Option<Document>,
+        Vec<(Transform, transform::TransformError)>,
+    ) {
+        let Some(Document::Profile(mut p)) = self.document() else {
+            return (None, Vec::new());
+        };
+        let spy = p.meta.spy_name.clone();
+        let rule = crate::color::package_rule(spy.as_deref());
+        let mut changed = false;
+        let mut failed = Vec::new();
+        for t in ts {
+            match transform::apply(&p, &t, &rule) {
+                Ok(out) => {
+                    let before = std::mem::replace(&mut p, Arc::new(out));
+                    self.transforms.push((t, Document::Profile(before)));
+                    changed = true;
+                }
+                Err(e) => failed.push((t, e)),
+            }
+        }
+        (changed.then_some(Document::Profile(p)), failed)
     }
 
     /// Undoes transforms until `keep` are left (false: there were no more than that).
@@ -59,13 +86,9 @@ impl Session {
         memo.time_window = None;
         memo.scroll_px = 0.0;
         let shown = views_for(self.views, &doc);
-        let Some(entry) = shown.iter().find(|e| e.kind == kind).or(shown.first()) else {
-            return;
-        };
-        let mut opts = self.view_opts.clone();
-        opts.color = memo.color.or(opts.color);
-        let view = (entry.open)(&doc, &opts);
-        self.replace_with(view, Some(memo), now_s);
+        if let Some(&entry) = shown.iter().find(|e| e.kind == kind).or(shown.first()) {
+            self.open_entry(entry, &doc, memo, now_s);
+        }
     }
 
     /// What a screenshot of the window records (see [`ShotState`]): `source` is the file
@@ -87,31 +110,31 @@ impl Session {
     /// line and the rest is restored.
     pub fn restore_shot(&mut self, state: &ShotState, now_s: f64) {
         let mut problems = Vec::new();
+        let mut ts = Vec::new();
         for spec in &state.transforms {
             match Transform::parse(spec) {
-                Ok(t) => {
-                    let before = self.transforms.len();
-                    self.apply_transform(t, now_s);
-                    if self.transforms.len() == before {
-                        problems.push(format!("transform {spec}"));
-                    }
-                }
+                Ok(t) => ts.push(t),
                 Err(e) => problems.push(e),
             }
         }
-        let Some(doc) = self.document() else { return };
+        let (transformed, failed) = self.push_transforms(ts);
+        problems.extend(
+            failed
+                .iter()
+                .map(|(t, _)| format!("transform {}", t.spec())),
+        );
+        let Some(doc) = transformed.or_else(|| self.document()) else {
+            return;
+        };
         let shown = views_for(self.views, &doc);
         let Some(entry) = shown.iter().find(|e| e.kind.0 == state.view).copied() else {
             problems.push(format!("the {} view", state.view));
+            self.show_transformed(doc, now_s);
             self.say(format!("could not restore: {}", problems.join(", ")), now_s);
             return;
         };
-        let mut opts = self.view_opts.clone();
-        opts.orientation = crate::geometry::Orientation::Flame;
-        let view = (entry.open)(&doc, &opts);
         self.search_text = state.search.clone();
-        self.replace_with(view, Some(state.memo()), now_s);
-        self.message = None;
+        self.open_entry(entry, &doc, state.memo(), now_s);
         if problems.is_empty() {
             self.say("restored the view the screenshot recorded", now_s);
         } else {
