@@ -447,6 +447,7 @@ fn import_options(sample_type: Option<&str>) -> import::ImportOptions<'_> {
     import::ImportOptions {
         limits: Limits::default(),
         sample_type,
+        samples: Default::default(),
     }
 }
 

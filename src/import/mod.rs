@@ -30,6 +30,7 @@ pub mod otlp;
 pub mod perf;
 pub mod pprof;
 pub mod preview;
+pub mod sampled;
 mod text;
 pub mod tidb;
 mod trace_json;
@@ -293,6 +294,8 @@ pub struct ImportOptions<'a> {
     /// pprof: the sample type to show, by name, `type/unit` or index
     /// ([`pprof::PprofOptions::sample_type`]); other formats ignore it.
     pub sample_type: Option<&'a str>,
+    /// Inputs with time-ordered samples: which event, threads and gap rule.
+    pub samples: sampled::SampleOptions<'a>,
 }
 
 /// What an input turned out to hold.
@@ -315,6 +318,9 @@ pub struct Trace {
     pub format: SourceFormat,
     /// True when the input was gzip-compressed.
     pub gzipped: bool,
+    /// CPU samples recorded beside the spans (a Chrome trace's `Profile` events), and
+    /// which of them to show.
+    pub samples: Option<Box<sampled::Chosen>>,
 }
 
 impl From<Imported> for crate::model::Document {
@@ -325,9 +331,16 @@ impl From<Imported> for crate::model::Document {
             Imported::Profile(p) => crate::model::Document::Profile(Arc::new(*p)),
             Imported::Trace(t) => {
                 let t = *t;
-                crate::model::Document::Trace(Arc::new(crate::model::Trace::link(
-                    t.spans, t.source, t.format, t.gzipped,
-                )))
+                match t.samples {
+                    None => crate::model::Document::Trace(Arc::new(crate::model::Trace::link(
+                        t.spans, t.source, t.format, t.gzipped,
+                    ))),
+                    Some(chosen) => {
+                        let mut s = chosen.sampled();
+                        s.base = Some(Arc::new(t.spans));
+                        crate::model::Document::Trace(Arc::new(s.trace()))
+                    }
+                }
             }
         }
     }
@@ -346,6 +359,10 @@ pub enum Gives {
 enum Parsed {
     Profile(Profile),
     Spans(SpanSet),
+    /// Time-ordered samples (aggregated for the profile views).
+    Samples(crate::model::samples::Samples),
+    /// Spans with samples recorded beside them.
+    SpansAndSamples(SpanSet, crate::model::samples::Samples),
 }
 
 /// One importer: the formats it reads (as detection names them), what it gives, its
@@ -648,26 +665,50 @@ fn import_decoded(
         // percentage sit at zero.
         p.set_total(0);
     }
-    let mut profile = match (importer.parse)(file, text, options, progress)? {
-        Parsed::Spans(mut spans) => {
-            if let Some(note) = decoded.note {
-                spans.warnings.notes.push(note);
-            }
-            return Ok(Imported::Trace(Box::new(Trace {
-                spans,
-                source: file.to_string(),
-                format,
-                gzipped: decoded.gzipped,
-            })));
+    let (spans, samples) = match (importer.parse)(file, text, options, progress)? {
+        Parsed::Spans(spans) => (spans, None),
+        Parsed::SpansAndSamples(spans, samples) => (spans, Some(samples)),
+        Parsed::Profile(p) => return Ok(finish_profile(p, &decoded, text.len(), progress)),
+        Parsed::Samples(mut samples) => {
+            samples.meta_mut().gzipped = decoded.gzipped;
+            let chosen = sampled::choose(file, samples, &options.samples)?;
+            let p = chosen
+                .sampled()
+                .profile()
+                .map_err(|e| ImportError::whole_file(file, e))?;
+            return Ok(finish_profile(p, &decoded, text.len(), progress));
         }
-        Parsed::Profile(p) => p,
     };
-    Progress::set_done_opt(progress, text.len() as u64);
-    profile.meta.gzipped = decoded.gzipped;
+    let mut spans = spans;
     if let Some(note) = decoded.note {
-        profile.meta.warnings.notes.push(note);
+        spans.warnings.notes.push(note);
     }
-    Ok(Imported::Profile(Box::new(profile)))
+    let samples = match samples {
+        Some(s) if !s.is_empty() => Some(Box::new(sampled::choose(file, s, &options.samples)?)),
+        _ => None,
+    };
+    Ok(Imported::Trace(Box::new(Trace {
+        spans,
+        source: file.to_string(),
+        format,
+        gzipped: decoded.gzipped,
+        samples,
+    })))
+}
+
+/// A parsed profile with what decoding found (gzip, a note) and the progress at the end.
+fn finish_profile(
+    mut profile: Profile,
+    decoded: &decode::Decoded<'_>,
+    len: usize,
+    progress: Option<&Progress>,
+) -> Imported {
+    Progress::set_done_opt(progress, len as u64);
+    profile.meta.gzipped = decoded.gzipped;
+    if let Some(note) = &decoded.note {
+        profile.meta.warnings.notes.push(note.clone());
+    }
+    Imported::Profile(Box::new(profile))
 }
 
 /// Reads and imports the profile at `path`.

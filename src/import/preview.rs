@@ -357,6 +357,7 @@ fn chrome_preview(
             source: file.to_string(),
             format: SourceFormat::ChromeTrace,
             gzipped,
+            samples: None,
         })),
         extent,
     })

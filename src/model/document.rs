@@ -1,13 +1,79 @@
 //! A loaded document: what one input holds, before any view looks at it.
 //!
 //! A document is either a call tree of aggregated stacks ([`Profile`]) or a set of timed
-//! spans ([`Trace`]); the time-ordered samples of later importers will be a third kind.
+//! spans ([`Trace`]). Either may come from time-ordered samples ([`Sampled`]): then the
+//! other is one conversion away (the samples aggregated for the flame graph, table and
+//! sandwich; in time order for the timeline), and [`Document::as_profile`] and
+//! [`Document::as_trace`] give it.
 //! Views ([`crate::view`]) share it through an [`Arc`]: switching views, or opening a second
 //! view of the same input, never copies or re-imports it.
 
+use super::samples::{Samples, Selection};
 use super::spans::{SpanSet, SpanTree};
+use super::timeorder::{ConvertOptions, SpanSampling, convert_into};
+use super::tree::TotalOverflow;
 use super::{Profile, SourceFormat};
 use std::sync::Arc;
+
+/// Where a document came from when its input holds time-ordered samples: the samples,
+/// which of them are shown, and the input's own spans (a Chrome trace's events) the time
+/// order is drawn beside.
+#[derive(Clone, Debug)]
+pub struct Sampled {
+    /// Every sample of the input.
+    pub samples: Arc<Samples>,
+    /// The event shown, and the time range the aggregated views count.
+    pub selection: Selection,
+    /// The gap rule of the time order (`--max-gap`; `None`: from the median interval).
+    pub max_gap_ns: Option<u64>,
+    /// The input's own spans, when it has any besides the samples.
+    pub base: Option<Arc<SpanSet>>,
+}
+
+impl Sampled {
+    /// All samples of the first event, nothing beside them.
+    pub fn new(samples: Arc<Samples>) -> Sampled {
+        Sampled {
+            samples,
+            selection: Selection::default(),
+            max_gap_ns: None,
+            base: None,
+        }
+    }
+
+    /// The selected samples aggregated into a call tree (which remembers them).
+    pub fn profile(&self) -> Result<Profile, TotalOverflow> {
+        let mut p = self.samples.aggregate(self.selection)?;
+        p.meta.sampled = Some(self.clone());
+        Ok(p)
+    }
+
+    /// The event's samples in time order beside the input's own spans, linked.
+    pub fn trace(&self) -> Trace {
+        let mut set = self.base.as_deref().cloned().unwrap_or_default();
+        let sampling = convert_into(
+            &self.samples,
+            ConvertOptions {
+                event: self.selection.event,
+                max_gap_ns: self.max_gap_ns,
+            },
+            &mut set,
+        );
+        let meta = self.samples.meta();
+        let mut t = Trace::link(set, meta.source.clone(), meta.format, meta.gzipped);
+        t.sampled = Some(self.clone());
+        t.sampling = Some(sampling);
+        t
+    }
+
+    /// The same samples with another selection.
+    pub fn with_selection(&self, selection: Selection) -> Sampled {
+        Sampled {
+            selection,
+            ..self.clone()
+        }
+    }
+}
 
 /// A trace, linked: its spans and their tree, and where it came from.
 #[derive(Debug)]
@@ -22,6 +88,10 @@ pub struct Trace {
     pub format: SourceFormat,
     /// True when the input was gzip-compressed.
     pub gzipped: bool,
+    /// The samples its sampled tracks were made from.
+    pub sampled: Option<Sampled>,
+    /// What sampling says about those tracks' spans (counts, interval, CPU time).
+    pub sampling: Option<SpanSampling>,
 }
 
 impl Trace {
@@ -34,6 +104,8 @@ impl Trace {
             source,
             format,
             gzipped,
+            sampled: None,
+            sampling: None,
         }
     }
 }
@@ -69,6 +141,36 @@ impl Document {
         match self {
             Document::Profile(p) => p.meta.warnings.lines(),
             Document::Trace(t) => t.spans.warnings.lines(),
+        }
+    }
+
+    /// The samples it was made from, when it was.
+    pub fn sampled(&self) -> Option<&Sampled> {
+        match self {
+            Document::Profile(p) => p.meta.sampled.as_ref(),
+            Document::Trace(t) => t.sampled.as_ref(),
+        }
+    }
+
+    /// The call tree it is or stands for: a profile as it is, a sampled trace's samples
+    /// aggregated; `None` for a trace of spans only.
+    pub fn as_profile(&self) -> Option<Arc<Profile>> {
+        match self {
+            Document::Profile(p) => Some(p.clone()),
+            Document::Trace(t) => t
+                .sampled
+                .as_ref()
+                .and_then(|s| s.profile().ok())
+                .map(Arc::new),
+        }
+    }
+
+    /// The trace it is or stands for: a trace as it is, a sampled profile's samples in
+    /// time order; `None` for a profile without samples.
+    pub fn as_trace(&self) -> Option<Arc<Trace>> {
+        match self {
+            Document::Trace(t) => Some(t.clone()),
+            Document::Profile(p) => p.meta.sampled.as_ref().map(|s| Arc::new(s.trace())),
         }
     }
 

@@ -8,12 +8,14 @@
 pub mod document;
 pub mod functions;
 pub mod names;
+pub mod samples;
 pub mod spans;
+pub mod timeorder;
 pub mod transform;
 pub mod tree;
 pub mod units;
 
-pub use document::{Document, Trace};
+pub use document::{Document, Sampled, Trace};
 pub use names::{NameId, Names};
 pub use tree::{CallTree, CallTreeBuilder, ChildOrder, NO_PARENT, NodeId};
 pub use units::{Unit, ValueFormat};
@@ -160,6 +162,8 @@ pub struct ProfileMeta {
     pub sample_types: Option<SampleTypes>,
     /// What went wrong but did not stop the import.
     pub warnings: Warnings,
+    /// The time-ordered samples the tree was aggregated from, when the input has them.
+    pub sampled: Option<Sampled>,
 }
 
 impl ProfileMeta {
@@ -176,6 +180,7 @@ impl ProfileMeta {
             diff_ticks: None,
             sample_types: None,
             warnings,
+            sampled: None,
         }
     }
 }
