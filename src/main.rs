@@ -7,12 +7,12 @@ use scorch::export::{self, ExportOptions, ExportView};
 use scorch::geometry::Orientation;
 use scorch::import::{self, Limits, Progress};
 use scorch::layout::timeline::BandMode;
+use scorch::model::Document;
 use scorch::model::functions::SortKey;
 use scorch::model::transform;
-use scorch::model::{Document, Trace};
 use scorch::render::warmup::{Hold, Warmup};
 use scorch::render::{Backend, GpuOptions};
-use scorch::summary::{ProfileSummary, TraceSummary};
+use scorch::summary::{ProfileSummary, SamplesSummary, TraceSummary};
 use scorch::view::ViewKind;
 use scorch::view::draw::LabelFit;
 use scorch::view::top::{Top, TopFormat};
@@ -117,6 +117,8 @@ enum Command {
         /// [default: the profile's default sample type, else its last].
         #[arg(long)]
         sample_type: Option<String>,
+        #[command(flatten)]
+        samples: SampleArgs,
     },
 }
 
@@ -185,6 +187,8 @@ struct RenderArgs {
     /// Print timings, the adapter and what was drawn.
     #[arg(short, long)]
     verbose: bool,
+    #[command(flatten)]
+    samples: SampleArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -210,6 +214,8 @@ struct TopArgs {
     /// order.
     #[arg(long = "transform", value_name = "KIND:NAME")]
     transforms: Vec<String>,
+    #[command(flatten)]
+    samples: SampleArgs,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -364,7 +370,11 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Render(args)) => render(args),
-        Some(Command::Info { input, sample_type }) => info(&input, sample_type.as_deref()),
+        Some(Command::Info {
+            input,
+            sample_type,
+            samples,
+        }) => info(&input, sample_type.as_deref(), &samples),
         Some(Command::Top(args)) => top(args),
         Some(Command::Gen(args)) => generate(args),
         None => open(cli.open),
@@ -443,12 +453,40 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn import_options(sample_type: Option<&str>) -> import::ImportOptions<'_> {
+fn import_options<'a>(
+    sample_type: Option<&'a str>,
+    samples: &'a SampleArgs,
+) -> import::ImportOptions<'a> {
     import::ImportOptions {
         limits: Limits::default(),
         sample_type,
-        samples: Default::default(),
+        samples: import::sampled::SampleOptions {
+            event: samples.event.as_deref(),
+            pids: &samples.pid,
+            tids: &samples.tid,
+            max_gap_ns: samples.max_gap,
+        },
     }
+}
+
+/// Options of inputs with time-ordered samples (perf script, .cpuprofile, speedscope,
+/// Firefox profiles, Chrome traces with CPU samples).
+#[derive(clap::Args, Debug, Default)]
+struct SampleArgs {
+    /// The event to show, for inputs with several (`perf script` of `cpu-clock` and
+    /// `sched:sched_switch`) [default: the first in the file].
+    #[arg(long)]
+    event: Option<String>,
+    /// Only samples of these process ids (comma-separated, as inferno's --pid).
+    #[arg(long, value_delimiter = ',')]
+    pid: Vec<i64>,
+    /// Only samples of these thread ids (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    tid: Vec<i64>,
+    /// Time order: a sample further than this from its thread's previous one ends every
+    /// open span (`10ms`, `500us`) [default: 4 median sampling intervals].
+    #[arg(long, value_parser = parse_time)]
+    max_gap: Option<u64>,
 }
 
 fn render(a: RenderArgs) -> Result<()> {
@@ -465,7 +503,7 @@ fn render(a: RenderArgs) -> Result<()> {
         .context("starting the device thread")?;
     let loaded = import::load_input(
         &a.input,
-        import_options(a.sample_type.as_deref()),
+        import_options(a.sample_type.as_deref(), &a.samples),
         Some(&progress),
     );
     warmup.release();
@@ -616,24 +654,31 @@ fn generate(a: GenArgs) -> Result<()> {
     Ok(())
 }
 
-fn info(input: &Path, sample_type: Option<&str>) -> Result<()> {
+fn info(input: &Path, sample_type: Option<&str>, samples: &SampleArgs) -> Result<()> {
     let t0 = Instant::now();
-    let imported = import::load_input(input, import_options(sample_type), None)?;
+    let imported = import::load_input(input, import_options(sample_type, samples), None)?;
     let load = t0.elapsed();
     let mut out = std::io::stdout().lock();
     match imported {
         import::Imported::Profile(p) => {
             let s = ProfileSummary::of(&p, load);
             write!(out, "{s}")?;
+            if let Some(sampled) = &p.meta.sampled {
+                write!(out, "{}", SamplesSummary::of(sampled))?;
+            }
             if s.total == 0 {
                 bail!("the profile is empty");
             }
         }
-        import::Imported::Trace(t) => {
+        imported @ import::Imported::Trace(_) => {
             let t1 = Instant::now();
-            let t = *t;
-            let trace = Trace::link(t.spans, t.source, t.format, t.gzipped);
+            let Document::Trace(trace) = Document::from(imported) else {
+                unreachable!("a trace imports as a trace")
+            };
             write!(out, "{}", TraceSummary::of(&trace, load, t1.elapsed()))?;
+            if let Some(sampled) = &trace.sampled {
+                write!(out, "{}", SamplesSummary::of(sampled))?;
+            }
         }
     }
     Ok(())
@@ -659,8 +704,27 @@ fn transformed(imported: import::Imported, specs: &[String]) -> Result<import::I
     }
 }
 
+/// A trace with CPU samples as the profile of its samples (for `top`); anything else as
+/// it is.
+fn sampled_profile(imported: import::Imported) -> import::Imported {
+    match imported {
+        import::Imported::Trace(t) if t.samples.is_some() => {
+            match Document::from(import::Imported::Trace(t)).as_profile() {
+                Some(p) => import::Imported::Profile(Box::new((*p).clone())),
+                None => unreachable!("a trace with samples aggregates them"),
+            }
+        }
+        other => other,
+    }
+}
+
 fn top(a: TopArgs) -> Result<()> {
-    let imported = import::load_input(&a.input, import_options(a.sample_type.as_deref()), None)?;
+    let imported = import::load_input(
+        &a.input,
+        import_options(a.sample_type.as_deref(), &a.samples),
+        None,
+    )?;
+    let imported = sampled_profile(imported);
     let imported = transformed(imported, &a.transforms)?;
     let import::Imported::Profile(p) = imported else {
         bail!(

@@ -409,6 +409,115 @@ impl Display for TraceSummary {
     }
 }
 
+/// What `scorch info` says of time-ordered samples: per event and thread, the time range,
+/// the median sampling interval and the counters present.
+#[derive(Clone, Debug)]
+pub struct SamplesSummary {
+    /// `(event, samples, threads, unit, shown)` per event.
+    pub events: Vec<(String, usize, usize, String, bool)>,
+    /// `(thread, event, samples)` per stream of the shown event.
+    pub threads: Vec<(String, usize)>,
+    /// From the first sample to the last, nanoseconds (0 for untimed inputs).
+    pub span_ns: Option<u64>,
+    /// Median sampling interval of the shown event.
+    pub interval_ns: u64,
+    /// Counters present in the shown event.
+    pub counters: Vec<&'static str>,
+    /// Per-sample bytes (without the stack table) and stacks.
+    pub sample_bytes: usize,
+    /// Stacks in the table.
+    pub stacks: usize,
+    /// Samples in all.
+    pub total: usize,
+    /// What did not stop the import.
+    pub warnings: Vec<String>,
+}
+
+impl SamplesSummary {
+    /// Summarises `sampled`.
+    pub fn of(sampled: &crate::model::Sampled) -> SamplesSummary {
+        let s = &sampled.samples;
+        let shown = sampled.selection.event;
+        let events = s
+            .events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let threads = s.streams_of(i as u32).count();
+                (
+                    e.name.clone(),
+                    s.count_of(i as u32),
+                    threads,
+                    e.values.unit.name().to_string(),
+                    i as u32 == shown,
+                )
+            })
+            .collect();
+        let threads = s
+            .streams_of(shown)
+            .map(|(_, st)| (s.threads[st.thread as usize].label(), st.len()))
+            .collect();
+        let (lo, hi) = s.time_range();
+        SamplesSummary {
+            events,
+            threads,
+            span_ns: s.timed.then_some(hi - lo),
+            interval_ns: if s.timed { s.median_interval(shown) } else { 0 },
+            counters: s.counters_of(shown).into_iter().map(|c| c.name()).collect(),
+            sample_bytes: s.sample_bytes(),
+            stacks: s.stacks.len(),
+            total: s.len(),
+            warnings: s.meta().warnings.lines(),
+        }
+    }
+}
+
+impl Display for SamplesSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (name, n, threads, unit, shown) in &self.events {
+            writeln!(
+                f,
+                "event:    {} ({n} samples in {threads} thread{}, weights in {unit}){}",
+                if name.is_empty() { "(unnamed)" } else { name },
+                if *threads == 1 { "" } else { "s" },
+                if *shown { ", shown" } else { "" }
+            )?;
+        }
+        for (t, n) in &self.threads {
+            writeln!(f, "thread:   {t} ({n} samples)")?;
+        }
+        match self.span_ns {
+            Some(ns) => writeln!(
+                f,
+                "sampled:  {} from the first sample to the last, median interval {}",
+                format_duration_ns(ns as f64),
+                format_duration_ns(self.interval_ns as f64)
+            )?,
+            None => writeln!(f, "sampled:  no timestamps (samples in file order)")?,
+        }
+        writeln!(
+            f,
+            "counters: {}",
+            if self.counters.is_empty() {
+                "none".to_string()
+            } else {
+                self.counters.join(", ")
+            }
+        )?;
+        writeln!(
+            f,
+            "samples:  {} in all, {:.1} B each beyond {} stacks",
+            self.total,
+            self.sample_bytes as f64 / self.total.max(1) as f64,
+            self.stacks
+        )?;
+        for w in &self.warnings {
+            writeln!(f, "warning:  {w}")?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -363,13 +363,19 @@ fn gen_is_deterministic_and_its_output_loads() {
     let folded_total = out
         .lines()
         .find(|l| l.starts_with("total:"))
+        .and_then(|l| l.rsplit_once(" = "))
         .unwrap()
+        .1
         .to_string();
     let (out, err) = text(&scorch(&["info", p.to_str().unwrap()]));
     assert!(out.contains("format:   perf script text"), "{out}{err}");
     assert!(out.contains("warnings: none"), "{out}");
-    // The perf variant holds the same samples (its periods are the folded counts).
-    assert!(out.contains(&folded_total), "{out}\n{folded_total}");
+    // The perf variant holds the same samples (its periods are the folded counts, which
+    // it states as cycles).
+    assert!(
+        out.contains(&format!("cycles = {folded_total}")),
+        "{out}\n{folded_total}"
+    );
     // Chrome JSON to stdout.
     let o = scorch(&["gen", "w6", "--spans", "100"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -21,6 +21,7 @@
 
 pub mod chrome;
 pub mod chunks;
+pub mod cpuprofile;
 pub mod decode;
 pub mod detect;
 pub mod flamebearer;
@@ -389,7 +390,7 @@ pub static IMPORTERS: &[Importer] = &[
     Importer {
         formats: &[SourceFormat::PerfScript],
         gives: Gives::Profile,
-        parse: |f, t, _, p| perf::parse_with(f, t, p).map(Parsed::Profile),
+        parse: |f, t, _, p| perf::parse_with(f, t, p).map(Parsed::Samples),
     },
     Importer {
         formats: &[
@@ -410,9 +411,19 @@ pub static IMPORTERS: &[Importer] = &[
         },
     },
     Importer {
+        formats: &[SourceFormat::CpuProfile],
+        gives: Gives::Profile,
+        parse: |f, t, _, _| cpuprofile::parse(f, t).map(Parsed::Samples),
+    },
+    Importer {
         formats: &[SourceFormat::ChromeTrace],
         gives: Gives::Trace,
-        parse: |f, t, _, _| chrome::parse(f, t).map(Parsed::Spans),
+        parse: |f, t, _, _| {
+            chrome::parse_with_samples(f, t).map(|(spans, samples)| match samples {
+                Some(s) => Parsed::SpansAndSamples(spans, s),
+                None => Parsed::Spans(spans),
+            })
+        },
     },
     Importer {
         formats: &[SourceFormat::Jaeger],
@@ -667,16 +678,14 @@ fn import_decoded(
     }
     let (spans, samples) = match (importer.parse)(file, text, options, progress)? {
         Parsed::Spans(spans) => (spans, None),
+        // A caller that takes profiles only gets the samples aggregated.
+        Parsed::SpansAndSamples(_, samples) if !traces => {
+            return import_decoded_samples(file, samples, &decoded, options, text.len(), progress);
+        }
         Parsed::SpansAndSamples(spans, samples) => (spans, Some(samples)),
         Parsed::Profile(p) => return Ok(finish_profile(p, &decoded, text.len(), progress)),
-        Parsed::Samples(mut samples) => {
-            samples.meta_mut().gzipped = decoded.gzipped;
-            let chosen = sampled::choose(file, samples, &options.samples)?;
-            let p = chosen
-                .sampled()
-                .profile()
-                .map_err(|e| ImportError::whole_file(file, e))?;
-            return Ok(finish_profile(p, &decoded, text.len(), progress));
+        Parsed::Samples(samples) => {
+            return import_decoded_samples(file, samples, &decoded, options, text.len(), progress);
         }
     };
     let mut spans = spans;
@@ -694,6 +703,32 @@ fn import_decoded(
         gzipped: decoded.gzipped,
         samples,
     })))
+}
+
+/// Samples aggregated into their profile (which keeps them).
+fn import_decoded_samples(
+    file: &str,
+    mut samples: crate::model::samples::Samples,
+    decoded: &decode::Decoded<'_>,
+    options: ImportOptions<'_>,
+    len: usize,
+    progress: Option<&Progress>,
+) -> Result<Imported, ImportError> {
+    samples.meta_mut().gzipped = decoded.gzipped;
+    if let Some(note) = &decoded.note {
+        samples.meta_mut().warnings.notes.push(note.clone());
+    }
+    let chosen = sampled::choose(file, samples, &options.samples)?;
+    let mut p = chosen
+        .sampled()
+        .profile()
+        .map_err(|e| ImportError::whole_file(file, e))?;
+    // The note is in the samples' meta already.
+    p.meta
+        .warnings
+        .notes
+        .retain(|n| Some(n) != decoded.note.as_ref());
+    Ok(finish_profile(p, decoded, len, progress))
 }
 
 /// A parsed profile with what decoding found (gzip, a note) and the progress at the end.

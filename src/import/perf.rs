@@ -50,17 +50,23 @@
 
 use super::ImportError;
 use super::chunks::ChunkProgress;
-use super::folded::{PARALLEL_MIN_BYTES, merge_nodes};
+use super::folded::PARALLEL_MIN_BYTES;
 use super::text::preview;
-use crate::model::{
-    CallTreeBuilder, ChildOrder, NameId, Names, NodeId, Profile, ProfileMeta, SourceFormat,
-    ValueFormat, Warnings,
-};
+use crate::model::samples::{EMPTY_STACK, StackId, StackTable, Stream, ThreadInfo};
+use crate::model::units::Unit;
+use crate::model::{NameId, Names, SourceFormat, ValueFormat, Warnings};
+use std::collections::HashMap;
 use std::ops::Range;
 
-/// Parses `perf script` output (already decoded to UTF-8).
-pub fn parse(file: &str, text: &[u8]) -> Result<Profile, ImportError> {
-    parse_with(file, text, None)
+pub use crate::model::samples::Samples;
+
+/// Parses `perf script` output (already decoded to UTF-8) into its call tree (the first
+/// event's samples, as inferno folds them).
+pub fn parse(file: &str, text: &[u8]) -> Result<crate::model::Profile, ImportError> {
+    let samples = parse_with(file, text, None)?;
+    samples
+        .aggregate(Default::default())
+        .map_err(|e| ImportError::whole_file(file, e))
 }
 
 /// [`parse`], adding the bytes consumed to `progress` every megabyte; large inputs are
@@ -69,7 +75,7 @@ pub fn parse_with(
     file: &str,
     text: &[u8],
     progress: Option<&super::Progress>,
-) -> Result<Profile, ImportError> {
+) -> Result<Samples, ImportError> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     parse_with_threads(file, text, progress, threads, PARALLEL_MIN_BYTES)
 }
@@ -82,19 +88,18 @@ pub fn parse_with_threads(
     progress: Option<&super::Progress>,
     threads: usize,
     min_parallel_bytes: usize,
-) -> Result<Profile, ImportError> {
+) -> Result<Samples, ImportError> {
     let t0 = std::time::Instant::now();
     if threads <= 1 || text.len() < min_parallel_bytes.max(2) {
-        let mut p = Parser::new(None);
+        let mut p = Parser::new();
         p.run(file, text, 1, progress)?;
         super::Progress::stage(progress, "parse", t0.elapsed());
         return finish(file, p, progress);
     }
-    let filter = first_event_type(text).map(|r| text[r].to_vec());
     // Chunks start right after a blank line (between samples).
     let results =
         super::chunks::parse_in_chunks(text, threads, next_blank_line_end, |part, line, _| {
-            let mut p = Parser::new(filter.clone());
+            let mut p = Parser::new();
             p.run(file, part, line, progress).map(|()| p)
         });
     let mut parts = results?;
@@ -102,7 +107,7 @@ pub fn parse_with_threads(
     super::Progress::stage(progress, "parse", t1 - t0);
     let mut merged = parts.remove(0);
     for p in parts {
-        merged.absorb(file, p)?;
+        merged.absorb(p);
     }
     super::Progress::stage(progress, "merge", t1.elapsed());
     finish(file, merged, progress)
@@ -157,17 +162,18 @@ pub(super) fn next_blank_line_end(text: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// An event line's parts: the command (trimmed) and where the text after the pid starts.
+/// An event line's parts: the command (trimmed), the `pid[/tid]` word and where the text
+/// after it starts.
 /// inferno's rule: the first all-digit word (optionally `pid/tid`) that follows a
 /// space and is followed by a space ends the command (tabs count as spaces here).
-fn event_line_parts(line: &[u8]) -> Option<(&[u8], usize)> {
+fn event_line_pid(line: &[u8]) -> Option<(&[u8], Range<usize>, usize)> {
     let mut word_start = 0usize;
     let mut all_digits = false;
     let mut last_was_space = false;
     for (i, &c) in line.iter().enumerate() {
         if c == b' ' || c == b'\t' {
             if all_digits && !last_was_space {
-                return Some((trim(&line[..word_start - 1]), i + 1));
+                return Some((trim(&line[..word_start - 1]), word_start..i, i + 1));
             }
             word_start = i + 1;
             all_digits = true;
@@ -181,6 +187,8 @@ fn event_line_parts(line: &[u8]) -> Option<(&[u8], usize)> {
 
 /// What an event line says after the pid.
 struct EventFields {
+    /// The timestamp (`6544038.708352:`), nanoseconds.
+    time: Option<u64>,
     /// The event type (`cycles`), relative to the text after the pid.
     event: Option<Range<usize>>,
     /// `Some` when the line has an event part: the period before the event type, if that
@@ -196,6 +204,7 @@ struct EventFields {
 fn event_fields(after: &[u8]) -> EventFields {
     let Some(c1) = memchr::memchr(b':', after) else {
         return EventFields {
+            time: None,
             event: None,
             period: None,
             post: None,
@@ -227,10 +236,42 @@ fn event_fields(after: &[u8]) -> EventFields {
         let start = body.as_ptr() as usize - after.as_ptr() as usize;
         Some(start..start + body.len())
     });
+    let head = &after[..c1];
+    let time_word = &head[memchr::memrchr2(b' ', b'\t', head).map_or(0, |i| i + 1)..];
     EventFields {
+        time: parse_seconds(time_word),
         event,
         period: Some(period),
         post,
+    }
+}
+
+/// `6544038.708352` (seconds, up to nanosecond digits) as nanoseconds.
+fn parse_seconds(word: &[u8]) -> Option<u64> {
+    let (int, frac) = match memchr::memchr(b'.', word) {
+        Some(i) => (&word[..i], &word[i + 1..]),
+        None => (word, &b""[..]),
+    };
+    if int.is_empty() || frac.len() > 9 || !frac.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let secs = parse_u64(int)?;
+    let mut ns = 0u64;
+    for i in 0..9 {
+        ns = ns * 10 + frac.get(i).map_or(0, |d| u64::from(d - b'0'));
+    }
+    secs.checked_mul(1_000_000_000)?.checked_add(ns)
+}
+
+/// `pid/tid` or `pid` (perf prints `tid` alone when it has no pid).
+fn parse_pid_tid(word: &[u8]) -> (Option<i64>, Option<i64>) {
+    let num = |w: &[u8]| parse_u64(w).and_then(|v| i64::try_from(v).ok());
+    match memchr::memchr(b'/', word) {
+        Some(i) => (num(&word[..i]), num(&word[i + 1..])),
+        None => {
+            let v = num(word);
+            (v, v)
+        }
     }
 }
 
@@ -248,40 +289,6 @@ fn parse_u64(word: &[u8]) -> Option<u64> {
         v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
     }
     Some(v)
-}
-
-/// The event type of the first event line the sequential parse would read, if any.
-fn first_event_type(text: &[u8]) -> Option<Range<usize>> {
-    let mut in_event = false;
-    let mut start = 0usize;
-    while start < text.len() {
-        let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
-        let raw = &text[start..end];
-        let line_start = start;
-        start = end + 1;
-        if raw.starts_with(b"#") {
-            continue;
-        }
-        let line = trim_end(raw);
-        if line.is_empty() {
-            in_event = false;
-            continue;
-        }
-        if in_event {
-            continue;
-        }
-        in_event = true;
-        match event_line_parts(line) {
-            None => in_event = false,
-            Some((_, after)) => {
-                if let Some(ev) = event_fields(&line[after..]).event {
-                    let base = line_start + after;
-                    return Some(base + ev.start..base + ev.end);
-                }
-            }
-        }
-    }
-    None
 }
 
 /// A stack line's `(pc, rawfunc, module)`; `None` when it has not that shape.
@@ -443,10 +450,23 @@ struct BlockLine {
 /// The state machine of one sequential parse (of the whole input or of one chunk).
 struct Parser {
     names: Names,
-    builder: CallTreeBuilder,
+    stacks: StackTable,
     warnings: Warnings,
-    /// The event type kept (the first one seen, or given to a parallel chunk).
-    filter: Option<Vec<u8>>,
+    /// Threads by `(pid, tid, command)`.
+    threads: Vec<ThreadInfo>,
+    thread_index: HashMap<(Option<i64>, Option<i64>, Vec<u8>), u32>,
+    /// Event names in order of first appearance, and whether any of its lines gave a
+    /// period.
+    events: Vec<(Vec<u8>, bool)>,
+    /// Samples per `(thread, event)`.
+    streams: Vec<Stream>,
+    stream_index: HashMap<(u32, u32), usize>,
+    /// The current sample's stream, time and pid/tid.
+    stream: usize,
+    time: Option<u64>,
+    pid_tid: (Option<i64>, Option<i64>),
+    /// Samples without a timestamp.
+    untimed: u64,
     /// The lines until the next blank line are stack lines.
     in_event: bool,
     /// The current sample is of another event type: its stack lines are ignored.
@@ -467,9 +487,9 @@ struct Parser {
     leaf_first: Vec<NameId>,
     /// Frames of one stack line (Java inlining splits one line into several).
     group: Vec<NameId>,
-    /// The previous sample's path (command first) and its tree nodes.
+    /// The previous sample's path (command first) and its stacks.
     prev_path: Vec<NameId>,
-    prev_nodes: Vec<NodeId>,
+    prev_nodes: Vec<StackId>,
     /// Scratch for names a rule rewrites, and for demangled Rust symbols.
     scratch: Vec<u8>,
     rust: Vec<u8>,
@@ -481,19 +501,24 @@ struct Parser {
     prev_ids: Vec<NameId>,
     prev_comm: Option<NameId>,
     samples: u64,
-    other_events: u64,
     empty_samples: u64,
 }
 
 impl Parser {
-    fn new(filter: Option<Vec<u8>>) -> Self {
-        let mut names = Names::new();
-        let builder = CallTreeBuilder::new(&mut names, false);
+    fn new() -> Self {
         Self {
-            names,
-            builder,
+            names: Names::new(),
+            stacks: StackTable::default(),
             warnings: Warnings::default(),
-            filter,
+            threads: Vec::new(),
+            thread_index: HashMap::new(),
+            events: Vec::new(),
+            streams: Vec::new(),
+            stream_index: HashMap::new(),
+            stream: 0,
+            time: None,
+            pid_tid: (None, None),
+            untimed: 0,
             in_event: false,
             skip: false,
             event_open: false,
@@ -513,9 +538,46 @@ impl Parser {
             prev_ids: Vec::new(),
             prev_comm: None,
             samples: 0,
-            other_events: 0,
             empty_samples: 0,
         }
+    }
+
+    /// The stream of the current event line's thread and event.
+    fn stream_for(&mut self, comm: &[u8], event: &[u8]) -> usize {
+        let key = (self.pid_tid.0, self.pid_tid.1, comm.to_vec());
+        let thread = match self.thread_index.get(&key) {
+            Some(&t) => t,
+            None => {
+                let t = self.threads.len() as u32;
+                let name = String::from_utf8_lossy(comm).into_owned();
+                self.threads.push(ThreadInfo {
+                    process: match self.pid_tid.0 {
+                        Some(p) => format!("{name} {p}"),
+                        None => String::new(),
+                    },
+                    name,
+                    pid: self.pid_tid.0,
+                    tid: self.pid_tid.1,
+                });
+                self.thread_index.insert(key, t);
+                t
+            }
+        };
+        let ev = match self.events.iter().position(|(e, _)| e.as_slice() == event) {
+            Some(i) => i as u32,
+            None => {
+                self.events.push((event.to_vec(), false));
+                self.events.len() as u32 - 1
+            }
+        };
+        *self.stream_index.entry((thread, ev)).or_insert_with(|| {
+            self.streams.push(Stream {
+                thread,
+                event: ev,
+                ..Stream::default()
+            });
+            self.streams.len() - 1
+        })
     }
 
     fn invalid(&mut self, line_no: u64, why: &str, line: &[u8]) {
@@ -570,7 +632,7 @@ impl Parser {
 
     fn event_line(&mut self, line_no: u64, line: &[u8]) {
         self.in_event = true;
-        let Some((comm, after)) = event_line_parts(line) else {
+        let Some((comm, pid_word, after)) = event_line_pid(line) else {
             self.invalid(
                 line_no,
                 "expected an event line 'comm pid[/tid] [cpu] time: [period] event:'",
@@ -581,6 +643,7 @@ impl Parser {
         };
         let rest = &line[after..];
         let EventFields {
+            time,
             event,
             period,
             post,
@@ -588,17 +651,12 @@ impl Parser {
         if let Some(p) = period {
             self.period = p;
         }
-        if let Some(ev) = event {
-            let ev = &rest[ev];
-            match &self.filter {
-                Some(f) if f.as_slice() != ev => {
-                    self.skip = true;
-                    self.other_events += 1;
-                    return;
-                }
-                Some(_) => {}
-                None => self.filter = Some(ev.to_vec()),
-            }
+        self.time = time;
+        self.pid_tid = parse_pid_tid(&line[pid_word]);
+        let ev: &[u8] = event.map_or(b"", |ev| &rest[ev]);
+        self.stream = self.stream_for(comm, ev);
+        if self.period.is_some() {
+            self.events[self.streams[self.stream].event as usize].1 = true;
         }
         self.event_open = true;
         if !self.comm_known || comm != self.comm_raw.as_slice() {
@@ -772,9 +830,9 @@ impl Parser {
     }
 
     /// Ends the current sample: adds its path (if it has frames) and resets the state.
-    fn end_sample(&mut self, file: &str, line_no: u64) -> Result<(), ImportError> {
+    fn end_sample(&mut self, _file: &str, _line_no: u64) -> Result<(), ImportError> {
         if !self.leaf_first.is_empty() {
-            let mut node: NodeId = 0;
+            let mut node: StackId = EMPTY_STACK;
             let mut reusing = true;
             let len = self.leaf_first.len() + 1;
             let path = std::iter::once(self.comm).chain(self.leaf_first.iter().rev().copied());
@@ -788,19 +846,24 @@ impl Parser {
                     self.prev_path.truncate(depth);
                     self.prev_nodes.truncate(depth);
                 }
-                node = self.builder.child(node, id);
+                node = self.stacks.child(node, id);
                 self.prev_path.push(id);
                 self.prev_nodes.push(node);
             }
             self.prev_path.truncate(len);
             self.prev_nodes.truncate(len);
-            self.builder
-                .add_self(node, self.period.unwrap_or(1))
-                .map_err(|e| ImportError::Invalid {
-                    file: file.to_string(),
-                    location: format!("line {line_no}"),
-                    message: e.to_string(),
-                })?;
+            let weight = self.period.unwrap_or(1);
+            let st = &mut self.streams[self.stream];
+            let time = match self.time {
+                Some(t) => t,
+                None => {
+                    self.untimed += 1;
+                    st.time.last().copied().unwrap_or(0)
+                }
+            };
+            st.time.push(time);
+            st.stack.push(node);
+            st.weight.push(weight);
             self.samples += 1;
         } else if self.event_open {
             self.empty_samples += 1;
@@ -813,40 +876,108 @@ impl Parser {
         Ok(())
     }
 
-    /// Adds another chunk's tree and counts into this one.
-    fn absorb(&mut self, file: &str, other: Parser) -> Result<(), ImportError> {
-        merge_nodes(
-            &mut self.builder,
-            &mut self.names,
-            &other.builder,
-            &other.names,
-        )
-        .map_err(|e| ImportError::whole_file(file, e))?;
+    /// Adds another chunk's samples and counts into this one (a later part of the
+    /// input: its samples follow).
+    fn absorb(&mut self, other: Parser) {
+        let map = self
+            .stacks
+            .absorb(&mut self.names, &other.stacks, &other.names);
+        let thread_map: Vec<u32> = other
+            .threads
+            .iter()
+            .map(|t| {
+                let key = (t.pid, t.tid, t.name.as_bytes().to_vec());
+                *self.thread_index.entry(key).or_insert_with(|| {
+                    self.threads.push(t.clone());
+                    self.threads.len() as u32 - 1
+                })
+            })
+            .collect();
+        let event_map: Vec<u32> = other
+            .events
+            .iter()
+            .map(
+                |(e, period)| match self.events.iter().position(|(x, _)| x == e) {
+                    Some(i) => {
+                        self.events[i].1 |= *period;
+                        i as u32
+                    }
+                    None => {
+                        self.events.push((e.clone(), *period));
+                        self.events.len() as u32 - 1
+                    }
+                },
+            )
+            .collect();
+        for st in other.streams {
+            let (thread, event) = (thread_map[st.thread as usize], event_map[st.event as usize]);
+            let i = *self.stream_index.entry((thread, event)).or_insert_with(|| {
+                self.streams.push(Stream {
+                    thread,
+                    event,
+                    ..Stream::default()
+                });
+                self.streams.len() - 1
+            });
+            let to = &mut self.streams[i];
+            to.time.extend_from_slice(&st.time);
+            to.stack.extend(
+                st.stack
+                    .iter()
+                    .map(|&s| if s == EMPTY_STACK { s } else { map[s as usize] }),
+            );
+            for k in 0..st.len() {
+                to.weight.push(st.weight.get(k));
+            }
+        }
         self.warnings.absorb_lines(other.warnings);
         self.samples += other.samples;
-        self.other_events += other.other_events;
+        self.untimed += other.untimed;
         self.empty_samples += other.empty_samples;
-        if self.filter.is_none() {
-            self.filter = other.filter;
-        }
-        Ok(())
     }
 }
 
-/// Turns the parsed (and merged) state into the profile, or the no-samples error.
+/// What a perf event's period counts: nanoseconds for the clock events, the hardware
+/// counter's unit (`cycles`, `instructions`) or the event for others; samples when no
+/// line gave a period.
+pub fn event_values(event: &str, has_period: bool) -> ValueFormat {
+    let unit = if !has_period {
+        Unit::Samples
+    } else if matches!(event, "cpu-clock" | "task-clock") {
+        Unit::Nanoseconds
+    } else if event.contains("cycles") {
+        Unit::Other("cycles".into())
+    } else if event.contains("instructions") {
+        Unit::Other("instructions".into())
+    } else {
+        Unit::Other(if event.is_empty() {
+            "events".into()
+        } else {
+            event.to_string()
+        })
+    };
+    ValueFormat {
+        unit,
+        ..ValueFormat::default()
+    }
+}
+
+/// Turns the parsed (and merged) state into the samples, or the no-samples error.
 fn finish(
     file: &str,
     p: Parser,
     progress: Option<&super::Progress>,
-) -> Result<Profile, ImportError> {
+) -> Result<Samples, ImportError> {
     let t0 = std::time::Instant::now();
     let Parser {
         names,
-        builder,
+        stacks,
         mut warnings,
-        filter,
+        threads,
+        events,
+        mut streams,
         samples,
-        other_events,
+        untimed,
         empty_samples,
         ..
     } = p;
@@ -861,39 +992,90 @@ fn finish(
             detail,
         });
     }
-    let event = filter.map(|f| String::from_utf8_lossy(&f).into_owned());
-    if other_events > 0 {
-        warnings.notes.push(format!(
-            "{other_events} sample{} of event types other than '{}' left out (only the first \
-             event type is shown, as inferno-collapse-perf does)",
-            if other_events == 1 { "" } else { "s" },
-            event.as_deref().unwrap_or("")
-        ));
-    }
     if empty_samples > 0 {
         warnings.notes.push(format!(
             "{empty_samples} sample{} without stack frames left out",
             if empty_samples == 1 { "" } else { "s" }
         ));
     }
-    let tree = builder
-        .finish(&names, ChildOrder::ByName)
-        .map_err(|e| ImportError::whole_file(file, e))?;
-    super::Progress::stage(progress, "tree", t0.elapsed());
-    Ok(Profile {
-        names,
-        tree,
-        values: ValueFormat::default(),
-        meta: ProfileMeta::new(file, SourceFormat::PerfScript, warnings),
-    })
+    let timed = untimed == 0;
+    if !timed {
+        // Without timestamps, samples are laid out one after another by weight.
+        warnings.notes.push(format!(
+            "{untimed} sample{} without a timestamp: the time order shows samples in file \
+             order",
+            if untimed == 1 { "" } else { "s" }
+        ));
+        for st in &mut streams {
+            let mut t = 0u64;
+            for i in 0..st.len() {
+                st.time[i] = t;
+                t = t.saturating_add(st.weight.get(i));
+            }
+        }
+    }
+    let mut out = Samples::new(file, SourceFormat::PerfScript);
+    out.names = names;
+    out.stacks = stacks;
+    out.threads = threads;
+    out.streams = streams;
+    out.timed = timed;
+    out.thread_root_frames = true;
+    for (e, period) in &events {
+        let name = String::from_utf8_lossy(e);
+        out.event(&name, event_values(&name, *period));
+    }
+    if events.len() > 1 {
+        let counts: Vec<String> = (0..events.len() as u32)
+            .map(|e| format!("{} ({})", out.events[e as usize].name, out.count_of(e)))
+            .collect();
+        warnings.notes.push(format!(
+            "samples of {} events: {}; the first is shown (choose another with --event or \
+             the toolbar)",
+            events.len(),
+            counts.join(", ")
+        ));
+    }
+    out.meta_mut().warnings = warnings;
+    let out = out.finish();
+    super::Progress::stage(progress, "samples", t0.elapsed());
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn load(s: &str) -> Profile {
+    fn load(s: &str) -> crate::model::Profile {
         parse("t.perf", s.as_bytes()).unwrap()
+    }
+
+    /// The first event's samples folded, and every sample as `thread event time path`.
+    fn agg(s: &Samples) -> (Vec<String>, Vec<String>) {
+        let mut each = Vec::new();
+        for st in &s.streams {
+            for i in 0..st.len() {
+                let path: Vec<&str> = s
+                    .stacks
+                    .frames_of(st.stack[i])
+                    .into_iter()
+                    .map(|n| s.names.get(n))
+                    .collect();
+                each.push(format!(
+                    "{} {} {} {} {}",
+                    s.threads[st.thread as usize].label(),
+                    s.events[st.event as usize].name,
+                    st.time[i],
+                    st.weight.get(i),
+                    path.join(";")
+                ));
+            }
+        }
+        each.sort();
+        (
+            s.aggregate(Default::default()).unwrap().folded_lines(),
+            each,
+        )
     }
 
     #[test]
@@ -955,8 +1137,49 @@ mod tests {
             ["a;[unknown] 5", "a;_dl_start 5", "b;y 5"]
         );
         assert!(
-            p.meta.warnings.notes[0].starts_with("1 sample of event types other than 'cycles'")
+            p.meta.warnings.notes[0]
+                .starts_with("samples of 2 events: cycles (3), instructions (1)"),
+            "{:?}",
+            p.meta.warnings.notes
         );
+        assert_eq!(p.values.unit, Unit::Other("cycles".into()));
+    }
+
+    #[test]
+    fn events_threads_times_and_units_are_kept() {
+        let text = "app 10/11 [000] 100.000001: 1000000 cpu-clock:\n\t1 f (/x)\n\t2 main (/x)\n\n\
+                    app 10/12 [001] 100.000500: 1 page-faults:\n\t1 g (/x)\n\n\
+                    app 10/11 [000] 100.001001: 1000000 cpu-clock:\n\t1 main (/x)\n\n\
+                    app 10/11 100.002001123: 1000000 cpu-clock:\n\t1 main (/x)\n";
+        let s = parse_with("t.perf", text.as_bytes(), None).unwrap();
+        let (folded, each) = agg(&s);
+        assert_eq!(folded, ["app;main 2000000", "app;main;f 1000000"]);
+        assert_eq!(
+            each,
+            [
+                "app 10/11 cpu-clock 0 1000000 app;main;f",
+                "app 10/11 cpu-clock 1000000 1000000 app;main",
+                "app 10/11 cpu-clock 2000123 1000000 app;main",
+                "app 10/12 page-faults 499000 1 app;g",
+            ]
+        );
+        assert_eq!(s.origin_ns, 100_000_001_000);
+        assert!(s.timed && s.thread_root_frames);
+        assert_eq!(s.events[0].values.unit, Unit::Nanoseconds);
+        assert_eq!(s.events[1].values.unit, Unit::Other("page-faults".into()));
+        // A cpu-clock profile's total is time: 561 samples of 1 ms read "3 ms", not
+        // "3,000,000 samples".
+        let p = s.aggregate(Default::default()).unwrap();
+        assert_eq!(p.values.format(p.tree.grand_total()), "3.00 ms");
+        // Without timestamps the samples follow each other by weight.
+        let s = parse_with(
+            "t.perf",
+            b"a 1 cycles:\n\t1 f (/x)\n\na 1 cycles:\n\t1 f (/x)\n",
+            None,
+        )
+        .unwrap();
+        assert!(!s.timed);
+        assert_eq!(s.streams[0].time, [0, 1]);
     }
 
     #[test]
@@ -1083,8 +1306,8 @@ mod tests {
             let par = parse_with_threads("m", &t, None, 3, 1);
             match (seq, par) {
                 (Ok(a), Ok(b)) => {
-                    assert_eq!(a.folded_lines(), b.folded_lines());
-                    assert_eq!(a.meta.warnings, b.meta.warnings);
+                    assert_eq!(agg(&a), agg(&b));
+                    assert_eq!(a.meta().warnings, b.meta().warnings);
                 }
                 (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
                 (a, b) => panic!("sequential {:?} vs parallel {:?}", a.is_ok(), b.is_ok()),
@@ -1099,12 +1322,8 @@ mod tests {
             let seq = parse_with_threads("r", text.as_bytes(), None, 1, usize::MAX).unwrap();
             for threads in [2, 3, 8] {
                 let par = parse_with_threads("r", text.as_bytes(), None, threads, 1).unwrap();
-                assert_eq!(
-                    seq.folded_lines(),
-                    par.folded_lines(),
-                    "seed {seed}, {threads} threads"
-                );
-                assert_eq!(seq.meta.warnings, par.meta.warnings, "seed {seed}");
+                assert_eq!(agg(&seq), agg(&par), "seed {seed}, {threads} threads");
+                assert_eq!(seq.meta().warnings, par.meta().warnings, "seed {seed}");
             }
         }
     }

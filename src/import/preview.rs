@@ -256,7 +256,10 @@ fn preview_with(
         }
         Kind::Perf => {
             let (buf, extent) = sampled(perf::next_blank_line_end);
-            let p = perf::parse_with(file, &buf, None).ok()?;
+            let p = perf::parse_with(file, &buf, None)
+                .ok()?
+                .aggregate(Default::default())
+                .ok()?;
             Some(profile_preview(p, false, extent))
         }
         Kind::Chrome => {

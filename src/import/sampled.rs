@@ -45,7 +45,11 @@ impl Chosen {
 }
 
 /// Applies the filters and picks the event; fails when nothing is left.
-pub fn choose(file: &str, mut samples: Samples, opts: &SampleOptions<'_>) -> Result<Chosen, ImportError> {
+pub fn choose(
+    file: &str,
+    mut samples: Samples,
+    opts: &SampleOptions<'_>,
+) -> Result<Chosen, ImportError> {
     let before = samples.len();
     if !opts.pids.is_empty() || !opts.tids.is_empty() {
         let keep: Vec<bool> = samples

@@ -413,8 +413,14 @@ pub struct ThreadInfo {
 }
 
 impl ThreadInfo {
-    /// `name pid/tid`, `name tid` or `name`.
+    /// `name pid/tid`, `name tid` or `name` (just the name when it already holds the
+    /// thread id as a word, as Chrome's `CrRendererMain 775` does).
     pub fn label(&self) -> String {
+        if let Some(t) = self.tid
+            && self.name.split_whitespace().any(|w| w == t.to_string())
+        {
+            return self.name.clone();
+        }
         match (self.pid, self.tid) {
             (Some(p), Some(t)) if p != t => format!("{} {p}/{t}", self.name),
             (_, Some(t)) => format!("{} {t}", self.name),
@@ -759,7 +765,11 @@ impl Samples {
                     continue;
                 }
                 let p = self.stacks.parent(i as StackId);
-                let parent = if p == EMPTY_STACK { top } else { node[p as usize] };
+                let parent = if p == EMPTY_STACK {
+                    top
+                } else {
+                    node[p as usize]
+                };
                 node[i] = builder.child(parent, self.stacks.frame(i as StackId));
                 if acc[i] > 0 {
                     builder.add_self(node[i], acc[i])?;
@@ -847,7 +857,13 @@ mod tests {
         assert_eq!(st.stack, [b, a, a]);
         assert_eq!((st.weight.get(0), st.weight.get(2)), (1, 3));
         assert_eq!(st.counter(CounterKind::CpuNs), Some(&[0, 0, 300][..]));
-        assert_eq!(st.wakers, [Waker { sample: 0, thread: 0 }]);
+        assert_eq!(
+            st.wakers,
+            [Waker {
+                sample: 0,
+                thread: 0
+            }]
+        );
     }
 
     #[test]

@@ -122,7 +122,9 @@ pub fn convert_into(samples: &Samples, opts: ConvertOptions, set: &mut SpanSet) 
         exact: samples.exact,
         ..SpanSampling::default()
     };
-    let has_cpu = samples.counters_of(opts.event).contains(&CounterKind::CpuNs);
+    let has_cpu = samples
+        .counters_of(opts.event)
+        .contains(&CounterKind::CpuNs);
     let mut names: Names = std::mem::take(&mut set.names);
     let mut name_of = vec![u32::MAX; samples.names.len()];
     let skip = u32::from(samples.thread_root_frames);
@@ -137,7 +139,8 @@ pub fn convert_into(samples: &Samples, opts: ConvertOptions, set: &mut SpanSet) 
         let track = set.tracks.len() as u32;
         set.tracks.push(Track::new(thread.label()));
         if set.track_info.len() + 1 < set.tracks.len() {
-            set.track_info.resize(set.tracks.len() - 1, TrackInfo::default());
+            set.track_info
+                .resize(set.tracks.len() - 1, TrackInfo::default());
         }
         set.track_info.push(TrackInfo {
             kind: TrackKind::Thread,
@@ -155,12 +158,12 @@ pub fn convert_into(samples: &Samples, opts: ConvertOptions, set: &mut SpanSet) 
         let mut open: Vec<Open> = Vec::new();
         let (mut count, mut cpu_sum) = (0u64, 0u64);
         let close_to = |open: &mut Vec<Open>,
-                            keep: usize,
-                            end: u64,
-                            count: u64,
-                            cpu_sum: u64,
-                            set: &mut SpanSet,
-                            out: &mut SpanSampling| {
+                        keep: usize,
+                        end: u64,
+                        count: u64,
+                        cpu_sum: u64,
+                        set: &mut SpanSet,
+                        out: &mut SpanSampling| {
             while open.len() > keep {
                 let o = open.pop().expect("longer than keep");
                 let i = o.span as usize;
@@ -178,10 +181,7 @@ pub fn convert_into(samples: &Samples, opts: ConvertOptions, set: &mut SpanSet) 
             let st = stream.stack[i];
             if i > 0 {
                 let prev = stream.time[i - 1];
-                let marker_changed = stream
-                    .marker
-                    .as_ref()
-                    .is_some_and(|m| m[i] != m[i - 1]);
+                let marker_changed = stream.marker.as_ref().is_some_and(|m| m[i] != m[i - 1]);
                 if max_gap > 0 && t - prev > max_gap {
                     let end = prev + sample_len(samples, stream, i - 1, interval);
                     close_to(&mut open, 0, end.min(t), count, cpu_sum, set, &mut out);
@@ -311,7 +311,13 @@ mod tests {
         let s = thread(&["A;B;C", "A;B;C", "A;E;C"], None);
         assert_eq!(
             spans(&s),
-            ["A 0+3 (3)", "B 0+2 (2)", "C 0+2 (2)", "E 2+1 (1)", "C 2+1 (1)"]
+            [
+                "A 0+3 (3)",
+                "B 0+2 (2)",
+                "C 0+2 (2)",
+                "E 2+1 (1)",
+                "C 2+1 (1)"
+            ]
         );
         let (set, _) = convert(&s, ConvertOptions::default());
         assert_eq!(set.parent, [NO_PARENT, 0, 1, 0, 3]);

@@ -11,7 +11,8 @@ use super::draw::{BarSource, Frame, Measure, Rect, rgba};
 use super::flame::FlameView;
 use super::input::{Action, Wheel};
 use super::interface::{
-    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport, shows_profiles,
+    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport, profile_of,
+    shows_profiles,
 };
 use super::shell::Heading;
 use super::table::TableView;
@@ -28,9 +29,9 @@ impl ViewKind {
 pub const ENTRY: ViewEntry = ViewEntry {
     kind: ViewKind::BOTH,
     shows: shows_profiles,
-    open: |doc, opts| match doc {
-        Document::Profile(p) => Box::new(BothView::new(p.clone(), opts)),
-        _ => unreachable!("both shows profiles only"),
+    open: |doc, opts| {
+        let p = profile_of(doc);
+        Box::new(BothView::new(p, opts))
     },
 };
 

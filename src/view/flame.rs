@@ -17,7 +17,8 @@ use super::draw::{
 };
 use super::input::{Action, Wheel};
 use super::interface::{
-    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport, shows_profiles,
+    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport, profile_of,
+    shows_profiles,
 };
 use super::search::{SearchResult, search};
 use super::shell::Heading;
@@ -87,9 +88,9 @@ impl ViewKind {
 pub const ENTRY: ViewEntry = ViewEntry {
     kind: ViewKind::FLAME_GRAPH,
     shows: shows_profiles,
-    open: |doc, opts| match doc {
-        Document::Profile(d) => Box::new(FlameView::new(d.clone(), opts)),
-        _ => unreachable!("the flame graph shows profiles only"),
+    open: |doc, opts| {
+        let d = profile_of(doc);
+        Box::new(FlameView::new(d, opts))
     },
 };
 
@@ -98,15 +99,12 @@ pub const ENTRY: ViewEntry = ViewEntry {
 pub const ICICLE_ENTRY: ViewEntry = ViewEntry {
     kind: ViewKind::ICICLE,
     shows: shows_profiles,
-    open: |doc, opts| match doc {
-        Document::Profile(d) => {
-            let opts = ViewOptions {
-                orientation: Orientation::Icicle,
-                ..opts.clone()
-            };
-            Box::new(FlameView::new(d.clone(), &opts))
-        }
-        _ => unreachable!("the icicle shows profiles only"),
+    open: |doc, opts| {
+        let opts = ViewOptions {
+            orientation: Orientation::Icicle,
+            ..opts.clone()
+        };
+        Box::new(FlameView::new(profile_of(doc), &opts))
     },
 };
 
@@ -114,13 +112,12 @@ pub const ICICLE_ENTRY: ViewEntry = ViewEntry {
 pub const LEFT_HEAVY_ENTRY: ViewEntry = ViewEntry {
     kind: ViewKind::LEFT_HEAVY,
     shows: shows_profiles,
-    open: |doc, opts| match doc {
-        Document::Profile(d) => Box::new(FlameView::ordered(
-            d.clone(),
+    open: |doc, opts| {
+        Box::new(FlameView::ordered(
+            profile_of(doc),
             opts,
             SiblingOrder::HeaviestFirst,
-        )),
-        _ => unreachable!("left heavy shows profiles only"),
+        ))
     },
 };
 

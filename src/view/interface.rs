@@ -288,9 +288,19 @@ pub struct ViewOptions {
     pub kind: Option<ViewKind>,
 }
 
-/// [`ViewEntry::shows`] of the views that show call trees.
+/// [`ViewEntry::shows`] of the views that show call trees: profiles, and traces made
+/// from samples (their samples aggregated).
 pub fn shows_profiles(doc: &Document) -> bool {
-    matches!(doc, Document::Profile(_))
+    match doc {
+        Document::Profile(_) => true,
+        Document::Trace(t) => t.sampled.is_some(),
+    }
+}
+
+/// The call tree a view of call trees opens on (see [`shows_profiles`]).
+pub fn profile_of(doc: &Document) -> std::sync::Arc<crate::model::Profile> {
+    doc.as_profile()
+        .expect("views of call trees open on documents that have one")
 }
 
 /// A view the window can switch to: its kind, which documents it shows, how it opens.

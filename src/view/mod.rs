@@ -57,9 +57,13 @@ pub fn views_for<'v>(views: &'v [ViewEntry], doc: &Document) -> Vec<&'v ViewEntr
 /// first of [`VIEWS`] that does (a call tree as a flame graph, a trace as a timeline).
 pub fn default_view(doc: &Document, opts: &ViewOptions) -> Box<dyn View> {
     let shown = views_for(VIEWS, doc);
+    // A trace opens as a timeline even when its samples could be aggregated.
+    let natural =
+        |e: &&&ViewEntry| matches!(doc, Document::Trace(_)) == (e.kind == ViewKind::TIMELINE);
     let entry = shown
         .iter()
         .find(|e| Some(e.kind) == opts.kind)
+        .or(shown.iter().find(natural))
         .or(shown.first())
         .expect("some view shows every kind of document");
     (entry.open)(doc, opts)

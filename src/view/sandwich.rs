@@ -14,7 +14,8 @@ use super::draw::{Frame, Measure, Rect, rgba};
 use super::flame::FlameView;
 use super::input::{Action, Wheel};
 use super::interface::{
-    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport, shows_profiles,
+    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport, profile_of,
+    shows_profiles,
 };
 use super::shell::Heading;
 use crate::geometry::{Orientation, Style};
@@ -32,9 +33,9 @@ impl ViewKind {
 pub const ENTRY: ViewEntry = ViewEntry {
     kind: ViewKind::SANDWICH,
     shows: shows_profiles,
-    open: |doc, opts| match doc {
-        Document::Profile(p) => Box::new(SandwichView::new(p.clone(), None, opts)),
-        _ => unreachable!("the sandwich shows profiles only"),
+    open: |doc, opts| {
+        let p = profile_of(doc);
+        Box::new(SandwichView::new(p, None, opts))
     },
 };
 

@@ -15,7 +15,8 @@ use super::draw::{
 };
 use super::input::{Action, Wheel};
 use super::interface::{
-    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport, shows_profiles,
+    Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport, profile_of,
+    shows_profiles,
 };
 use super::search::match_names;
 use super::shell::Heading;
@@ -45,9 +46,9 @@ const ROW_TRANSFORMS: [TransformKind; 5] = [
 pub const ENTRY: ViewEntry = ViewEntry {
     kind: ViewKind::TABLE,
     shows: shows_profiles,
-    open: |doc, opts| match doc {
-        Document::Profile(p) => Box::new(TableView::new(p.clone(), opts)),
-        _ => unreachable!("the table shows profiles only"),
+    open: |doc, opts| {
+        let p = profile_of(doc);
+        Box::new(TableView::new(p, opts))
     },
 };
 

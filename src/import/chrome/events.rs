@@ -21,6 +21,10 @@ use std::borrow::Cow;
 pub(super) struct Doc {
     pub(super) display_time_unit: Option<String>,
     pub(super) notes: Vec<String>,
+    /// Byte ranges of the top-level `samples` and `stackFrames` values (older traces'
+    /// CPU samples).
+    pub(super) samples: Option<std::ops::Range<usize>>,
+    pub(super) stack_frames: Option<std::ops::Range<usize>>,
 }
 
 /// How a run over the traceEvents array ended.
@@ -231,6 +235,8 @@ pub(super) fn read_doc<'a>(
     let mut doc = Doc {
         display_time_unit: None,
         notes: Vec::new(),
+        samples: None,
+        stack_frames: None,
     };
     let start = skip_ws(text, 0);
     let (recs, names, args, end) = match text.get(start) {
@@ -306,9 +312,12 @@ pub(super) fn read_doc<'a>(
                     b"systemTraceEvents" => doc
                         .notes
                         .push("systemTraceEvents (ftrace text) not imported".to_string()),
-                    b"samples" | b"powerTraceAsString" if value.len() > 2 => doc.notes.push(
-                        format!("top-level {} not imported", String::from_utf8_lossy(key)),
-                    ),
+                    b"samples" => doc.samples = Some(i..after),
+                    b"stackFrames" => doc.stack_frames = Some(i..after),
+                    b"powerTraceAsString" if value.len() > 2 => doc.notes.push(format!(
+                        "top-level {} not imported",
+                        String::from_utf8_lossy(key)
+                    )),
                     _ => {}
                 }
                 i = after;
@@ -533,8 +542,9 @@ pub(super) fn event_rec<'a>(
         ph,
         b'X' | b'B' | b'E' | b'i' | b'I' | b'R' | b'b' | b'e' | b'n' | b'S'
     );
+    // `P` events keep theirs too: a trace's CPU profile is in `Profile`/`ProfileChunk` args.
     let args = match ev.args {
-        Some(args) if spans => store.add(args),
+        Some(args) if spans || ph == b'P' => store.add(args),
         _ => (0, 0),
     };
     let (meta_args, meta_name) = if ph == b'M' {

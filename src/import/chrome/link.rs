@@ -275,7 +275,8 @@ fn group<'r>(recs: &'r [Rec<'_>], tracks: &mut Tracks<'r>, c: &mut Counts) -> As
             continue;
         }
         if !is_span_phase(r.ph) {
-            if r.ph != b'M' {
+            // `P` events are CPU samples: `cpu.rs` reads and counts them.
+            if r.ph != b'M' && r.ph != b'P' {
                 *c.skipped.entry(r.ph).or_default() += 1;
             }
             continue;

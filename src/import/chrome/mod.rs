@@ -60,6 +60,7 @@
 //! the span set then owns), `cat` the span's category. Every pass is a loop with explicit stacks:
 //! B/E nesting a hundred thousand deep costs no call stack.
 
+mod cpu;
 mod events;
 mod link;
 mod scan;
@@ -86,12 +87,42 @@ pub fn parse_with_threads(
     threads: usize,
     min_parallel_bytes: usize,
 ) -> Result<SpanSet, ImportError> {
+    parse_all(file, text, threads, min_parallel_bytes).map(|(s, _)| s)
+}
+
+/// The trace's spans and the CPU samples recorded in it (`Profile`/`ProfileChunk`
+/// events, top-level `samples`; see [`cpu`]).
+pub fn parse_with_samples(
+    file: &str,
+    text: &[u8],
+) -> Result<(SpanSet, Option<crate::model::samples::Samples>), ImportError> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    parse_all(file, text, threads, PARALLEL_MIN_BYTES)
+}
+
+fn parse_all(
+    file: &str,
+    text: &[u8],
+    threads: usize,
+    min_parallel_bytes: usize,
+) -> Result<(SpanSet, Option<crate::model::samples::Samples>), ImportError> {
     let split = Split {
         threads,
         min_bytes: min_parallel_bytes,
     };
     let (recs, names, args, doc) = events::read_doc(file, text, split)?;
-    Ok(link::build(recs, names, args, doc))
+    let has_samples = doc.samples.is_some()
+        || recs.iter().any(|r| r.ph == b'P')
+        || names.find("CpuProfile").is_some();
+    if !has_samples {
+        return Ok((link::build(recs, names, args, doc), None));
+    }
+    // Profiles are read before linking (which consumes the records) and named after it
+    // (threads are named by the tracks' metadata).
+    let collected = cpu::collect(file, text, &recs, &names, &args, &doc);
+    let set = link::build(recs, names, args, doc);
+    let samples = collected.finish(&set);
+    Ok((set, samples))
 }
 
 /// When and how widely to parse in parallel.

@@ -58,10 +58,15 @@ impl ViewKind {
 /// The timeline in the window's list of views: it shows traces.
 pub const ENTRY: ViewEntry = ViewEntry {
     kind: ViewKind::TIMELINE,
-    shows: |doc| matches!(doc, Document::Trace(_)),
-    open: |doc, opts| match doc {
-        Document::Trace(d) => Box::new(TimelineView::new(d.clone(), opts)),
-        _ => unreachable!("the timeline shows traces only"),
+    shows: |doc| match doc {
+        Document::Trace(_) => true,
+        Document::Profile(p) => p.meta.sampled.is_some(),
+    },
+    open: |doc, opts| {
+        let t = doc
+            .as_trace()
+            .expect("the timeline opens on documents that have spans");
+        Box::new(TimelineView::new(t, opts))
     },
 };
 
