@@ -166,6 +166,8 @@ fn main() {
             source: "W5".into(),
             format: SourceFormat::ChromeTrace,
             gzipped: false,
+            sampled: None,
+            sampling: None,
         });
         let mut view = TimelineView::with_tracks(
             trace,

@@ -664,7 +664,10 @@ fn info(input: &Path, sample_type: Option<&str>, samples: &SampleArgs) -> Result
             let s = ProfileSummary::of(&p, load);
             write!(out, "{s}")?;
             if let Some(sampled) = &p.meta.sampled {
-                write!(out, "{}", SamplesSummary::of(sampled))?;
+                // The profile's lines above gave the warnings.
+                let mut s = SamplesSummary::of(sampled);
+                s.warnings.clear();
+                write!(out, "{s}")?;
             }
             if s.total == 0 {
                 bail!("the profile is empty");

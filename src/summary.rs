@@ -296,7 +296,7 @@ impl TraceSummary {
     pub fn of(trace: &Trace, load: Duration, link: Duration) -> TraceSummary {
         let s = &trace.spans;
         let t0 = Instant::now();
-        let tracks = track_layout(s, &trace.tree, default_band_mode(trace.format));
+        let tracks = track_layout(s, &trace.tree, default_band_mode(trace));
         let layout_time = t0.elapsed();
         let lod = Lod::build(&tracks.layout);
         let lod_time = t0.elapsed() - layout_time;

@@ -357,6 +357,7 @@ pub enum Gives {
 }
 
 /// What a parser produced.
+#[allow(clippy::large_enum_variant)] // one per import, moved once
 enum Parsed {
     Profile(Profile),
     Spans(SpanSet),

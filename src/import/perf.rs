@@ -200,7 +200,11 @@ struct EventFields {
 
 /// The event type, period and the text after them (a one-frame stack) in what follows the
 /// pid: `6544038.708352:   10101010 cycles:u:  ffff… sym (dso)` gives `cycles`, 10101010
-/// and `ffff… sym (dso)`.
+/// and `ffff… sym (dso)`. The event is the first word after the time (and the period, a
+/// number) that ends with `:`: a tracepoint keeps its subsystem (`sched:sched_switch`),
+/// a counter loses its modifiers (`cycles:u`, `cpu-clock:uhH` are `cycles`,
+/// `cpu-clock`, as inferno groups them). What follows is a one-frame stack only when it
+/// starts with an address; a tracepoint's payload (`prev_comm=bash …`) is not.
 fn event_fields(after: &[u8]) -> EventFields {
     let Some(c1) = memchr::memchr(b':', after) else {
         return EventFields {
@@ -210,34 +214,62 @@ fn event_fields(after: &[u8]) -> EventFields {
             post: None,
         };
     };
-    let seg_start = c1 + 1;
-    let c2 = memchr::memchr(b':', &after[seg_start..]).map(|i| seg_start + i);
-    let seg_end = c2.unwrap_or(after.len());
-    let seg = &after[seg_start..seg_end];
-    let ev_space = memchr::memrchr2(b' ', b'\t', seg);
-    let ev_start = ev_space.map_or(seg_start, |i| seg_start + i + 1);
-    let event = Some(ev_start..seg_end);
-    // The word before the event type, split at single spaces (as `rsplit(' ')` does).
-    let period = ev_space.and_then(|sp| {
-        let word = &seg[memchr::memrchr2(b' ', b'\t', &seg[..sp]).map_or(0, |i| i + 1)..sp];
-        parse_u64(word)
-    });
-    let post = c2.and_then(|c2| {
-        let rest = &after[c2 + 1..];
-        let skip = rest
-            .iter()
-            .position(|&b| b == b':' || b == b' ')
-            .map_or(0, |i| i + 1);
-        let body = trim(&rest[skip..]);
-        if body.is_empty() {
-            return None;
-        }
-        // `body` is a subslice of `after`: recover its range.
-        let start = body.as_ptr() as usize - after.as_ptr() as usize;
-        Some(start..start + body.len())
-    });
     let head = &after[..c1];
     let time_word = &head[memchr::memrchr2(b' ', b'\t', head).map_or(0, |i| i + 1)..];
+    // Words after the time: [period] event: [rest].
+    let words = |from: usize| {
+        let mut i = from;
+        std::iter::from_fn(move || {
+            while i < after.len() && (after[i] == b' ' || after[i] == b'\t') {
+                i += 1;
+            }
+            if i >= after.len() {
+                return None;
+            }
+            let start = i;
+            while i < after.len() && after[i] != b' ' && after[i] != b'\t' {
+                i += 1;
+            }
+            Some(start..i)
+        })
+    };
+    let mut it = words(c1 + 1);
+    let mut period = None;
+    let mut ev_word = it.next();
+    if let Some(w) = &ev_word
+        && let Some(p) = parse_u64(&after[w.clone()])
+    {
+        period = Some(p);
+        ev_word = it.next();
+    }
+    let Some(ev_word) = ev_word else {
+        return EventFields {
+            time: parse_seconds(time_word),
+            event: None,
+            period: Some(period),
+            post: None,
+        };
+    };
+    let word = &after[ev_word.clone()];
+    let mut name_end = ev_word.start + word.iter().rposition(|&b| b != b':').map_or(0, |i| i + 1);
+    // `cycles:u` → `cycles`: a last `:` part of modifier letters only.
+    if let Some(k) = memchr::memrchr(b':', &after[ev_word.start..name_end]) {
+        let suffix = &after[ev_word.start + k + 1..name_end];
+        if !suffix.is_empty() && suffix.iter().all(|b| b"ukhHGpPSDIWe".contains(b)) {
+            name_end = ev_word.start + k;
+        }
+    }
+    let event = Some(ev_word.start..name_end);
+    let body = trim(&after[ev_word.end..]);
+    let post = (!body.is_empty()
+        && body
+            .iter()
+            .take_while(|&&b| b != b' ' && b != b'\t')
+            .all(u8::is_ascii_hexdigit))
+    .then(|| {
+        let start = body.as_ptr() as usize - after.as_ptr() as usize;
+        start..start + body.len()
+    });
     EventFields {
         time: parse_seconds(time_word),
         event,
@@ -447,6 +479,9 @@ struct BlockLine {
     clean: bool,
 }
 
+/// A thread as perf names it: pid, tid and command.
+type ThreadKey = (Option<i64>, Option<i64>, Vec<u8>);
+
 /// The state machine of one sequential parse (of the whole input or of one chunk).
 struct Parser {
     names: Names,
@@ -454,7 +489,7 @@ struct Parser {
     warnings: Warnings,
     /// Threads by `(pid, tid, command)`.
     threads: Vec<ThreadInfo>,
-    thread_index: HashMap<(Option<i64>, Option<i64>, Vec<u8>), u32>,
+    thread_index: HashMap<ThreadKey, u32>,
     /// Event names in order of first appearance, and whether any of its lines gave a
     /// period.
     events: Vec<(Vec<u8>, bool)>,

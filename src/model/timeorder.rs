@@ -401,7 +401,7 @@ mod tests {
                     }
                     let frames: Vec<_> = cur.iter().map(|f| s.intern(&format!("f{f}"))).collect();
                     let id = s.stacks.path(frames);
-                    time += 1 + r.next() % 3 + if r.next() % 20 == 0 { 40 } else { 0 };
+                    time += 1 + r.next() % 3 + if r.next().is_multiple_of(20) { 40 } else { 0 };
                     s.push(st, time, id, 1);
                 }
             }
@@ -416,7 +416,7 @@ mod tests {
                 }
             }
             let mut by_path = std::collections::BTreeMap::<String, i64>::new();
-            for i in 0..set.len() {
+            for (i, &own) in self_n.iter().enumerate() {
                 let mut path = vec![set.names.get(set.name[i]).to_string()];
                 let mut p = set.parent[i];
                 while p != NO_PARENT {
@@ -425,9 +425,9 @@ mod tests {
                 }
                 path.push(s.threads[set.track[i] as usize].label());
                 path.reverse();
-                assert!(self_n[i] >= 0, "seed {seed}");
-                if self_n[i] > 0 {
-                    *by_path.entry(path.join(";")).or_default() += self_n[i];
+                assert!(own >= 0, "seed {seed}");
+                if own > 0 {
+                    *by_path.entry(path.join(";")).or_default() += own;
                 }
             }
             let tree = s.aggregate(Default::default()).unwrap();

@@ -130,6 +130,20 @@ fn check_size(opts: &ExportOptions) -> Result<(), OptionsError> {
 
 /// The view of `doc` that `opts` ask for, set up for one image.
 pub fn export_view(doc: &Document, opts: &ExportOptions) -> Result<Box<dyn View>, OptionsError> {
+    // A document made from samples is drawn either way: in time order as a timeline, or
+    // aggregated by the views of call trees.
+    let converted;
+    let doc = match (doc, opts.view) {
+        (Document::Profile(_), Some(ExportView::Timeline)) if doc.sampled().is_some() => {
+            converted = Document::Trace(doc.as_trace().expect("samples convert to spans"));
+            &converted
+        }
+        (Document::Trace(_), Some(v)) if v != ExportView::Timeline && doc.sampled().is_some() => {
+            converted = Document::Profile(doc.as_profile().expect("samples aggregate"));
+            &converted
+        }
+        _ => doc,
+    };
     Ok(match doc {
         Document::Profile(p) if opts.view == Some(ExportView::Table) => {
             Box::new(table_export(p.clone(), opts)?)
@@ -387,9 +401,7 @@ pub fn timeline_export(
     if opts.color == Some(ColorMode::Diff) {
         return refuse("--color diff needs a differential profile; a trace has none");
     }
-    let mode = opts
-        .bands
-        .unwrap_or_else(|| default_band_mode(trace.format));
+    let mode = opts.bands.unwrap_or_else(|| default_band_mode(&trace));
     let style = Style::default();
     let view_opts = ViewOptions {
         orientation: Orientation::Icicle,

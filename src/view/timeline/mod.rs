@@ -72,8 +72,10 @@ pub const ENTRY: ViewEntry = ViewEntry {
 
 /// The band mode a trace format is usually viewed in: Chrome traces per thread
 /// (Perfetto), distributed traces as one tree (TiDB Dashboard, Jaeger UI).
-pub fn default_band_mode(format: SourceFormat) -> BandMode {
-    match format {
+pub fn default_band_mode(trace: &Trace) -> BandMode {
+    match trace.format {
+        // Threads as bands, as Perfetto, DevTools and Firefox's stack chart show them.
+        _ if trace.sampling.is_some() => BandMode::PerTrack,
         SourceFormat::ChromeTrace => BandMode::PerTrack,
         _ => BandMode::OneTree,
     }
@@ -172,7 +174,7 @@ pub struct TimelineView {
 impl TimelineView {
     /// A timeline of `trace` in the format's usual band mode and colors.
     pub fn new(trace: Arc<Trace>, opts: &ViewOptions) -> TimelineView {
-        let mode = default_band_mode(trace.format);
+        let mode = default_band_mode(&trace);
         Self::with_mode(trace, mode, opts)
     }
 
@@ -446,6 +448,36 @@ impl TimelineView {
         color::palette_color(index)
     }
 
+    /// A span made from samples: `≈ 12.3 ms (± 130 µs), 13 samples`, or for one sample
+    /// `≈ 130 µs (± 130 µs), a single sample`; `None` for spans the file states (and
+    /// exact ones, from evented input).
+    fn sampled_duration(&self, i: usize) -> Option<String> {
+        let sm = self.trace.sampling.as_ref()?;
+        let n = sm.samples_of(i)?;
+        if sm.exact {
+            return None;
+        }
+        let d = format_duration_ns(self.trace.spans.dur_ns[i] as f64);
+        let pm = format_duration_ns(sm.interval_ns as f64);
+        Some(if n == 1 {
+            format!("≈ {d} (± {pm}), a single sample")
+        } else {
+            format!("≈ {d} (± {pm}), {n} samples")
+        })
+    }
+
+    /// `CPU 8.1 ms (66 % of its time)` for a sampled span whose samples carry CPU time.
+    fn cpu_line(&self, i: usize) -> Option<String> {
+        let sm = self.trace.sampling.as_ref()?;
+        let cpu = sm.cpu_of(i)?;
+        let dur = self.trace.spans.dur_ns[i].max(1);
+        Some(format!(
+            "CPU {} ({:.0} % of its time)",
+            format_duration_ns(cpu as f64),
+            100.0 * cpu as f64 / dur as f64
+        ))
+    }
+
     /// The details panel's lines for span `sp`.
     fn detail_lines(&self, sp: u32) -> Vec<String> {
         let spans = &self.trace.spans;
@@ -454,10 +486,12 @@ impl TimelineView {
         let track = spans.track_label(spans.track[i]);
         lines.push(format!(
             "duration {} · start {} after the trace's start · end {} · track {track}",
-            format_duration_ns(spans.dur_ns[i] as f64),
+            self.sampled_duration(i)
+                .unwrap_or_else(|| format_duration_ns(spans.dur_ns[i] as f64)),
             format_duration_ns(spans.start_ns[i] as f64),
             format_duration_ns(spans.end_ns(i) as f64),
         ));
+        lines.extend(self.cpu_line(i));
         let parent = self.trace.tree.parent_of(spans, i);
         let kids = self.trace.tree.children(sp).len();
         lines.push(format!(
@@ -852,11 +886,18 @@ impl View for TimelineView {
             return lines;
         }
         lines.push(spans.names.get(spans.name[i]).to_string());
-        lines.push(format!(
-            "{} · starts at {}",
-            format_duration_ns(spans.dur_ns[i] as f64),
-            format_duration_ns(spans.start_ns[i] as f64)
-        ));
+        match self.sampled_duration(i) {
+            Some(d) => lines.push(format!(
+                "{d} · starts at ≈ {}",
+                format_duration_ns(spans.start_ns[i] as f64)
+            )),
+            None => lines.push(format!(
+                "{} · starts at {}",
+                format_duration_ns(spans.dur_ns[i] as f64),
+                format_duration_ns(spans.start_ns[i] as f64)
+            )),
+        }
+        lines.extend(self.cpu_line(i));
         lines.push(spans.track_label(spans.track[i]));
         if let Some(c) = spans.category_of(i) {
             lines.push(format!("category: {c}"));
@@ -919,6 +960,7 @@ impl View for TimelineView {
             f64::from(g.graph.w),
             0,
         );
+        self.draw_uncertainty(frame, &sight, &rows);
         self.draw_labels(frame, &sight, &rows, m);
         self.draw_connectors(frame, &sight);
         let line = g.scale.round().max(1.0);

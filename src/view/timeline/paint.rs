@@ -246,6 +246,78 @@ impl TimelineView {
         }
     }
 
+    /// Spans made from samples: their start and end are known to within one sampling
+    /// interval, so each end fades across it (in steps of the background laid over the
+    /// bar), and a span of a single sample is veiled whole. Only when the interval is
+    /// at least two pixels wide: zoomed out, the uncertainty is below what is drawn.
+    pub(super) fn draw_uncertainty(
+        &self,
+        frame: &mut Frame<'_>,
+        sight: &Sight<'_>,
+        rows: &[RowDraw],
+    ) {
+        let Some(sm) = self
+            .trace
+            .sampling
+            .as_ref()
+            .filter(|s| !s.exact && s.interval_ns > 0)
+        else {
+            return;
+        };
+        let (g, cam) = (sight.g, &sight.cam);
+        let gx = g.graph.x;
+        let graph_right = g.graph.x + g.graph.w;
+        const STEPS: usize = 4;
+        let bg = frame.background;
+        let veil = |a: f32| {
+            [
+                f32::from(bg[0]) / 255.0,
+                f32::from(bg[1]) / 255.0,
+                f32::from(bg[2]) / 255.0,
+                a,
+            ]
+        };
+        for d in rows {
+            let row = &self.tracks.layout.rows[d.row];
+            for i in single_bars(Some(&self.lod), d) {
+                let s = row.node[i] as usize;
+                let Some(n) = sm.samples_of(s) else {
+                    continue;
+                };
+                let x0 = gx + cam.x_of(row.x0[i]) as f32;
+                let x1 = gx + cam.x_of(row.x1[i]) as f32 - g.gap_px;
+                let iv = (cam.x_of(row.x0[i].saturating_add(sm.interval_ns)) - cam.x_of(row.x0[i]))
+                    as f32;
+                if iv < 2.0 || x1 <= gx || x0 >= graph_right || x1 - x0 < 1.0 {
+                    continue;
+                }
+                let (top, h) = (d.top, g.bar_height_px);
+                let clip = |a: f32, b: f32| (a.max(gx), b.min(graph_right).min(x1));
+                if n <= 1 {
+                    let (a, b) = clip(x0, x1);
+                    if b > a {
+                        frame.over.push(Rect::new([a, top, b - a, h], veil(0.45)));
+                    }
+                    continue;
+                }
+                // Each end fades over at most half the bar.
+                let w = iv.min((x1 - x0) / 2.0);
+                let step = w / STEPS as f32;
+                for k in 0..STEPS {
+                    let alpha = 0.6 * (STEPS - k) as f32 / STEPS as f32;
+                    let (a, b) = clip(x0 + step * k as f32, x0 + step * (k + 1) as f32);
+                    if b > a {
+                        frame.over.push(Rect::new([a, top, b - a, h], veil(alpha)));
+                    }
+                    let (a, b) = clip(x1 - step * (k + 1) as f32, x1 - step * k as f32);
+                    if b > a {
+                        frame.over.push(Rect::new([a, top, b - a, h], veil(alpha)));
+                    }
+                }
+            }
+        }
+    }
+
     /// Connectors from a parent's row down to a pushed-down span's row.
     pub(super) fn draw_connectors(&self, frame: &mut Frame<'_>, sight: &Sight<'_>) {
         let (g, cam) = (sight.g, &sight.cam);

@@ -1,0 +1,237 @@
+//! Time-ordered samples: real recordings made for these tests (`data/recordings/`: a
+//! `perf record -g -e cpu-clock -e sched:sched_switch` of three Python threads, a
+//! `node --cpu-prof` profile) and the corpus' Chrome traces with CPU samples, each checked
+//! against counts an independent reader finds (perf's own `perf script -F tid,event`
+//! counts, recorded beside the file; a plain JSON walk); and the time-order picture.
+
+mod common;
+
+use common::*;
+use scorch::export::{ExportOptions, ExportView, render_rgba};
+use scorch::import::{self, Imported};
+use scorch::model::Document;
+use scorch::model::samples::Samples;
+use scorch::model::units::Unit;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn samples_of(imported: &Imported) -> &Samples {
+    match imported {
+        Imported::Profile(p) => &p.meta.sampled.as_ref().expect("sampled").samples,
+        Imported::Trace(t) => &t.samples.as_ref().expect("samples").samples,
+    }
+}
+
+/// Samples per `(event, tid)`.
+fn per_event_tid(s: &Samples) -> BTreeMap<(String, i64), usize> {
+    let mut m = BTreeMap::new();
+    for st in &s.streams {
+        let tid = s.threads[st.thread as usize].tid.unwrap_or(-1);
+        *m.entry((s.events[st.event as usize].name.clone(), tid))
+            .or_default() += st.len();
+    }
+    m
+}
+
+#[test]
+fn a_perf_recording_keeps_events_threads_and_time() {
+    let path = root().join("data/recordings/python-threads.perf.gz");
+    let imported = import::load_any_path(&path).unwrap();
+    let s = samples_of(&imported);
+    // `perf script -F event | sort | uniq -c` on the recording: 298 cpu-clock, 79
+    // sched:sched_switch; `-F tid,event` for the threads.
+    let count = |e: &str| {
+        per_event_tid(s)
+            .iter()
+            .filter(|((ev, _), _)| ev == e)
+            .map(|(_, n)| n)
+            .sum::<usize>()
+    };
+    assert_eq!(count("cpu-clock"), 298);
+    assert_eq!(count("sched:sched_switch"), 79);
+    let m = per_event_tid(s);
+    for (tid, n) in [(17958, 107), (17957, 72), (17914, 49), (17956, 36)] {
+        assert_eq!(m[&("cpu-clock".to_string(), tid)], n, "tid {tid}");
+    }
+    assert_eq!(m[&("sched:sched_switch".to_string(), 17914)], 23);
+    // cpu-clock periods are nanoseconds: the profile is time.
+    let Imported::Profile(p) = &imported else {
+        panic!("a perf file is a profile")
+    };
+    assert_eq!(p.values.unit, Unit::Nanoseconds);
+    assert_eq!(p.tree.grand_total(), 298 * 1_001_001);
+    assert!(s.timed);
+    let interval = s.median_interval(0);
+    assert!((1_000_000..1_010_000).contains(&interval), "{interval}");
+    // The other event, chosen as --event does.
+    let opts = import::ImportOptions {
+        samples: import::sampled::SampleOptions {
+            event: Some("sched:sched_switch"),
+            tids: &[17914],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let Imported::Profile(p) = import::load_any_path_with_options(&path, opts, None).unwrap()
+    else {
+        panic!("a profile")
+    };
+    assert_eq!(p.tree.grand_total(), 23);
+    let opts = import::ImportOptions {
+        samples: import::sampled::SampleOptions {
+            event: Some("page-faults"),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let e = import::load_any_path_with_options(&path, opts, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("no samples of event 'page-faults'; it has cpu-clock (298 samples), sched:sched_switch (79 samples)"),
+        "{e}"
+    );
+}
+
+/// The samples of a `.cpuprofile` as a plain JSON walk counts them.
+fn json_samples(v: &serde_json::Value) -> usize {
+    v["samples"].as_array().map_or(0, Vec::len)
+}
+
+#[test]
+fn a_node_cpu_profile_in_time_order() {
+    let path = root().join("data/recordings/node-fib.cpuprofile");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let imported = import::load_any_path(&path).unwrap();
+    assert_eq!(samples_of(&imported).len(), json_samples(&v));
+    let doc = Document::from(imported);
+    let s = &doc.sampled().unwrap().samples;
+    // Every sample's weight is the time to the next: the total is the recording's span.
+    let p = doc.as_profile().unwrap();
+    let (lo, hi) = s.time_range();
+    let last = s.streams[0].weight.get(s.len() - 1);
+    assert_eq!(p.tree.grand_total(), hi - lo + last);
+    // The time order: spans nest, and their sample counts add up per root.
+    let t = doc.as_trace().unwrap();
+    let sm = t.sampling.as_ref().unwrap();
+    let roots: u64 = (0..t.spans.len())
+        .filter(|&i| t.spans.parent[i] == scorch::model::NO_PARENT)
+        .map(|i| u64::from(sm.samples[i]))
+        .sum();
+    assert_eq!(roots, s.len() as u64);
+    assert!(sm.interval_ns > 500_000 && sm.interval_ns < 2_000_000);
+}
+
+/// Chrome traces: samples in `ProfileChunk`/`CpuProfile` events whose node the profile
+/// has, and top-level `samples` naming a known stack frame, as a JSON walk counts them.
+fn chrome_samples(v: &serde_json::Value) -> usize {
+    let events = v
+        .as_array()
+        .or_else(|| v["traceEvents"].as_array())
+        .cloned()
+        .unwrap_or_default();
+    let mut nodes: BTreeMap<String, std::collections::BTreeSet<u64>> = BTreeMap::new();
+    let mut samples: Vec<(String, u64)> = Vec::new();
+    for (k, e) in events.iter().enumerate() {
+        let name = e["name"].as_str().unwrap_or("");
+        let cp = &e["args"]["data"]["cpuProfile"];
+        let key = match name {
+            "ProfileChunk" => format!("{}/{}", e["pid"], e["id"]),
+            "CpuProfile" => format!("event {k}"),
+            _ => continue,
+        };
+        for n in cp["nodes"].as_array().into_iter().flatten() {
+            nodes
+                .entry(key.clone())
+                .or_default()
+                .insert(n["id"].as_u64().unwrap());
+        }
+        for sm in cp["samples"].as_array().into_iter().flatten() {
+            samples.push((key.clone(), sm.as_u64().unwrap()));
+        }
+    }
+    let from_events = samples
+        .iter()
+        .filter(|(k, id)| nodes.get(k).is_some_and(|n| n.contains(id)))
+        .count();
+    let frames = v["stackFrames"].as_object();
+    let top = v["samples"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| {
+            let sf = match &s["sf"] {
+                serde_json::Value::Number(n) => n.to_string(),
+                serde_json::Value::String(t) => t.clone(),
+                _ => return false,
+            };
+            frames.is_some_and(|f| f.contains_key(&sf))
+        })
+        .count();
+    from_events + top
+}
+
+#[test]
+fn corpus_chrome_traces_with_cpu_samples() {
+    let corpus = root().join("../shared/corpus");
+    if !corpus.join("MANIFEST.tsv").exists() {
+        let required = std::env::var_os("CI").is_some()
+            || std::env::var_os("SCORCH_REQUIRE_CORPUS").is_some_and(|v| v == "1");
+        assert!(!required, "the corpus is required but missing");
+        eprintln!("corpus tests skipped: {} not found", corpus.display());
+        return;
+    }
+    let files = [
+        "jlfwong_speedscope/sample/profiles/Chrome/65/simple-timeline.json",
+        "jlfwong_speedscope/sample/profiles/Chrome/66/worker.json",
+        "jlfwong_speedscope/sample/profiles/Chrome/69/simple.json",
+        "jlfwong_speedscope/sample/profiles/Chrome/70/worker.json",
+        "jlfwong_speedscope/sample/profiles/Chrome/141/no-arg-data.json",
+        "catapult-project_catapult/tracing/test_data/perf_sampling_trace_with_trace_events.json.gz",
+    ];
+    for f in files {
+        let path = corpus.join(f);
+        let bytes = std::fs::read(&path).unwrap();
+        let text = if f.ends_with(".gz") {
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut out)
+                .unwrap();
+            out
+        } else {
+            bytes
+        };
+        let v: serde_json::Value = serde_json::from_slice(&text).unwrap();
+        let want = chrome_samples(&v);
+        assert!(want > 0, "{f}: the test expects samples");
+        let imported = import::load_any_path(Path::new(&path)).unwrap();
+        assert_eq!(samples_of(&imported).len(), want, "{f}");
+        // Drawn beside the spans, one sampled track per thread.
+        let Document::Trace(t) = Document::from(imported) else {
+            panic!("{f}: a trace")
+        };
+        let sm = t.sampling.as_ref().unwrap();
+        assert!(
+            sm.first_span > 0 || f.contains("141"),
+            "{f}: the file's own spans come first"
+        );
+        assert!(!sm.tracks.is_empty());
+    }
+}
+
+#[test]
+fn golden_node_time_order_with_uncertainty() {
+    let Some(gpu) = gpu() else { return };
+    let path = root().join("data/recordings/node-fib.cpuprofile");
+    let doc = Document::from(import::load_any_path(&path).unwrap());
+    // 30 ms of the recording: wide enough that each end's ±1 ms fades visibly.
+    let o = ExportOptions {
+        width: 1000,
+        height: Some(420),
+        view: Some(ExportView::Timeline),
+        start_ns: Some(255_000_000),
+        end_ns: Some(285_000_000),
+        ..ExportOptions::default()
+    };
+    let (img, _) = render_rgba(gpu, &doc, &o).unwrap();
+    check_golden("samples_node_time_order", &img);
+}
