@@ -69,6 +69,11 @@ fn detect_json(text: &[u8]) -> Result<SourceFormat, String> {
     if top_has("profile") && top_has("markers") {
         return Ok(SourceFormat::FirefoxProfile);
     }
+    // The Firefox profiler's pre-gecko "cleopatra" format: {format, meta, profileJSON,
+    // symbolicationTable}.
+    if top_has("profileJSON") && (top_has("symbolicationTable") || top_has("meta")) {
+        return Ok(SourceFormat::FirefoxProfile);
+    }
     let head = &text[..text.len().min(JSON_SNIFF_BYTES)];
     let has = |key: &str| has_key(head, key);
     if has("flamebearer")
@@ -469,6 +474,9 @@ mod tests {
         let firefox =
             br#"{"label":"","markers":[{"name":"x"}],"profile":{"meta":{},"threads":[]}}"#;
         assert_eq!(detect(firefox, None), Ok(SourceFormat::FirefoxProfile));
+        let cleopatra = br#"{"format":"profileJSONWithSymbolicationTable,1","profileJSON":[],
+            "symbolicationTable":{}}"#;
+        assert_eq!(detect(cleopatra, None), Ok(SourceFormat::FirefoxProfile));
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod chunks;
 pub mod cpuprofile;
 pub mod decode;
 pub mod detect;
+pub mod firefox;
 pub mod flamebearer;
 pub mod folded;
 pub mod jaeger;
@@ -415,6 +416,16 @@ pub static IMPORTERS: &[Importer] = &[
         formats: &[SourceFormat::CpuProfile],
         gives: Gives::Profile,
         parse: |f, t, _, _| cpuprofile::parse(f, t).map(Parsed::Samples),
+    },
+    Importer {
+        formats: &[SourceFormat::FirefoxProfile],
+        gives: Gives::Profile,
+        parse: |f, t, _, _| {
+            firefox::parse(f, t).map(|(samples, spans)| match spans {
+                Some(spans) => Parsed::SpansAndSamples(spans, samples),
+                None => Parsed::Samples(samples),
+            })
+        },
     },
     Importer {
         formats: &[SourceFormat::ChromeTrace],

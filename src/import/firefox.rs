@@ -1,0 +1,1383 @@
+//! Firefox Profiler files as time-ordered samples, with their interval markers as spans.
+//!
+//! Four kinds of file, told apart by their content:
+//! - **gecko profiles**, what Firefox itself writes: `{meta, threads, processes}`, each
+//!   thread with `samples`, `stackTable`, `frameTable` and `markers` as row tables
+//!   (`{schema: {column: position}, data: [[…], …]}`) and a `stringTable` array. A frame
+//!   is named by its `location` string (`foo (http://x.js:1:2)`, or a hex address when
+//!   unsymbolicated), as the profiler shows it;
+//! - **processed profiles**, what profiler.firefox.com saves (`meta.preprocessedProfileVersion`):
+//!   column tables (`{column: […], length}`); a frame is named by `frameTable.func` →
+//!   `funcTable.name` → string;
+//! - **DevTools recordings** (the old performance panel's export): a gecko profile under
+//!   `.profile`, beside the panel's own lists, which are not read;
+//! - the pre-gecko **"cleopatra"** format (`format: "profileJSONWithSymbolicationTable,1"`):
+//!   samples that list their frames root first as indices into `symbolicationTable`, and
+//!   a time in `extraInfo.time` (or the previous one plus `meta.interval`).
+//!
+//! Columns are looked up by name in either layout, so columns that moved or were added
+//! (frameNumber, responsiveness, eventDelay, relevantForJS …) need no version checks. The
+//! changes that do matter, as the profiler's upgraders handle them:
+//!
+//! | format | version | change | here |
+//! |---|---|---|---|
+//! | gecko | < 5 | sub-process profiles are JSON strings inside `threads` | parsed, read as sub-processes |
+//! | gecko | ≥ 5 | sub-processes in `processes`, each with its own `meta.startTime` | times shifted onto the parent's clock |
+//! | gecko, processed | < 4 / < 1 | a content process's main thread is `Content` without `processType` | named `GeckoMain`, process `tab` |
+//! | gecko | < 20 | markers `{name, time, data}`: intervals are `tracing` start/end pairs or `data.startTime/endTime` | both read |
+//! | gecko | ≥ 20 | markers `{name, startTime, endTime, phase, …}` | phases read |
+//! | gecko | ≥ 32 | `location` ends in `[sourceIndex]` | suffix dropped |
+//! | processed | < 29 | weights in `samples.duration` | read as `weight` |
+//! | processed | < 30 | markers with `time` only (as gecko < 20) | both read |
+//! | processed | ≥ 50 | `samples.timeDeltas` may replace `samples.time` | summed |
+//! | processed | ≥ 56 | strings in `profile.shared.stringArray` | used when a thread has none |
+//! | processed | ≥ 60 | stack, frame and func tables in `profile.shared` | one shared reader |
+//! | processed | ≥ 66 | `stackTable.prefixOffset` replaces `prefix` | both read |
+//! | processed | ≥ 68 | a marker's unused start or end time may be any number | only the one its phase uses is read |
+//!
+//! **Samples.** Times are milliseconds after `meta.startTime` (an epoch in ms), which
+//! becomes [`Samples::origin_ns`]; sub-process times move by the difference of the
+//! start times. A sample weighs its `weight` (1 without one); `weightType` `tracing-ms`
+//! makes the event `tracing` in nanoseconds, `bytes` makes it `bytes`; otherwise the event
+//! is `samples`, with a sample rate from `meta.interval`. `threadCPUDelta` becomes the CPU
+//! time counter when `meta.sampleUnits.threadCPUDelta` is `ns` or `µs` (cycles are left
+//! out, with a note); its first value per thread means nothing and is dropped.
+//!
+//! **Markers** with a start and an end (phase 1, a start/end pair of one name on one
+//! thread, or a payload's `startTime`/`endTime`) become spans, one track per thread,
+//! nested by containment. Markers far outside the samples' time range (more than the
+//! range's length, or a second, away from it) are left out and counted: DevTools
+//! recordings keep them on another clock.
+//!
+//! **Damage.** Stacks are resolved with a loop over the prefix chain, memoised per table,
+//! so depth costs no call stack; a cycle, or a prefix, frame, function or string index out
+//! of range, breaks that stack and the samples that use it are skipped and counted with
+//! the place of the first. A table of the wrong shape is an error naming its JSON path.
+//! Every allocation is sized by arrays actually present in the file.
+
+use super::ImportError;
+use crate::model::names::{NameId, Names};
+use crate::model::samples::{CounterKind, EMPTY_STACK, Samples, StackId, ThreadInfo};
+use crate::model::spans::{SpanSet, Track, TrackInfo, TrackKind};
+use crate::model::units::{Unit, ValueFormat};
+use crate::model::{NO_PARENT, SourceFormat};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+const NS_PER_MS: f64 = 1e6;
+/// Times further than this from the profile's start (about 300 years) are damage.
+const MAX_MS: f64 = 1e13;
+/// The newest versions whose changes this reader knows.
+const GECKO_NEWEST: u64 = 36;
+const PROCESSED_NEWEST: u64 = 70;
+
+/// Reads a Firefox Profiler file: its samples, and the spans of its interval markers when
+/// it has any.
+pub fn parse(file: &str, text: &[u8]) -> Result<(Samples, Option<SpanSet>), ImportError> {
+    let root: Value = serde_json::from_slice(text).map_err(|e| ImportError::json(file, &e))?;
+    let mut r = Reader::new(file);
+    let cleopatra = root.get("profileJSON").is_some()
+        || root["format"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("profileJSONWithSymbolicationTable"));
+    if cleopatra {
+        r.cleopatra(&root)?;
+        return r.finish();
+    }
+    let (profile, base) = match root.get("profile") {
+        Some(p) if p.get("meta").is_some() => (p, "profile."),
+        _ => (&root, ""),
+    };
+    let meta = &profile["meta"];
+    if !meta.is_object() {
+        return Err(r.invalid(
+            &format!("{base}meta"),
+            "expected an object (a Firefox profile has `meta` and `threads`)",
+        ));
+    }
+    r.start_ms = meta["startTime"]
+        .as_f64()
+        .filter(|t| t.abs() < MAX_MS)
+        .unwrap_or(0.0);
+    r.interval_ms = meta["interval"].as_f64();
+    if let Some(p) = meta["product"].as_str() {
+        r.out.meta_mut().app_name = Some(p.to_string());
+    }
+    if meta["sampleUnits"]["time"].as_str() == Some("bytes") {
+        r.note("sample times are byte offsets (a size profile): laid out in order, not in time");
+        r.out.timed = false;
+        r.time_scale = 1.0;
+    }
+    let processed = meta["preprocessedProfileVersion"].as_u64();
+    let (what, version, newest) = match processed {
+        Some(v) => ("processed", v, PROCESSED_NEWEST),
+        // Pre-versioned processed profiles are told by their threads' `stringArray`.
+        None if profile["threads"][0].get("stringArray").is_some() => ("processed", 0, 0),
+        None => ("gecko", meta["version"].as_u64().unwrap_or(0), GECKO_NEWEST),
+    };
+    if version > newest {
+        r.note(&format!(
+            "{what} profile version {version} is newer than the newest this reader knows \
+             ({newest}); read as that"
+        ));
+    }
+    if what == "processed" {
+        r.processed(profile, base)?;
+    } else {
+        r.gecko(profile, base)?;
+    }
+    r.finish()
+}
+
+/// A non-negative integer index (`3` or `3.0`).
+fn index(v: &Value) -> Option<usize> {
+    match v.as_u64() {
+        Some(u) => usize::try_from(u).ok(),
+        None => v
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 9e15)
+            .map(|f| f as usize),
+    }
+}
+
+/// A pid or tid: a number, or a string holding one.
+fn id_of(v: &Value) -> Option<i64> {
+    v.as_i64()
+        .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+}
+
+/// The string `v` names: an index into `strings`, or the string itself.
+fn string_at<'a>(strings: &'a [Value], v: &'a Value) -> Option<&'a str> {
+    match v {
+        Value::String(s) => Some(s),
+        _ => strings.get(index(v)?)?.as_str(),
+    }
+}
+
+/// What a JSON value is, for messages.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "nothing",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `foo (http://x.js:1:2)[7]` → `foo (http://x.js:1:2)` (gecko ≥ 32's source index).
+fn strip_source_index(s: &str) -> &str {
+    if let Some(body) = s.strip_suffix(']')
+        && let Some(open) = body.rfind('[')
+        && body[..open].ends_with(')')
+        && open + 1 < body.len()
+        && body[open + 1..].bytes().all(|b| b.is_ascii_digit())
+    {
+        return &body[..open];
+    }
+    s
+}
+
+/// A table in either layout: gecko's rows (`{schema, data}`) or processed columns.
+#[derive(Clone, Copy)]
+struct Table<'a> {
+    obj: &'a Map<String, Value>,
+    rows: Option<(&'a Map<String, Value>, &'a [Value])>,
+    len: usize,
+}
+
+/// A column of a [`Table`]: a position in each row, or an array.
+#[derive(Clone, Copy)]
+enum Col<'a> {
+    Absent,
+    Field(usize),
+    Array(&'a [Value]),
+}
+
+impl Col<'_> {
+    fn is_absent(self) -> bool {
+        matches!(self, Col::Absent)
+    }
+}
+
+impl<'a> Table<'a> {
+    /// The table `v` at `path`; its length is that of column `key` (or of `data`), cut to
+    /// `length` when that is smaller.
+    fn open(r: &Reader<'_>, v: &'a Value, path: &str, key: &str) -> Result<Table<'a>, ImportError> {
+        let Some(obj) = v.as_object() else {
+            return Err(r.invalid(
+                path,
+                format!("expected a table (an object), found {}", kind(v)),
+            ));
+        };
+        if let Some(schema) = obj.get("schema").and_then(Value::as_object) {
+            let Some(data) = obj.get("data").and_then(Value::as_array) else {
+                return Err(r.invalid(path, "a table with a `schema` needs a `data` array"));
+            };
+            return Ok(Table {
+                obj,
+                rows: Some((schema, data)),
+                len: data.len(),
+            });
+        }
+        // A key column that is not an array reads as absent (the caller says which).
+        let len = obj.get(key).and_then(Value::as_array).map_or(0, Vec::len);
+        let len = obj
+            .get("length")
+            .and_then(index)
+            .map_or(len, |l| l.min(len));
+        Ok(Table {
+            obj,
+            rows: None,
+            len,
+        })
+    }
+
+    fn col(&self, name: &str) -> Col<'a> {
+        match self.rows {
+            Some((schema, _)) => schema
+                .get(name)
+                .and_then(index)
+                .map_or(Col::Absent, Col::Field),
+            None => self
+                .obj
+                .get(name)
+                .and_then(Value::as_array)
+                .map_or(Col::Absent, |a| Col::Array(a)),
+        }
+    }
+
+    fn get(&self, c: Col<'a>, row: usize) -> Option<&'a Value> {
+        match c {
+            Col::Absent => None,
+            Col::Field(k) => self.rows?.1.get(row)?.as_array()?.get(k),
+            Col::Array(a) => a.get(row),
+        }
+    }
+}
+
+/// Where frame names come from.
+struct FrameNames<'a> {
+    frames: Table<'a>,
+    /// gecko: `location` (a string index); processed: `func` (a function index).
+    col: Col<'a>,
+    /// processed: the function table and its `name` column.
+    funcs: Option<(Table<'a>, Col<'a>)>,
+    strings: &'a [Value],
+    strip_source_index: bool,
+    memo: Vec<NameId>,
+}
+
+const NO_NAME: NameId = NameId::MAX;
+
+impl<'a> FrameNames<'a> {
+    fn new(
+        frames: Table<'a>,
+        col: Col<'a>,
+        funcs: Option<(Table<'a>, Col<'a>)>,
+        strings: &'a [Value],
+        strip_source_index: bool,
+    ) -> FrameNames<'a> {
+        FrameNames {
+            memo: vec![NO_NAME; frames.len],
+            frames,
+            col,
+            funcs,
+            strings,
+            strip_source_index,
+        }
+    }
+
+    fn name(&mut self, out: &mut Samples, f: usize) -> Result<NameId, String> {
+        match self.memo.get(f) {
+            None => {
+                return Err(format!(
+                    "frame {f} is not in the frame table ({} frames)",
+                    self.frames.len
+                ));
+            }
+            Some(&id) if id != NO_NAME => return Ok(id),
+            _ => {}
+        }
+        let cell = self.frames.get(self.col, f).unwrap_or(&Value::Null);
+        let s = match &self.funcs {
+            None => string_at(self.strings, cell)
+                .ok_or_else(|| format!("frame {f}: its location is not a known string"))?,
+            Some((funcs, name)) => {
+                let func = index(cell)
+                    .filter(|&k| k < funcs.len)
+                    .ok_or_else(|| format!("frame {f}: its function is not in the func table"))?;
+                funcs
+                    .get(*name, func)
+                    .and_then(|n| string_at(self.strings, n))
+                    .ok_or_else(|| format!("function {func}: its name is not a known string"))?
+            }
+        };
+        let s = if self.strip_source_index {
+            strip_source_index(s)
+        } else {
+            s
+        };
+        let id = out.intern(s);
+        self.memo[f] = id;
+        Ok(id)
+    }
+}
+
+const UNSEEN: StackId = StackId::MAX - 1;
+const BROKEN: StackId = StackId::MAX - 2;
+const WALKING: StackId = StackId::MAX - 3;
+
+/// A stack table being turned into [`Samples::stacks`], stack by stack as samples use them.
+struct Stacks<'a> {
+    table: Table<'a>,
+    frame: Col<'a>,
+    prefix: Col<'a>,
+    /// `prefixOffset` (processed ≥ 66): 0 for a root, else the distance back to the parent.
+    offsets: bool,
+    names: FrameNames<'a>,
+    memo: Vec<StackId>,
+    chain: Vec<usize>,
+}
+
+impl<'a> Stacks<'a> {
+    /// The stack table of `holder` (at `path`).
+    fn new(
+        r: &Reader<'_>,
+        holder: &'a Value,
+        path: &str,
+        names: FrameNames<'a>,
+    ) -> Result<Stacks<'a>, ImportError> {
+        let path = &format!("{path}.stackTable");
+        let table = Table::open(r, &holder["stackTable"], path, "frame")?;
+        let (prefix, offsets) = match table.col("prefix") {
+            Col::Absent => (table.col("prefixOffset"), true),
+            c => (c, false),
+        };
+        let frame = table.col("frame");
+        if prefix.is_absent() || frame.is_absent() {
+            return Err(r.invalid(
+                path,
+                "expected `frame` and `prefix` (or `prefixOffset`) columns",
+            ));
+        }
+        Ok(Stacks {
+            memo: vec![UNSEEN; table.len],
+            table,
+            frame,
+            prefix,
+            offsets,
+            names,
+            chain: Vec::new(),
+        })
+    }
+
+    fn prefix_of(&self, i: usize) -> Result<Option<usize>, String> {
+        let v = self.table.get(self.prefix, i).unwrap_or(&Value::Null);
+        if self.offsets {
+            return match index(v) {
+                Some(0) => Ok(None),
+                Some(k) if k <= i => Ok(Some(i - k)),
+                _ => Err(format!(
+                    "stack {i}: prefixOffset {v} does not point back into the table"
+                )),
+            };
+        }
+        match v {
+            Value::Null => Ok(None),
+            _ => match index(v) {
+                Some(p) if p < self.memo.len() => Ok(Some(p)),
+                _ => Err(format!(
+                    "stack {i}: prefix {v} is not in the stack table ({} stacks)",
+                    self.memo.len()
+                )),
+            },
+        }
+    }
+
+    /// Stack `s` in `out`'s table, or why it is broken. Walks the prefix chain up to a
+    /// stack already resolved, then adds the new ones root first.
+    fn resolve(&mut self, out: &mut Samples, s: usize) -> Result<StackId, String> {
+        if s >= self.memo.len() {
+            return Err(format!(
+                "stack {s} is not in the stack table ({} stacks)",
+                self.memo.len()
+            ));
+        }
+        self.chain.clear();
+        let (mut at, mut base) = (s, EMPTY_STACK);
+        let why = loop {
+            match self.memo[at] {
+                UNSEEN => {
+                    self.memo[at] = WALKING;
+                    self.chain.push(at);
+                    match self.prefix_of(at) {
+                        Ok(None) => break None,
+                        Ok(Some(p)) => at = p,
+                        Err(e) => break Some(e),
+                    }
+                }
+                WALKING => break Some(format!("stack {at} is its own ancestor (a prefix cycle)")),
+                BROKEN => break Some(format!("stack {s} descends from broken stack {at}")),
+                id => {
+                    base = id;
+                    break None;
+                }
+            }
+        };
+        if let Some(why) = why {
+            for &i in &self.chain {
+                self.memo[i] = BROKEN;
+            }
+            return Err(why);
+        }
+        for k in (0..self.chain.len()).rev() {
+            let i = self.chain[k];
+            let name = match self.table.get(self.frame, i).and_then(index) {
+                Some(f) => self
+                    .names
+                    .name(out, f)
+                    .map_err(|e| format!("stack {i}: {e}")),
+                None => Err(format!("stack {i} has no frame index")),
+            };
+            match name {
+                Ok(n) => {
+                    base = out.stacks.child(base, n);
+                    self.memo[i] = base;
+                }
+                Err(e) => {
+                    for &j in &self.chain[..=k] {
+                        self.memo[j] = BROKEN;
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(base)
+    }
+}
+
+/// Damage of one kind: how much, and where the first was.
+#[derive(Default)]
+struct Damage {
+    n: u64,
+    first: Option<String>,
+}
+
+impl Damage {
+    fn hit(&mut self, at: impl FnOnce() -> String) {
+        self.n += 1;
+        if self.first.is_none() {
+            self.first = Some(at());
+        }
+    }
+}
+
+/// How a process states `threadCPUDelta`.
+#[derive(Clone, Copy)]
+enum Cpu {
+    /// Nanoseconds per unit.
+    Ns(f64),
+    /// CPU cycles, or a unit not known here.
+    Other,
+    /// No `meta.sampleUnits`.
+    Unstated,
+}
+
+fn cpu_unit(meta: &Value) -> Cpu {
+    match meta["sampleUnits"]["threadCPUDelta"].as_str() {
+        Some("ns") => Cpu::Ns(1.0),
+        Some("µs" | "us") => Cpu::Ns(1e3),
+        Some("ms") => Cpu::Ns(NS_PER_MS),
+        Some(_) => Cpu::Other,
+        None => Cpu::Unstated,
+    }
+}
+
+/// One thread's samples and markers, on the root profile's clock (ms after its start).
+#[derive(Default)]
+struct ThreadBuf {
+    info: ThreadInfo,
+    thread: u32,
+    event: u32,
+    time: Vec<f64>,
+    stack: Vec<StackId>,
+    weight: Vec<u64>,
+    /// Empty, or CPU nanoseconds per sample.
+    cpu: Vec<u64>,
+    /// `(start ms, end ms, name)`.
+    marks: Vec<(f64, f64, NameId)>,
+}
+
+/// What a marker says about time.
+enum Mark {
+    Interval(Option<f64>, Option<f64>),
+    Start(Option<f64>),
+    End(Option<f64>),
+}
+
+/// A marker without phases (gecko < 20, processed < 30, cleopatra): a `tracing` start or
+/// end, or a payload with distinct `startTime` and `endTime`; `None` for an instant.
+fn unphased(time: Option<f64>, data: &Value) -> Option<Mark> {
+    match (data["type"].as_str(), data["interval"].as_str()) {
+        (Some("tracing"), Some("start")) => Some(Mark::Start(time)),
+        (Some("tracing"), Some("end")) => Some(Mark::End(time)),
+        (Some("tracing"), _) => None,
+        _ => match (data["startTime"].as_f64(), data["endTime"].as_f64()) {
+            (Some(a), Some(b)) if a != b => Some(Mark::Interval(Some(a), Some(b))),
+            _ => None,
+        },
+    }
+}
+
+/// The process a thread belongs to as a group label: its name (or type) and pid.
+fn thread_info(th: &Value, i: usize) -> ThreadInfo {
+    let mut name = th["name"].as_str().unwrap_or("").to_string();
+    // Gecko < 4 and processed < 1 state no process type: a content process's main thread
+    // is called `Content`, a plugin's `Plugin`, and the rest are the parent's.
+    let ptype = match th["processType"].as_str() {
+        Some(t) => t,
+        None if name == "Content" => {
+            name = "GeckoMain".to_string();
+            "tab"
+        }
+        None if name == "Plugin" => "plugin",
+        None => "default",
+    };
+    if name.is_empty() {
+        name = format!("thread {i}");
+    }
+    let pname = th["processName"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .unwrap_or(match ptype {
+            "default" => "Parent Process",
+            "tab" => "Content Process",
+            "gpu" => "GPU Process",
+            other => other,
+        });
+    // A pid that is not a number (`Unknown Process 2`) was made up by an upgrader.
+    let pid = id_of(&th["pid"]);
+    let process = match pid {
+        Some(p) => format!("{pname} {p}"),
+        None => pname.to_string(),
+    };
+    ThreadInfo {
+        name,
+        process,
+        pid,
+        tid: id_of(&th["tid"]),
+    }
+}
+
+struct Reader<'f> {
+    file: &'f str,
+    out: Samples,
+    threads: Vec<ThreadBuf>,
+    marker_names: Names,
+    /// The root profile's `meta.startTime`, ms.
+    start_ms: f64,
+    interval_ms: Option<f64>,
+    /// Nanoseconds per unit of sample time (1 for byte offsets).
+    time_scale: f64,
+    bad_samples: Damage,
+    bad_markers: Damage,
+    unpaired: u64,
+    cpu_noted: bool,
+}
+
+impl<'f> Reader<'f> {
+    fn new(file: &'f str) -> Reader<'f> {
+        Reader {
+            file,
+            out: Samples::new(file, SourceFormat::FirefoxProfile),
+            threads: Vec::new(),
+            marker_names: Names::new(),
+            start_ms: 0.0,
+            interval_ms: None,
+            time_scale: NS_PER_MS,
+            bad_samples: Damage::default(),
+            bad_markers: Damage::default(),
+            unpaired: 0,
+            cpu_noted: false,
+        }
+    }
+
+    fn invalid(&self, at: &str, message: impl std::fmt::Display) -> ImportError {
+        ImportError::Invalid {
+            file: self.file.to_string(),
+            location: if at.is_empty() { "top level" } else { at }.to_string(),
+            message: message.to_string(),
+        }
+    }
+
+    fn note(&mut self, s: &str) {
+        self.out.meta_mut().warnings.notes.push(s.to_string());
+    }
+
+    /// A new thread buffer (its thread added to the samples).
+    fn thread(&mut self, info: ThreadInfo) -> ThreadBuf {
+        let thread = self.out.add_thread(info.clone());
+        ThreadBuf {
+            info,
+            thread,
+            ..ThreadBuf::default()
+        }
+    }
+
+    /// The event of samples weighed as `weight_type`, and nanoseconds per weight unit
+    /// (`None`: plain counts).
+    fn event(&mut self, weight_type: &str) -> (u32, Option<f64>) {
+        let (name, unit, scale) = match weight_type {
+            "tracing-ms" => ("tracing", Unit::Nanoseconds, Some(NS_PER_MS)),
+            "bytes" => ("bytes", Unit::Bytes, None),
+            _ => ("samples", Unit::Samples, None),
+        };
+        let rate = self
+            .interval_ms
+            .filter(|i| i.is_finite() && (0.001..=10_000.0).contains(i))
+            .map(|i| (1000.0 / i).round() as u32)
+            .filter(|&hz| hz > 0 && unit == Unit::Samples);
+        let values = ValueFormat {
+            unit,
+            sample_rate_hz: rate,
+            ticks_per_unit: 1,
+        };
+        (self.out.event(name, values), scale)
+    }
+
+    /// Gecko profiles, the root's threads first, then each sub-process's (depth first, in
+    /// file order, through a work list).
+    fn gecko<'r>(&mut self, root: &'r Value, base: &str) -> Result<(), ImportError> {
+        let mut work: Vec<(Cow<'r, Value>, String)> = vec![(Cow::Borrowed(root), base.to_string())];
+        while let Some((p, path)) = work.pop() {
+            let meta = &p["meta"];
+            let version = meta["version"].as_u64().unwrap_or(0);
+            let shift = meta["startTime"]
+                .as_f64()
+                .map_or(0.0, |s| s - self.start_ms);
+            let cpu = cpu_unit(meta);
+            let Some(threads) = p["threads"].as_array() else {
+                return Err(self.invalid(&format!("{path}threads"), "expected an array of threads"));
+            };
+            let mut subs: Vec<(Cow<'r, Value>, String)> = Vec::new();
+            for (i, th) in threads.iter().enumerate() {
+                let at = format!("{path}threads[{i}]");
+                match th {
+                    // Gecko < 5: a sub-process's whole profile as a string.
+                    Value::String(s) => {
+                        let v: Value = serde_json::from_str(s).map_err(|e| {
+                            self.invalid(
+                                &at,
+                                format!(
+                                    "a sub-process profile (JSON in a string) that does not \
+                                     parse: {} at its line {}, column {}",
+                                    super::json_message(&e),
+                                    e.line(),
+                                    e.column()
+                                ),
+                            )
+                        })?;
+                        subs.push((Cow::Owned(v), format!("{at}.")));
+                    }
+                    Value::Object(_) => self.gecko_thread(th, &at, shift, version, cpu)?,
+                    other => {
+                        return Err(
+                            self.invalid(&at, format!("expected a thread, found {}", kind(other)))
+                        );
+                    }
+                }
+            }
+            let n = p["processes"].as_array().map_or(0, Vec::len);
+            for k in 0..n {
+                let child = match &p {
+                    Cow::Borrowed(b) => {
+                        let b: &'r Value = b;
+                        Cow::Borrowed(&b["processes"][k])
+                    }
+                    Cow::Owned(o) => Cow::Owned(o["processes"][k].clone()),
+                };
+                subs.push((child, format!("{path}processes[{k}].")));
+            }
+            work.extend(subs.into_iter().rev());
+        }
+        Ok(())
+    }
+
+    fn gecko_thread(
+        &mut self,
+        th: &Value,
+        path: &str,
+        shift: f64,
+        version: u64,
+        cpu: Cpu,
+    ) -> Result<(), ImportError> {
+        let mut buf = self.thread(thread_info(th, self.threads.len()));
+        let Some(strings) = th["stringTable"].as_array() else {
+            return Err(self.invalid(
+                &format!("{path}.stringTable"),
+                "expected an array of strings",
+            ));
+        };
+        let (frames, col) = self.table(th, path, "frameTable", "location")?;
+        let names = FrameNames::new(frames, col, None, strings, version >= 32);
+        let mut stacks = Stacks::new(self, th, path, names)?;
+        self.read_samples(&mut buf, th, path, &mut stacks, (shift, cpu))?;
+        self.read_markers(&mut buf, th, path, strings, shift)?;
+        self.threads.push(buf);
+        Ok(())
+    }
+
+    /// The stack reader of the tables in `holder` (a thread, or `profile.shared`).
+    fn processed_stacks<'a>(
+        &self,
+        holder: &'a Value,
+        strings: &'a [Value],
+        path: &str,
+    ) -> Result<Stacks<'a>, ImportError> {
+        let (frames, col) = self.table(holder, path, "frameTable", "func")?;
+        let funcs = self.table(holder, path, "funcTable", "name")?;
+        let names = FrameNames::new(frames, col, Some(funcs), strings, false);
+        Stacks::new(self, holder, path, names)
+    }
+
+    /// `holder[key]` as a table (at `{path}.{key}`) with a `col` column.
+    fn table<'a>(
+        &self,
+        holder: &'a Value,
+        path: &str,
+        key: &str,
+        col: &str,
+    ) -> Result<(Table<'a>, Col<'a>), ImportError> {
+        let at = format!("{path}.{key}");
+        let t = Table::open(self, &holder[key], &at, col)?;
+        match t.col(col) {
+            Col::Absent => Err(self.invalid(&at, format!("expected a `{col}` column"))),
+            c => Ok((t, c)),
+        }
+    }
+
+    fn processed(&mut self, p: &Value, base: &str) -> Result<(), ImportError> {
+        let shared = &p["shared"];
+        let cpu = cpu_unit(&p["meta"]);
+        let Some(threads) = p["threads"].as_array() else {
+            return Err(self.invalid(&format!("{base}threads"), "expected an array of threads"));
+        };
+        let mut shared_stacks: Option<Stacks<'_>> = None;
+        for (i, th) in threads.iter().enumerate() {
+            let at = format!("{base}threads[{i}]");
+            let strings = [
+                &th["stringArray"],
+                &th["stringTable"],
+                &shared["stringArray"],
+            ]
+            .into_iter()
+            .find_map(Value::as_array);
+            let Some(strings) = strings else {
+                return Err(self.invalid(
+                    &at,
+                    "no strings: expected `stringArray` (or `profile.shared.stringArray`)",
+                ));
+            };
+            let mut buf = self.thread(thread_info(th, i));
+            if th.get("stackTable").is_some() {
+                let mut stacks = self.processed_stacks(th, strings, &at)?;
+                self.read_samples(&mut buf, th, &at, &mut stacks, (0.0, cpu))?;
+            } else {
+                let stacks = match shared_stacks.take() {
+                    Some(s) => s,
+                    None => {
+                        let strings = shared["stringArray"].as_array().unwrap_or(strings);
+                        self.processed_stacks(shared, strings, &format!("{base}shared"))?
+                    }
+                };
+                let stacks = shared_stacks.insert(stacks);
+                self.read_samples(&mut buf, th, &at, stacks, (0.0, cpu))?;
+            }
+            self.read_markers(&mut buf, th, &at, strings, 0.0)?;
+            self.threads.push(buf);
+        }
+        Ok(())
+    }
+
+    /// Reads thread `th`'s samples into `buf`; `(shift, cpu)`: the process's clock offset
+    /// (ms) and CPU delta unit.
+    fn read_samples(
+        &mut self,
+        buf: &mut ThreadBuf,
+        th: &Value,
+        path: &str,
+        stacks: &mut Stacks<'_>,
+        (shift, cpu): (f64, Cpu),
+    ) -> Result<(), ImportError> {
+        let (v, path) = (&th["samples"], &format!("{path}.samples"));
+        if v.is_null() {
+            return Ok(());
+        }
+        let t = Table::open(self, v, path, "stack")?;
+        let stack = t.col("stack");
+        let (time, deltas) = match t.col("time") {
+            Col::Absent => (t.col("timeDeltas"), true),
+            c => (c, false),
+        };
+        if stack.is_absent() || time.is_absent() {
+            return Err(self.invalid(
+                path,
+                "expected `stack` and `time` (or `timeDeltas`) columns",
+            ));
+        }
+        let weight = match t.col("weight") {
+            Col::Absent => t.col("duration"),
+            c => c,
+        };
+        let (event, scale) = self.event(v["weightType"].as_str().unwrap_or("samples"));
+        buf.event = event;
+        let cpu_col = t.col("threadCPUDelta");
+        let cpu_ns = match (cpu_col, cpu) {
+            (Col::Absent, _) => None,
+            (_, Cpu::Ns(k)) => Some(k),
+            (_, other) => {
+                if !self.cpu_noted {
+                    self.cpu_noted = true;
+                    self.note(match other {
+                        Cpu::Other => "threadCPUDelta is in CPU cycles (or a unit not known here): no CPU time",
+                        _ => "threadCPUDelta without meta.sampleUnits (its unit is unknown): no CPU time",
+                    });
+                }
+                None
+            }
+        };
+        let mut clock = 0.0;
+        for i in 0..t.len {
+            let at = |why: String| format!("{path}, sample {i}: {why}");
+            let tv = t.get(time, i).and_then(Value::as_f64);
+            let ms = match tv {
+                Some(d) if deltas => {
+                    clock += d;
+                    Some(clock)
+                }
+                other => other,
+            };
+            let Some(ms) = ms.filter(|m| m.is_finite() && m.abs() < MAX_MS) else {
+                self.bad_samples
+                    .hit(|| at("its time is not a usable number".into()));
+                continue;
+            };
+            let st = match t.get(stack, i).unwrap_or(&Value::Null) {
+                Value::Null => Ok(EMPTY_STACK),
+                s => match index(s) {
+                    Some(s) => stacks.resolve(&mut self.out, s),
+                    None => Err(format!("stack {s} is not an index")),
+                },
+            };
+            let st = match st {
+                Ok(s) => s,
+                Err(why) => {
+                    self.bad_samples.hit(|| at(why));
+                    continue;
+                }
+            };
+            let w = match t.get(weight, i) {
+                None | Some(Value::Null) => Some(1),
+                Some(w) => w
+                    .as_f64()
+                    .filter(|w| w.is_finite() && *w >= 0.0)
+                    .map(|w| (w * scale.unwrap_or(1.0)).round() as u64),
+            };
+            let Some(w) = w else {
+                let cell = t.get(weight, i).cloned().unwrap_or_default();
+                self.bad_samples
+                    .hit(|| at(format!("weight {cell} is not a count")));
+                continue;
+            };
+            buf.time.push(ms + shift);
+            buf.stack.push(st);
+            buf.weight.push(w);
+            if let Some(k) = cpu_ns {
+                let c = t
+                    .get(cpu_col, i)
+                    .and_then(Value::as_f64)
+                    .filter(|c| c.is_finite() && *c > 0.0);
+                // The first delta has no previous sample to be a delta from.
+                let c = if buf.cpu.is_empty() { None } else { c };
+                buf.cpu.push(c.map_or(0, |c| (c * k).round() as u64));
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads thread `th`'s interval markers into `buf`.
+    fn read_markers(
+        &mut self,
+        buf: &mut ThreadBuf,
+        th: &Value,
+        path: &str,
+        strings: &[Value],
+        shift: f64,
+    ) -> Result<(), ImportError> {
+        let (v, path) = (&th["markers"], &format!("{path}.markers"));
+        if v.is_null() {
+            return Ok(());
+        }
+        let t = Table::open(self, v, path, "name")?;
+        let (name, phase, data) = (t.col("name"), t.col("phase"), t.col("data"));
+        let (start, end, time) = (t.col("startTime"), t.col("endTime"), t.col("time"));
+        let mut open: HashMap<NameId, Vec<f64>> = HashMap::new();
+        for i in 0..t.len {
+            let at = |why: &str| format!("{path}, marker {i}: {why}");
+            let Some(nm) = t.get(name, i).and_then(|n| string_at(strings, n)) else {
+                self.bad_markers
+                    .hit(|| at("its name is not a known string"));
+                continue;
+            };
+            let nid = self.marker_names.intern(nm);
+            let time_of = |c: Col<'_>| t.get(c, i).and_then(Value::as_f64);
+            let mark = if phase.is_absent() {
+                unphased(time_of(time), t.get(data, i).unwrap_or(&Value::Null))
+            } else {
+                match t.get(phase, i).and_then(Value::as_u64) {
+                    Some(0) => None,
+                    Some(1) => Some(Mark::Interval(time_of(start), time_of(end))),
+                    Some(2) => Some(Mark::Start(time_of(start))),
+                    Some(3) => Some(Mark::End(time_of(end))),
+                    _ => {
+                        self.bad_markers.hit(|| at("its phase is not 0 to 3"));
+                        continue;
+                    }
+                }
+            };
+            self.mark(buf, &mut open, nid, mark, shift, || {
+                at("its time is not a number")
+            });
+        }
+        self.unpaired += open.values().map(|v| v.len() as u64).sum::<u64>();
+        Ok(())
+    }
+
+    /// Adds what one marker says to `buf`: an interval, or one end of a pair.
+    fn mark(
+        &mut self,
+        buf: &mut ThreadBuf,
+        open: &mut HashMap<NameId, Vec<f64>>,
+        name: NameId,
+        mark: Option<Mark>,
+        shift: f64,
+        at: impl FnOnce() -> String,
+    ) {
+        let ok = |t: f64| t.is_finite() && t.abs() < MAX_MS;
+        let (a, b) = match mark {
+            None => return,
+            Some(Mark::Start(Some(a))) if ok(a) => {
+                open.entry(name).or_default().push(a);
+                return;
+            }
+            Some(Mark::End(Some(b))) if ok(b) => match open.get_mut(&name).and_then(Vec::pop) {
+                Some(a) => (a, b),
+                None => {
+                    self.unpaired += 1;
+                    return;
+                }
+            },
+            Some(Mark::Interval(Some(a), Some(b))) if ok(a) && ok(b) => (a, b),
+            Some(_) => return self.bad_markers.hit(at),
+        };
+        if b < a {
+            return self
+                .bad_markers
+                .hit(|| format!("{} (it ends before it starts)", at()));
+        }
+        buf.marks.push((a + shift, b + shift, name));
+    }
+
+    fn cleopatra(&mut self, root: &Value) -> Result<(), ImportError> {
+        let interval = root["meta"]["interval"]
+            .as_f64()
+            .filter(|i| *i > 0.0 && *i < 1e6)
+            .unwrap_or(1.0);
+        self.interval_ms = Some(interval);
+        let mut symbols: HashMap<u64, NameId> = HashMap::new();
+        for (k, v) in root["symbolicationTable"].as_object().into_iter().flatten() {
+            if let (Ok(k), Some(s)) = (k.parse::<u64>(), v.as_str()) {
+                symbols.insert(k, self.out.intern(s));
+            }
+        }
+        let pj = &root["profileJSON"];
+        let threads: Vec<(String, &Value)> = match (pj, &pj["threads"]) {
+            (Value::Array(_), _) => vec![("profileJSON".to_string(), pj)],
+            (_, Value::Object(m)) => {
+                let mut v: Vec<(u64, &String, &Value)> = m
+                    .iter()
+                    .map(|(k, t)| (k.parse().unwrap_or(u64::MAX), k, t))
+                    .collect();
+                v.sort_by_key(|&(n, _, _)| n);
+                v.into_iter()
+                    .map(|(_, k, t)| (format!("profileJSON.threads[\"{k}\"]"), t))
+                    .collect()
+            }
+            (_, Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (format!("profileJSON.threads[{i}]"), t))
+                .collect(),
+            _ => {
+                return Err(self.invalid(
+                    "profileJSON",
+                    "expected an array of samples or an object with `threads`",
+                ));
+            }
+        };
+        let mut frames: Vec<NameId> = Vec::new();
+        for (i, (path, th)) in threads.into_iter().enumerate() {
+            let (list, info) = match th {
+                Value::Array(a) => (
+                    a,
+                    ThreadInfo {
+                        name: "GeckoMain".into(),
+                        ..ThreadInfo::default()
+                    },
+                ),
+                _ => match th["samples"].as_array() {
+                    Some(a) => (a, thread_info(th, i)),
+                    None => {
+                        return Err(self.invalid(&format!("{path}.samples"), "expected an array"));
+                    }
+                },
+            };
+            let mut buf = self.thread(info);
+            buf.event = self.event("samples").0;
+            let mut last = 0.0;
+            'samples: for (k, s) in list.iter().enumerate() {
+                frames.clear();
+                for f in s["frames"].as_array().into_iter().flatten() {
+                    let id = match f {
+                        Value::String(name) => Some(self.out.intern(name)),
+                        _ => f.as_u64().and_then(|n| symbols.get(&n).copied()),
+                    };
+                    let Some(id) = id else {
+                        let at =
+                            || format!("{path}[{k}]: frame {f} is not in the symbolicationTable");
+                        self.bad_samples.hit(at);
+                        continue 'samples;
+                    };
+                    frames.push(id);
+                }
+                let t = s["extraInfo"]["time"]
+                    .as_f64()
+                    .filter(|t| t.is_finite() && t.abs() < MAX_MS);
+                last = t.unwrap_or(last + interval);
+                buf.time.push(last);
+                buf.stack.push(self.out.stacks.path(frames.iter().copied()));
+                buf.weight.push(1);
+            }
+            let mut open = HashMap::new();
+            for (k, m) in th["markers"].as_array().into_iter().flatten().enumerate() {
+                let at = || format!("{path}.markers[{k}]: its time is not a number");
+                let Some(nm) = m["name"].as_str() else {
+                    continue;
+                };
+                let nid = self.marker_names.intern(nm);
+                let mark = unphased(m["time"].as_f64(), &m["data"]);
+                self.mark(&mut buf, &mut open, nid, mark, 0.0, at);
+            }
+            self.threads.push(buf);
+        }
+        Ok(())
+    }
+
+    /// Samples on one clock, and spans of the markers near them.
+    fn finish(mut self) -> Result<(Samples, Option<SpanSet>), ImportError> {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for t in self.threads.iter().flat_map(|b| &b.time) {
+            lo = lo.min(*t);
+            hi = hi.max(*t);
+        }
+        if lo > hi {
+            if let Some(first) = self.bad_samples.first.take() {
+                return Err(self.invalid("samples", format!("no usable sample: {first}")));
+            }
+        } else {
+            let reach = (hi - lo).max(1000.0);
+            let (from, to) = (lo - reach, hi + reach);
+            let mut outside = 0;
+            for b in &mut self.threads {
+                let before = b.marks.len();
+                b.marks.retain(|&(a, e, _)| e >= from && a <= to);
+                outside += before - b.marks.len();
+            }
+            if outside > 0 {
+                self.note(&format!(
+                    "{outside} markers far outside the samples' time range left out (DevTools \
+                     recordings keep markers on another clock)"
+                ));
+            }
+        }
+        let marks = self.threads.iter().flat_map(|b| &b.marks);
+        let base = marks.fold(lo, |m, &(a, _, _)| m.min(a));
+        let base = if base.is_finite() { base } else { 0.0 };
+        let scale = self.time_scale;
+        let origin = (self.start_ms * NS_PER_MS).round() as i128 + (base * scale).round() as i128;
+        let origin_ns = origin.clamp(0, i128::from(u64::MAX)) as u64;
+        let ns = |t: f64| ((t - base) * scale).round() as u64;
+        for b in &self.threads {
+            if b.time.is_empty() {
+                continue;
+            }
+            let s = self.out.stream(b.thread, b.event);
+            for k in 0..b.time.len() {
+                self.out.push(s, ns(b.time[k]), b.stack[k], b.weight[k]);
+                if let Some(&c) = b.cpu.get(k).filter(|&&c| c > 0) {
+                    self.out.set_counter(s, CounterKind::CpuNs, c);
+                }
+            }
+        }
+        for (d, what) in [
+            (&self.bad_samples, "samples"),
+            (&self.bad_markers, "markers"),
+        ] {
+            if let Some(first) = &d.first {
+                let note = format!("{} {what} skipped (first: {first})", d.n);
+                self.out.meta_mut().warnings.notes.push(note);
+            }
+        }
+        if self.unpaired > 0 {
+            let n = self.unpaired;
+            self.note(&format!(
+                "{n} interval markers without their start or end left out"
+            ));
+        }
+        self.out.origin_ns = origin_ns;
+        let samples = self.out.finish();
+        // Spans: per track, sorted by start (longer first), nested by containment.
+        let mut spans: Vec<(u32, u64, u64, NameId)> = Vec::new();
+        let mut set = SpanSet {
+            names: self.marker_names,
+            origin_ns,
+            ..SpanSet::default()
+        };
+        for b in self.threads.iter().filter(|b| !b.marks.is_empty()) {
+            let track = set.tracks.len() as u32;
+            set.tracks.push(Track::new(b.info.label()));
+            set.track_info.push(TrackInfo {
+                kind: TrackKind::Thread,
+                group: b.info.process.clone(),
+                pid: b.info.pid,
+                tid: b.info.tid,
+                sort_index: 0,
+            });
+            spans.extend(b.marks.iter().map(|&(a, e, n)| (track, ns(a), ns(e), n)));
+        }
+        if spans.is_empty() {
+            return Ok((samples, None));
+        }
+        spans.sort_unstable_by_key(|&(t, a, e, _)| (t, a, std::cmp::Reverse(e)));
+        let shift = samples.origin_ns.saturating_sub(origin_ns);
+        let shift = if spans.iter().all(|s| s.1 >= shift) {
+            shift
+        } else {
+            0
+        };
+        set.origin_ns += shift;
+        let mut stack: Vec<usize> = Vec::new();
+        for (i, &(track, a, e, name)) in spans.iter().enumerate() {
+            while let Some(&top) = stack.last() {
+                let (tt, _, te, _) = spans[top];
+                if tt == track && a < te && e <= te {
+                    break;
+                }
+                stack.pop();
+            }
+            set.parent
+                .push(stack.last().map_or(NO_PARENT, |&p| p as u32));
+            stack.push(i);
+            set.start_ns.push(a - shift);
+            set.dur_ns.push(e - a);
+            set.name.push(name);
+            set.track.push(track);
+        }
+        Ok((samples, Some(set)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(json: &str) -> (Samples, Option<SpanSet>) {
+        parse("t.json", json.as_bytes()).unwrap()
+    }
+
+    /// Sample `k` of stream `st` as `frames@ms*weight`.
+    fn sample(s: &Samples, st: usize, k: usize) -> String {
+        let stream = &s.streams[st];
+        let stack = stream.stack[k];
+        let frames: Vec<&str> = if stack == EMPTY_STACK {
+            Vec::new()
+        } else {
+            s.stacks
+                .frames_of(stack)
+                .into_iter()
+                .map(|n| s.names.get(n))
+                .collect()
+        };
+        let ms = stream.time[k] as f64 / NS_PER_MS;
+        format!("{}@{ms}*{}", frames.join(";"), stream.weight.get(k))
+    }
+
+    fn notes(s: &Samples) -> String {
+        s.meta().warnings.notes.join("\n")
+    }
+
+    #[test]
+    fn processed_threads_stacks_weights_cpu_and_markers() {
+        let (s, spans) = load(
+            r#"{"meta": {"startTime": 1000, "interval": 2, "preprocessedProfileVersion": 49,
+              "sampleUnits": {"threadCPUDelta": "µs"}}, "threads": [
+             {"name": "main", "processName": "app", "pid": "42", "tid": 42,
+              "stringArray": ["root", "work", "leaf", "Load"],
+              "stackTable": {"prefix": [null, 0, 1], "frame": [0, 1, 2], "length": 3},
+              "frameTable": {"func": [0, 1, 2], "length": 3},
+              "funcTable": {"name": [0, 1, 2], "length": 3},
+              "samples": {"stack": [2, 1, null], "time": [1, 3, 5], "weight": [1, 3, 1],
+                "weightType": "samples", "threadCPUDelta": [9, 2, 4], "length": 3},
+              "markers": {"name": [3], "startTime": [1.5], "endTime": [4.5], "phase": [1],
+                "data": [null], "length": 1}},
+             {"name": "worker", "pid": "42", "tid": 43, "stringArray": ["w"],
+              "stackTable": {"prefixOffset": [0], "frame": [0], "length": 1},
+              "frameTable": {"func": [0], "length": 1}, "funcTable": {"name": [0], "length": 1},
+              "samples": {"stack": [0, 0], "timeDeltas": [2, 2], "weight": null, "length": 2}}]}"#,
+        );
+        assert_eq!(s.origin_ns, 1_001_000_000);
+        let got: Vec<String> = (0..3).map(|k| sample(&s, 0, k)).collect();
+        assert_eq!(got, ["root;work;leaf@0*1", "root;work@2*3", "@4*1"]);
+        assert_eq!(
+            s.streams[0].counter(CounterKind::CpuNs),
+            Some(&[0, 2000, 4000][..])
+        );
+        assert_eq!(
+            (sample(&s, 1, 0), sample(&s, 1, 1)),
+            ("w@1*1".into(), "w@3*1".into())
+        );
+        let t = &s.threads[0];
+        assert_eq!(
+            (t.process.as_str(), t.pid, t.tid),
+            ("app 42", Some(42), Some(42))
+        );
+        assert_eq!(s.events[0].values.sample_rate_hz, Some(500));
+        let spans = spans.unwrap();
+        assert_eq!(spans.origin_ns, s.origin_ns);
+        assert_eq!((spans.start_ns[0], spans.dur_ns[0]), (500_000, 3_000_000));
+        assert_eq!(spans.tracks[0].name, "main 42");
+        assert_eq!(spans.names.get(spans.name[0]), "Load");
+    }
+
+    #[test]
+    fn gecko_sub_processes_move_onto_the_parents_clock() {
+        let (s, spans) = load(
+            r#"{"meta": {"version": 13, "startTime": 1000, "interval": 1}, "threads": [
+             {"name": "GeckoMain", "processType": "default", "pid": 7, "tid": 7,
+              "stringTable": ["(root)", "a", "b", "Paint"],
+              "frameTable": {"schema": {"location": 0, "line": 1}, "data": [[0], [1], [2, 3]]},
+              "stackTable": {"schema": {"prefix": 0, "frame": 1},
+                "data": [[null, 0], [0, 1], [1, 2]]},
+              "samples": {"schema": {"stack": 0, "time": 1}, "data": [[2, 0], [1, 1]]},
+              "markers": {"schema": {"name": 0, "time": 1, "data": 2}, "data": [
+                [3, 0.5, {"type": "tracing", "interval": "start"}],
+                [3, 1.5, {"type": "tracing", "interval": "end"}]]}}],
+             "processes": [{"meta": {"version": 32, "startTime": 1500}, "threads": [
+              {"name": "GeckoMain", "processType": "tab", "pid": 8, "tid": 8,
+               "stringTable": ["c (x.js:1:2)[4]"],
+               "frameTable": {"schema": {"location": 0}, "data": [[0]]},
+               "stackTable": {"schema": {"prefix": 0, "frame": 1}, "data": [[null, 0]]},
+               "samples": {"schema": {"stack": 0, "time": 1}, "data": [[0, 1]]},
+               "markers": {"schema": {"name": 0, "startTime": 1, "endTime": 2, "phase": 3},
+                 "data": [[0, 0, 2, 1]]}}]}]}"#,
+        );
+        assert_eq!(s.origin_ns, 1_000_000_000);
+        assert_eq!(sample(&s, 0, 0), "(root);a;b@0*1");
+        assert_eq!(sample(&s, 1, 0), "c (x.js:1:2)@501*1");
+        assert_eq!(s.threads[1].process, "Content Process 8");
+        let spans = spans.unwrap();
+        assert_eq!(spans.tracks.len(), 2);
+        let ms = |i: usize| (spans.start_ns[i] / 1_000_000, spans.dur_ns[i] / 1_000_000);
+        assert_eq!((spans.start_ns[0], spans.dur_ns[0]), (500_000, 1_000_000));
+        assert_eq!(ms(1), (500, 2));
+    }
+
+    /// A processed profile of one thread with this stack table and these samples.
+    fn one_thread(prefix: &str, stacks: &str) -> String {
+        format!(
+            r#"{{"meta": {{"preprocessedProfileVersion": 20}}, "threads": [{{
+              "stringArray": ["f"], "frameTable": {{"func": [0, 0, 0]}},
+              "funcTable": {{"name": [0]}}, "stackTable": {{"prefix": {prefix},
+              "frame": [0, 0, 0]}}, "samples": {{"stack": {stacks}, "time": [1, 2, 3]}}}}]}}"#
+        )
+    }
+
+    #[test]
+    fn a_cyclic_stack_table_is_counted_not_followed() {
+        let (s, _) = load(&one_thread("[1, 0, null]", "[0, 2, 1]"));
+        assert_eq!(s.len(), 1);
+        assert_eq!(sample(&s, 0, 0), "f@0*1");
+        let n = notes(&s);
+        assert!(n.contains("2 samples skipped (first: threads[0].samples, sample 0: stack 0 is its own ancestor"), "{n}");
+    }
+
+    #[test]
+    fn bad_indices_are_skipped_with_their_place_and_bad_shapes_fail() {
+        let (s, _) = load(&one_thread("[null, 0, 7]", "[1, 99, 2]"));
+        assert_eq!(s.len(), 1);
+        let n = notes(&s);
+        assert!(
+            n.contains("sample 1: stack 99 is not in the stack table (3 stacks)"),
+            "{n}"
+        );
+        let bad = one_thread("[null, 0, 1]", "[0, 1, 2]").replace(r#"{"func": [0, 0, 0]}"#, "7");
+        let e = parse("t.json", bad.as_bytes()).unwrap_err().to_string();
+        assert!(
+            e.contains("t.json: threads[0].frameTable: expected a table"),
+            "{e}"
+        );
+        let all_bad = one_thread("[null, 0, 1]", "[9, 9, 9]");
+        let e = parse("t.json", all_bad.as_bytes()).unwrap_err().to_string();
+        assert!(
+            e.contains("no usable sample: threads[0].samples, sample 0: stack 9"),
+            "{e}"
+        );
+        let e = parse("t.json", b"{\"meta\": {}, \"threads\": [}").unwrap_err();
+        assert!(e.to_string().contains("line 1, column 26"), "{e}");
+    }
+
+    #[test]
+    fn deep_stacks_and_cleopatra() {
+        let n = 20_000;
+        let prefix: Vec<String> = (0..n)
+            .map(|i| {
+                if i == 0 {
+                    "null".into()
+                } else {
+                    (i - 1).to_string()
+                }
+            })
+            .collect();
+        let json = one_thread(
+            &format!("[{}]", prefix.join(",")),
+            &format!("[{}, 0, 5]", n - 1),
+        )
+        .replace(
+            r#""frame": [0, 0, 0]"#,
+            &format!(r#""frame": [{}]"#, vec!["0"; n].join(",")),
+        );
+        let (s, _) = load(&json);
+        assert_eq!(s.stacks.depth(s.streams[0].stack[0]), n as u32);
+        let (s, _) = load(
+            r#"{"format": "profileJSONWithSymbolicationTable,1", "meta": {"interval": 1},
+              "profileJSON": [{"frames": [0, 1], "extraInfo": {"time": 5}},
+                {"frames": [0], "extraInfo": {}}],
+              "symbolicationTable": {"0": "(root)", "1": "main (in xul.dll)"}}"#,
+        );
+        assert_eq!(sample(&s, 0, 0), "(root);main (in xul.dll)@0*1");
+        assert_eq!(sample(&s, 0, 1), "(root)@1*1");
+    }
+}
