@@ -167,6 +167,11 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// `1 sample`, `2 samples`.
+fn count(n: u64, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
 /// `foo (http://x.js:1:2)[7]` → `foo (http://x.js:1:2)` (gecko ≥ 32's source index).
 fn strip_source_index(s: &str) -> &str {
     if let Some(body) = s.strip_suffix(']')
@@ -1095,7 +1100,9 @@ impl<'f> Reader<'f> {
         }
         if lo > hi {
             if let Some(first) = self.bad_samples.first.take() {
-                return Err(self.invalid("samples", format!("no usable sample: {first}")));
+                let n = self.bad_samples.n;
+                let msg = format!("no sample is usable ({n} skipped, this the first)");
+                return Err(self.invalid(&first, msg));
             }
         } else {
             let reach = (hi - lo).max(1000.0);
@@ -1108,8 +1115,9 @@ impl<'f> Reader<'f> {
             }
             if outside > 0 {
                 self.note(&format!(
-                    "{outside} markers far outside the samples' time range left out (DevTools \
-                     recordings keep markers on another clock)"
+                    "{} far outside the samples' time range left out (DevTools recordings \
+                     keep markers on another clock)",
+                    count(outside as u64, "marker")
                 ));
             }
         }
@@ -1132,20 +1140,15 @@ impl<'f> Reader<'f> {
                 }
             }
         }
-        for (d, what) in [
-            (&self.bad_samples, "samples"),
-            (&self.bad_markers, "markers"),
-        ] {
+        for (d, what) in [(&self.bad_samples, "sample"), (&self.bad_markers, "marker")] {
             if let Some(first) = &d.first {
-                let note = format!("{} {what} skipped (first: {first})", d.n);
+                let note = format!("{} skipped (first: {first})", count(d.n, what));
                 self.out.meta_mut().warnings.notes.push(note);
             }
         }
         if self.unpaired > 0 {
-            let n = self.unpaired;
-            self.note(&format!(
-                "{n} interval markers without their start or end left out"
-            ));
+            let what = count(self.unpaired, "interval marker");
+            self.note(&format!("{what} without a start or an end left out"));
         }
         self.out.origin_ns = origin_ns;
         let samples = self.out.finish();
@@ -1342,7 +1345,8 @@ mod tests {
         let all_bad = one_thread("[null, 0, 1]", "[9, 9, 9]");
         let e = parse("t.json", all_bad.as_bytes()).unwrap_err().to_string();
         assert!(
-            e.contains("no usable sample: threads[0].samples, sample 0: stack 9"),
+            e.contains("t.json: threads[0].samples, sample 0: stack 9 is not in the stack table")
+                && e.contains("no sample is usable (3 skipped"),
             "{e}"
         );
         let e = parse("t.json", b"{\"meta\": {}, \"threads\": [}").unwrap_err();
