@@ -47,7 +47,8 @@
 //! thread, or a payload's `startTime`/`endTime`) become spans, one track per thread,
 //! nested by containment. Markers far outside the samples' time range (more than the
 //! range's length, or a second, away from it) are left out and counted: DevTools
-//! recordings keep them on another clock.
+//! recordings keep them on another clock. The spans share the samples' origin unless a
+//! marker starts before the first sample; then they start at that marker.
 //!
 //! **Damage.** Stacks are resolved with a loop over the prefix chain, memoised per table,
 //! so depth costs no call stack; a cycle, or a prefix, frame, function or string index out
@@ -660,9 +661,8 @@ impl<'f> Reader<'f> {
         while let Some((p, path)) = work.pop() {
             let meta = &p["meta"];
             let version = meta["version"].as_u64().unwrap_or(0);
-            let shift = meta["startTime"]
-                .as_f64()
-                .map_or(0.0, |s| s - self.start_ms);
+            let start = meta["startTime"].as_f64().filter(|t| t.abs() < MAX_MS);
+            let shift = start.map_or(0.0, |s| s - self.start_ms);
             let cpu = cpu_unit(meta);
             let Some(threads) = p["threads"].as_array() else {
                 return Err(self.invalid(&format!("{path}threads"), "expected an array of threads"));
@@ -1009,6 +1009,7 @@ impl<'f> Reader<'f> {
             }
         }
         let pj = &root["profileJSON"];
+        // (where its samples are, the thread)
         let threads: Vec<(String, &Value)> = match (pj, &pj["threads"]) {
             (Value::Array(_), _) => vec![("profileJSON".to_string(), pj)],
             (_, Value::Object(m)) => {
@@ -1018,13 +1019,13 @@ impl<'f> Reader<'f> {
                     .collect();
                 v.sort_by_key(|&(n, _, _)| n);
                 v.into_iter()
-                    .map(|(_, k, t)| (format!("profileJSON.threads[\"{k}\"]"), t))
+                    .map(|(_, k, t)| (format!("profileJSON.threads[\"{k}\"].samples"), t))
                     .collect()
             }
             (_, Value::Array(a)) => a
                 .iter()
                 .enumerate()
-                .map(|(i, t)| (format!("profileJSON.threads[{i}]"), t))
+                .map(|(i, t)| (format!("profileJSON.threads[{i}].samples"), t))
                 .collect(),
             _ => {
                 return Err(self.invalid(
@@ -1045,9 +1046,7 @@ impl<'f> Reader<'f> {
                 ),
                 _ => match th["samples"].as_array() {
                     Some(a) => (a, thread_info(th, i)),
-                    None => {
-                        return Err(self.invalid(&format!("{path}.samples"), "expected an array"));
-                    }
+                    None => return Err(self.invalid(&path, "expected an array")),
                 },
             };
             let mut buf = self.thread(info);
@@ -1078,7 +1077,7 @@ impl<'f> Reader<'f> {
             }
             let mut open = HashMap::new();
             for (k, m) in th["markers"].as_array().into_iter().flatten().enumerate() {
-                let at = || format!("{path}.markers[{k}]: its time is not a number");
+                let at = || format!("{path} marker {k}: its time is not a number");
                 let Some(nm) = m["name"].as_str() else {
                     continue;
                 };
@@ -1086,6 +1085,10 @@ impl<'f> Reader<'f> {
                 let mark = unphased(m["time"].as_f64(), &m["data"]);
                 self.mark(&mut buf, &mut open, nid, mark, 0.0, at);
             }
+            self.unpaired += open
+                .values()
+                .map(|v: &Vec<f64>| v.len() as u64)
+                .sum::<u64>();
             self.threads.push(buf);
         }
         Ok(())
@@ -1125,7 +1128,8 @@ impl<'f> Reader<'f> {
         let base = marks.fold(lo, |m, &(a, _, _)| m.min(a));
         let base = if base.is_finite() { base } else { 0.0 };
         let scale = self.time_scale;
-        let origin = (self.start_ms * NS_PER_MS).round() as i128 + (base * scale).round() as i128;
+        let origin = ((self.start_ms * NS_PER_MS).round() as i128)
+            .saturating_add((base * scale).round() as i128);
         let origin_ns = origin.clamp(0, i128::from(u64::MAX)) as u64;
         let ns = |t: f64| ((t - base) * scale).round() as u64;
         for b in &self.threads {
