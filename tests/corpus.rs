@@ -18,9 +18,10 @@
 //! not valid JSON for the oracle, so their counts (4: two `B` and two `X` before the cut)
 //! were counted by hand and are listed in [`TRUNCATED_TRACES`]. Every pprof file must load
 //! with the total of its shown sample type that a separate minimal protobuf decoder in
-//! this file sums ([`pprof_oracle`]). Every other file in the
-//! corpus must be recognised as its format and refused cleanly (those importers come
-//! later), never panic and never be mistaken for one of ours.
+//! this file sums ([`pprof_oracle`]). speedscope and DTrace files are checked in
+//! `samples_speedscope.rs`. Every other file in the corpus must be recognised as its
+//! format and refused cleanly (those importers come later), never panic and never be
+//! mistaken for one of ours.
 //!
 //! When the corpus folder is absent (a user's clone), the tests say so and pass; with
 //! `CI` or `SCORCH_REQUIRE_CORPUS=1` set they fail, as must a file the manifest lists
@@ -196,6 +197,11 @@ fn is_perf(format: &str) -> bool {
 
 fn is_ours(format: &str) -> bool {
     format.starts_with("folded-stacks") || format.starts_with("pyroscope-flamebearer-json")
+}
+
+/// Formats whose corpus files `tests/samples_speedscope.rs` checks.
+fn has_own_test(format: &str) -> bool {
+    format.starts_with("speedscope-json") || format.starts_with("dtrace-stacks-text")
 }
 
 fn is_pprof(format: &str) -> bool {
@@ -660,7 +666,11 @@ fn every_other_corpus_file_is_recognised_and_refused_cleanly() {
     let mut failures = Vec::new();
     let mut checked = 0;
     for e in entries.iter().filter(|e| {
-        !is_ours(&e.format) && !is_perf(&e.format) && !is_trace(&e.format) && !is_pprof(&e.format)
+        !is_ours(&e.format)
+            && !is_perf(&e.format)
+            && !is_trace(&e.format)
+            && !is_pprof(&e.format)
+            && !has_own_test(&e.format)
     }) {
         let path = dir.join(&e.path);
         if !path.exists() {

@@ -32,6 +32,7 @@ pub mod perf;
 pub mod pprof;
 pub mod preview;
 pub mod sampled;
+pub mod speedscope;
 mod text;
 pub mod tidb;
 mod trace_json;
@@ -417,6 +418,11 @@ pub static IMPORTERS: &[Importer] = &[
         parse: |f, t, _, _| cpuprofile::parse(f, t).map(Parsed::Samples),
     },
     Importer {
+        formats: &[SourceFormat::Speedscope],
+        gives: Gives::Profile,
+        parse: |f, t, _, _| speedscope::parse(f, t).map(Parsed::Samples),
+    },
+    Importer {
         formats: &[SourceFormat::ChromeTrace],
         gives: Gives::Trace,
         parse: |f, t, _, _| {
@@ -800,13 +806,14 @@ mod tests {
         assert!(s.contains("Chrome Trace Event JSON") && s.contains("pprof protobuf"));
         let e = load_any_bytes(
             "x.json",
-            br#"{"shared":{"frames":[]},"profiles":[]}"#,
+            br#"{"meta":{"interval":1},"threads":[]}"#,
             Limits::default(),
         )
         .unwrap_err()
         .to_string();
         assert!(
-            e.contains("recognised as speedscope JSON") && e.contains("it reads folded stacks"),
+            e.contains("recognised as Firefox Profiler JSON")
+                && e.contains("it reads folded stacks"),
             "{e}"
         );
         let e = load_any_bytes("x.bin", b"\x01\x02 nothing", Limits::default())
