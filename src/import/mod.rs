@@ -24,6 +24,7 @@ pub mod chunks;
 pub mod cpuprofile;
 pub mod decode;
 pub mod detect;
+pub mod dtrace;
 pub mod flamebearer;
 pub mod folded;
 pub mod jaeger;
@@ -393,6 +394,11 @@ pub static IMPORTERS: &[Importer] = &[
         formats: &[SourceFormat::PerfScript],
         gives: Gives::Profile,
         parse: |f, t, _, p| perf::parse_with(f, t, p).map(Parsed::Samples),
+    },
+    Importer {
+        formats: &[SourceFormat::DTrace],
+        gives: Gives::Profile,
+        parse: |f, t, _, _| dtrace::parse(f, t).map(Parsed::Profile),
     },
     Importer {
         formats: &[
