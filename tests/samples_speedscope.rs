@@ -234,7 +234,7 @@ fn dtrace_oracle(path: &str) -> Option<(String, bool)> {
 const DTRACE_FAILURES: &[(&str, &str)] = &[(
     // inferno warns "File ended while skipping headers" and writes nothing.
     "jonhoo_inferno/tests/data/collapse-dtrace/only-header-lines.txt",
-    "only a header (2 lines before the first blank line), no stack",
+    "only a header (2 lines), no stack of frames with a count",
 )];
 
 /// Sorted `stack count` lines, one per node with self ticks.

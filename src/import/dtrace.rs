@@ -112,13 +112,16 @@ pub fn parse_with(file: &str, text: &[u8], opts: DTraceOptions) -> Result<Profil
                 });
                 continue;
             }
-            let mut node = 0;
-            for &f in rev.iter().rev() {
-                node = builder.child(node, f);
+            // A count of 0 adds nothing (inferno prints it as a line of 0).
+            if count > 0 {
+                let mut node = 0;
+                for &f in rev.iter().rev() {
+                    node = builder.child(node, f);
+                }
+                builder
+                    .add_self(node, count)
+                    .map_err(|e| ImportError::whole_file(file, e))?;
             }
-            builder
-                .add_self(node, count)
-                .map_err(|e| ImportError::whole_file(file, e))?;
             stacks += 1;
             rev.clear();
             continue;
@@ -169,7 +172,7 @@ pub fn parse_with(file: &str, text: &[u8], opts: DTraceOptions) -> Result<Profil
             .invalid_detail("of another shape")
             .unwrap_or_else(|| {
                 if data_lines == 0 {
-                    format!("only a header ({skip} lines before the first blank line), no stack")
+                    format!("only a header ({skip} lines), no stack of frames with a count")
                 } else {
                     "no stack of frames followed by a count line".to_string()
                 }
@@ -462,6 +465,12 @@ mod tests {
             e.contains("t.txt: no stack samples found: only a header (2 lines"),
             "{e}"
         );
+        let p = parse(
+            "t.txt",
+            format!("{HEADER}  k`a\n  0\n\n  k`b\n  1\n").as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(p.tree.len(), 2);
         let e = parse("t.txt", format!("{HEADER}  k`a\n  0\n").as_bytes())
             .unwrap_err()
             .to_string();
