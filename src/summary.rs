@@ -421,6 +421,8 @@ pub struct SamplesSummary {
     pub span_ns: Option<u64>,
     /// Median sampling interval of the shown event.
     pub interval_ns: u64,
+    /// The samples replay exact spans (speedscope's evented profiles): no interval.
+    pub exact: bool,
     /// Counters present in the shown event.
     pub counters: Vec<&'static str>,
     /// Per-sample bytes (without the stack table) and stacks.
@@ -457,12 +459,21 @@ impl SamplesSummary {
             .streams_of(shown)
             .map(|(_, st)| (s.threads[st.thread as usize].label(), st.len()))
             .collect();
-        let (lo, hi) = s.time_range();
+        let (lo, mut hi) = s.time_range();
+        if s.exact {
+            // Exact spans end where the last sample's weight ends.
+            let ends = s.streams.iter().filter_map(|st| {
+                let last = st.len().checked_sub(1)?;
+                Some(st.time[last].saturating_add(st.weight.get(last)))
+            });
+            hi = ends.max().unwrap_or(hi);
+        }
         SamplesSummary {
             events,
             threads,
             span_ns: s.timed.then_some(hi - lo),
             interval_ns: if s.timed { s.median_interval(shown) } else { 0 },
+            exact: s.exact,
             counters: s.counters_of(shown).into_iter().map(|c| c.name()).collect(),
             sample_bytes: s.sample_bytes(),
             stacks: s.stacks.len(),
@@ -487,6 +498,11 @@ impl Display for SamplesSummary {
             writeln!(f, "thread:   {t} ({n} samples)")?;
         }
         match self.span_ns {
+            Some(ns) if self.exact => writeln!(
+                f,
+                "sampled:  exact spans (evented input), {} from the first event to the last",
+                format_duration_ns(ns as f64)
+            )?,
             Some(ns) => writeln!(
                 f,
                 "sampled:  {} from the first sample to the last, median interval {}",

@@ -19,7 +19,8 @@
 //! were counted by hand and are listed in [`TRUNCATED_TRACES`]. Every pprof file must load
 //! with the total of its shown sample type that a separate minimal protobuf decoder in
 //! this file sums ([`pprof_oracle`]). Firefox Profiler files are checked in
-//! `tests/samples_firefox.rs`. Every other file in the corpus must be recognised as its
+//! `tests/samples_firefox.rs`, speedscope and DTrace files in `samples_speedscope.rs`.
+//! Every other file in the corpus must be recognised as its
 //! format and refused cleanly (those importers come later), never panic and never be
 //! mistaken for one of ours.
 //!
@@ -197,6 +198,13 @@ fn is_perf(format: &str) -> bool {
 
 fn is_ours(format: &str) -> bool {
     format.starts_with("folded-stacks") || format.starts_with("pyroscope-flamebearer-json")
+}
+
+/// Formats whose corpus files `tests/samples_speedscope.rs` checks.
+fn has_own_test(format: &str) -> bool {
+    format.starts_with("speedscope-json")
+        || format.starts_with("dtrace-stacks-text")
+        || format.starts_with("firefox")
 }
 
 fn is_pprof(format: &str) -> bool {
@@ -665,8 +673,7 @@ fn every_other_corpus_file_is_recognised_and_refused_cleanly() {
             && !is_perf(&e.format)
             && !is_trace(&e.format)
             && !is_pprof(&e.format)
-            // Read by the Firefox importer, checked in tests/samples_firefox.rs.
-            && !e.format.starts_with("firefox")
+            && !has_own_test(&e.format)
     }) {
         let path = dir.join(&e.path);
         if !path.exists() {

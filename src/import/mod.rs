@@ -24,6 +24,7 @@ pub mod chunks;
 pub mod cpuprofile;
 pub mod decode;
 pub mod detect;
+pub mod dtrace;
 pub mod firefox;
 pub mod flamebearer;
 pub mod folded;
@@ -33,6 +34,7 @@ pub mod perf;
 pub mod pprof;
 pub mod preview;
 pub mod sampled;
+pub mod speedscope;
 mod text;
 pub mod tidb;
 mod trace_json;
@@ -395,6 +397,11 @@ pub static IMPORTERS: &[Importer] = &[
         parse: |f, t, _, p| perf::parse_with(f, t, p).map(Parsed::Samples),
     },
     Importer {
+        formats: &[SourceFormat::DTrace],
+        gives: Gives::Profile,
+        parse: |f, t, _, _| dtrace::parse(f, t).map(Parsed::Profile),
+    },
+    Importer {
         formats: &[
             SourceFormat::FlamebearerSingle,
             SourceFormat::FlamebearerDiff,
@@ -426,6 +433,11 @@ pub static IMPORTERS: &[Importer] = &[
                 None => Parsed::Samples(samples),
             })
         },
+    },
+    Importer {
+        formats: &[SourceFormat::Speedscope],
+        gives: Gives::Profile,
+        parse: |f, t, _, _| speedscope::parse(f, t).map(Parsed::Samples),
     },
     Importer {
         formats: &[SourceFormat::ChromeTrace],
@@ -809,15 +821,58 @@ mod tests {
             assert!(s.contains(f.describe()), "{s}");
         }
         assert!(s.contains("Chrome Trace Event JSON") && s.contains("pprof protobuf"));
+        // Every format detection can name has an importer (the match fails to compile
+        // when a format is added, so this list cannot fall behind).
+        let all = [
+            SourceFormat::Folded,
+            SourceFormat::FoldedDiff,
+            SourceFormat::FlamebearerSingle,
+            SourceFormat::FlamebearerDiff,
+            SourceFormat::PerfScript,
+            SourceFormat::DTrace,
+            SourceFormat::ChromeTrace,
+            SourceFormat::Speedscope,
+            SourceFormat::Pprof,
+            SourceFormat::FirefoxProfile,
+            SourceFormat::Jaeger,
+            SourceFormat::Otlp,
+            SourceFormat::CpuProfile,
+            SourceFormat::TiDBTrace,
+        ];
+        for f in all {
+            match f {
+                SourceFormat::Folded
+                | SourceFormat::FoldedDiff
+                | SourceFormat::FlamebearerSingle
+                | SourceFormat::FlamebearerDiff
+                | SourceFormat::PerfScript
+                | SourceFormat::DTrace
+                | SourceFormat::ChromeTrace
+                | SourceFormat::Speedscope
+                | SourceFormat::Pprof
+                | SourceFormat::FirefoxProfile
+                | SourceFormat::Jaeger
+                | SourceFormat::Otlp
+                | SourceFormat::CpuProfile
+                | SourceFormat::TiDBTrace => {}
+            }
+            assert!(
+                IMPORTERS.iter().any(|i| i.formats.contains(&f)),
+                "{} is detected but no importer reads it",
+                f.describe()
+            );
+        }
+        // A recognised file with nothing in it is refused naming the file and the format's
+        // own reason, not called unrecognised.
         let e = load_any_bytes(
             "x.json",
-            br#"{"shared":{"frames":[]},"profiles":[]}"#,
+            br#"{"meta":{"interval":1},"threads":[]}"#,
             Limits::default(),
         )
         .unwrap_err()
         .to_string();
         assert!(
-            e.contains("recognised as speedscope JSON") && e.contains("it reads folded stacks"),
+            e.starts_with("x.json") && !e.contains("unrecognised"),
             "{e}"
         );
         let e = load_any_bytes("x.bin", b"\x01\x02 nothing", Limits::default())
