@@ -48,7 +48,8 @@ struct OpenArgs {
     /// Screenshots (Ctrl+S, P) are this many times the window's physical resolution.
     #[arg(long, default_value_t = 1.0)]
     screenshot_scale: f32,
-    /// The view the window opens in (profiles; a trace always opens in its timeline).
+    /// The view the window opens in (a trace of spans always opens in its timeline; a
+    /// sampled input opens in any).
     #[arg(long, value_enum, default_value_t = ViewArg::Flamegraph)]
     view: ViewArg,
     /// Initial bar colors [default: diff for differential profiles, package otherwise].
@@ -66,6 +67,12 @@ struct OpenArgs {
     /// Which part of a long name a cut label keeps (also in the right-click menu).
     #[arg(long, value_enum, default_value_t = FitArg::Head)]
     fit: FitArg,
+    /// pprof: the sample type to show, by name (`alloc_space`), type/unit or index
+    /// [default: the profile's default sample type, else its last].
+    #[arg(long)]
+    sample_type: Option<String>,
+    #[command(flatten)]
+    samples: SampleArgs,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -283,7 +290,7 @@ enum ViewArg {
     Both,
     /// One function (--function) between its callers and its callees (profiles).
     Sandwich,
-    /// Spans on a time axis (traces only).
+    /// Spans on a time axis: traces, and sampled inputs in time order.
     Timeline,
 }
 
@@ -436,6 +443,13 @@ fn open(a: OpenArgs) -> Result<()> {
             size: a.size,
             preview: !a.no_preview,
             fit: fit_arg(a.fit),
+            choice: scorch::import::ImportChoice {
+                sample_type: a.sample_type,
+                event: a.samples.event,
+                pids: a.samples.pid,
+                tids: a.samples.tid,
+                max_gap_ns: a.samples.max_gap,
+            },
         },
     )
 }

@@ -71,6 +71,8 @@ pub struct AppOptions {
     pub fit: crate::view::draw::LabelFit,
     /// The view documents open in (when it shows them; `None`: the usual one).
     pub view: Option<crate::view::ViewKind>,
+    /// Which part of the input to show: sample type, event, threads, gap rule.
+    pub choice: import::ImportChoice,
 }
 
 impl Default for AppOptions {
@@ -84,6 +86,7 @@ impl Default for AppOptions {
             preview: true,
             fit: crate::view::draw::LabelFit::Head,
             view: None,
+            choice: import::ImportChoice::default(),
         }
     }
 }
@@ -352,6 +355,7 @@ impl App {
             .preview
             .then(import::preview::PreviewOptions::default);
         let view_opts = self.view_options(name.clone());
+        let choice = self.opts.choice.clone();
         std::thread::Builder::new()
             .name("scorch-load".into())
             .spawn(move || {
@@ -361,6 +365,7 @@ impl App {
                     device: &device,
                     preview: preview.as_ref(),
                     view: &view_opts,
+                    choice: &choice,
                 };
                 job.run(&mut |step| {
                     let event = match step {

@@ -59,6 +59,8 @@ pub struct Job<'a> {
     pub preview: Option<&'a PreviewOptions>,
     /// How the view opens.
     pub view: &'a ViewOptions,
+    /// Which samples, sample type, threads (`--event`, `--pid` …).
+    pub choice: &'a import::ImportChoice,
 }
 
 impl Job<'_> {
@@ -68,20 +70,27 @@ impl Job<'_> {
         let started = Instant::now();
         let result = match self.source {
             Source::Path(p) => {
-                import::load_any_path_progressive(p, Some(self.progress), self.preview, |pv| {
-                    let t = Instant::now();
-                    match prepare(pv.imported, self.device.get(), self.view) {
-                        Ok(loaded) => {
-                            eprintln!(
-                                "scorch: {} laid out in {:.0} ms",
-                                pv.extent.describe(),
-                                t.elapsed().as_secs_f64() * 1000.0
-                            );
-                            send(LoadStep::Preview(loaded, pv.extent));
+                let options = self.choice.options();
+                import::load_any_path_progressive(
+                    p,
+                    options,
+                    Some(self.progress),
+                    self.preview,
+                    |pv| {
+                        let t = Instant::now();
+                        match prepare(pv.imported, self.device.get(), self.view) {
+                            Ok(loaded) => {
+                                eprintln!(
+                                    "scorch: {} laid out in {:.0} ms",
+                                    pv.extent.describe(),
+                                    t.elapsed().as_secs_f64() * 1000.0
+                                );
+                                send(LoadStep::Preview(loaded, pv.extent));
+                            }
+                            Err(e) => eprintln!("scorch: no preview: {e}"),
                         }
-                        Err(e) => eprintln!("scorch: no preview: {e}"),
-                    }
-                })
+                    },
+                )
             }
             Source::Demo => import::load_bytes_with(
                 "demo.folded",
@@ -328,6 +337,7 @@ mod tests {
             device: &device,
             preview,
             view: &ViewOptions::default(),
+            choice: &import::ImportChoice::default(),
         };
         job.run(&mut |s| steps.push(s));
         steps
@@ -394,5 +404,45 @@ mod tests {
             _ => panic!("expected a trace preview then the full trace"),
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod choice_tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn the_window_loads_the_event_and_threads_chosen_on_the_command_line() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/recordings/python-threads.perf.gz");
+        let device: DeviceSlot = Arc::new(std::sync::OnceLock::new());
+        let choice = import::ImportChoice {
+            event: Some("sched:sched_switch".into()),
+            tids: vec![17914],
+            ..import::ImportChoice::default()
+        };
+        let mut steps = Vec::new();
+        Job {
+            source: &Source::Path(path),
+            progress: &Progress::default(),
+            device: &device,
+            preview: None,
+            view: &ViewOptions::default(),
+            choice: &choice,
+        }
+        .run(&mut |s| steps.push(s));
+        let Some(LoadStep::Full(Ok(loaded))) = steps.pop() else {
+            panic!("a full load")
+        };
+        let doc = loaded.view.document();
+        let p = doc.as_profile().expect("samples aggregate");
+        // `perf script -F tid,event`: 23 sched_switch samples of thread 17914.
+        assert_eq!(p.tree.grand_total(), 23);
+        let s = doc.sampled().expect("samples");
+        assert_eq!(
+            s.samples.events[s.selection.event as usize].name,
+            "sched:sched_switch"
+        );
     }
 }

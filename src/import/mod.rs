@@ -302,6 +302,38 @@ pub struct ImportOptions<'a> {
     pub samples: sampled::SampleOptions<'a>,
 }
 
+/// [`ImportOptions`] that own their strings, for a loader on a thread of its own (the
+/// window's): the memory limits are the defaults.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImportChoice {
+    /// pprof: the sample type ([`ImportOptions::sample_type`]).
+    pub sample_type: Option<String>,
+    /// The event of a sampled input ([`sampled::SampleOptions::event`]).
+    pub event: Option<String>,
+    /// Only these process ids.
+    pub pids: Vec<i64>,
+    /// Only these thread ids.
+    pub tids: Vec<i64>,
+    /// The time order's gap rule, nanoseconds.
+    pub max_gap_ns: Option<u64>,
+}
+
+impl ImportChoice {
+    /// The options these choices make.
+    pub fn options(&self) -> ImportOptions<'_> {
+        ImportOptions {
+            limits: Limits::default(),
+            sample_type: self.sample_type.as_deref(),
+            samples: sampled::SampleOptions {
+                event: self.event.as_deref(),
+                pids: &self.pids,
+                tids: &self.tids,
+                max_gap_ns: self.max_gap_ns,
+            },
+        }
+    }
+}
+
 /// What an input turned out to hold.
 #[derive(Debug)]
 pub enum Imported {
@@ -581,6 +613,7 @@ pub fn load_any_path_with_options(
 /// called), then loads the whole input. The window shows the preview while the rest loads.
 pub fn load_any_path_progressive(
     path: &Path,
+    options: ImportOptions<'_>,
     progress: Option<&Progress>,
     preview: Option<&preview::PreviewOptions>,
     on_preview: impl FnOnce(preview::Preview),
@@ -588,7 +621,7 @@ pub fn load_any_path_progressive(
     if let Some(p) = preview.and_then(|o| preview::preview_path(path, o)) {
         on_preview(p);
     }
-    load_any_path_with(path, progress)
+    load_any_path_with_options(path, options, progress)
 }
 
 /// Mapped inputs at least this large are unmapped on a thread of their own.

@@ -174,6 +174,28 @@ impl Document {
         }
     }
 
+    /// The same samples with only the range `[from, to)` (the samples' relative
+    /// nanoseconds; `None`: all) counted by the aggregated views, as a profile; `None`
+    /// when the document has no samples or already selects that range.
+    pub fn with_sample_range(
+        &self,
+        range: Option<(u64, u64)>,
+    ) -> Option<Result<Document, TotalOverflow>> {
+        let s = self.sampled()?;
+        if s.selection.range == range {
+            return None;
+        }
+        let sel = Selection {
+            range,
+            ..s.selection
+        };
+        Some(
+            s.with_selection(sel)
+                .profile()
+                .map(|p| Document::Profile(Arc::new(p))),
+        )
+    }
+
     /// The file name of the source (or the source itself, `<stdin>`), for titles.
     pub fn file_name(&self) -> String {
         file_name(self.source())

@@ -28,6 +28,7 @@ use crate::geometry::{Camera, FrameGeometry, Orientation, Style};
 use crate::layout::{Layout, SiblingOrder, flame_layout_ordered};
 use crate::lod::{Lod, MergedRun};
 use crate::model::transform::TransformKind;
+use crate::model::units::format_duration_ns;
 use crate::model::units::format_percent;
 use crate::model::{Document, NodeId, Profile};
 use crate::pick::{BarRef, pick};
@@ -459,7 +460,33 @@ pub fn summary(profile: &Profile) -> String {
             v.format_long(profile.tree.grand_total())
         )),
     }
+    parts.extend(selection_note(profile));
     parts.join(" · ")
+}
+
+/// Which samples a profile made from samples counts, when not simply all of its only
+/// event: `cpu-clock samples from 1.2 s to 1.5 s (300 ms)`.
+pub fn selection_note(profile: &Profile) -> Option<String> {
+    let s = profile.meta.sampled.as_ref()?;
+    let events = &s.samples.events;
+    let event = (events.len() > 1)
+        .then(|| events.get(s.selection.event as usize))
+        .flatten()
+        .map(|e| format!("{} samples", e.name));
+    let range = s.selection.range.map(|(a, b)| {
+        format!(
+            "from {} to {} ({})",
+            format_duration_ns(a as f64),
+            format_duration_ns(b as f64),
+            format_duration_ns(b.saturating_sub(a) as f64)
+        )
+    });
+    match (event, range) {
+        (None, None) => None,
+        (Some(e), None) => Some(e),
+        (None, Some(r)) => Some(format!("samples {r}")),
+        (Some(e), Some(r)) => Some(format!("{e} {r}")),
+    }
 }
 
 /// The label of a bar: `name (share, amount)`, or for a diff `name (change)`.

@@ -119,6 +119,9 @@ pub enum Action {
     ToggleFit,
     /// Show or hide the key help.
     Help,
+    /// A sampled input with several events (`cpu-clock`, `sched:sched_switch` …): show
+    /// the next one.
+    NextEvent,
 }
 
 /// What a key does to the open search field.
@@ -187,6 +190,7 @@ pub fn key_action(key: &Key, mods: Mods) -> Option<Action> {
             ("u" | "U", _) => Undo,
             ("h" | "H", _) => ToggleFit,
             ("?", _) => Help,
+            ("e" | "E", _) => NextEvent,
             _ => return None,
         },
     })
@@ -208,6 +212,14 @@ pub const HELP: &[(&str, &str)] = &[
         "a table row: its sandwich · a span: zoom to it",
     ),
     ("drag", "pan (timeline overview: move or select a window)"),
+    (
+        "drag the time axis, Shift+drag",
+        "samples: select a time range; the other views count only it",
+    ),
+    (
+        "E, click Event",
+        "samples: show the next event (cpu-clock, sched …)",
+    ),
     (
         "wheel",
         "zoom at the pointer (Ctrl finer, Shift faster; Alt scrolls)",

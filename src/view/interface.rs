@@ -187,6 +187,11 @@ pub trait View: AsAny + Send {
     /// The pointer moved by `(dx, dy)` to `(x, y)` with the button held, past the click
     /// threshold.
     fn drag(&mut self, _x: f32, _y: f32, _dx: f32, _dy: f32) {}
+    /// The left button went down with Shift held (a range selection where the view has
+    /// one); by default a plain press.
+    fn press_shifted(&mut self, x: f32, y: f32) {
+        self.press(x, y);
+    }
     /// The button came up at `(x, y)`; `click` when it did not move past the threshold.
     fn release(&mut self, _x: f32, _y: f32, _click: bool, _now_s: f64) {}
     /// A second click at `(x, y)` soon after the first, at the same place (after the
@@ -248,6 +253,13 @@ pub trait View: AsAny + Send {
     }
     /// Takes over what `memo` carries from the view this one replaces.
     fn restore(&mut self, _memo: &ViewMemo, _now_s: f64) {}
+    /// The time range of samples the view selects, in the samples' relative nanoseconds
+    /// (`Some(None)`: all of them), for a view that chooses one (a timeline of samples);
+    /// `None`: the view shows what its document selects. Switching views carries it: the
+    /// aggregated views then count only the samples inside it.
+    fn sample_range(&self) -> Option<Option<(u64, u64)>> {
+        None
+    }
 }
 
 /// A view as [`std::any::Any`], for callers that know its type (tests, benchmarks; see

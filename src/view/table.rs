@@ -543,6 +543,9 @@ impl View for TableView {
             self.function_count(),
             p.values.format_long(p.tree.grand_total())
         );
+        if let Some(n) = super::flame::selection_note(p) {
+            subtitle = format!("{subtitle} · {n}");
+        }
         if !self.query.is_empty() {
             subtitle = format!("{subtitle} · {} shown", self.shown.len());
         }

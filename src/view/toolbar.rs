@@ -21,6 +21,8 @@ pub enum Tool {
     Search,
     /// Next color mode.
     Color,
+    /// Next event of a sampled input.
+    Event,
     /// Switch which part of long names labels keep.
     Fit,
     /// Save a screenshot.
@@ -54,7 +56,7 @@ pub struct Toolbar {
 fn right_group(tool: Tool) -> bool {
     matches!(
         tool,
-        Tool::Search | Tool::Color | Tool::Fit | Tool::Screenshot | Tool::Help
+        Tool::Search | Tool::Event | Tool::Color | Tool::Fit | Tool::Screenshot | Tool::Help
     )
 }
 

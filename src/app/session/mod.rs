@@ -190,8 +190,76 @@ impl Session {
         let mut memo = current.memo();
         // The view chosen decides which way up it is (flame graph, icicle).
         memo.orientation = None;
-        self.open_entry(entry, &doc, memo, now_s);
+        // A range selected on the timeline: the other views count its samples only.
+        match current
+            .sample_range()
+            .and_then(|r| doc.with_sample_range(r))
+        {
+            Some(Ok(d)) => self.open_reselected(entry, &d, memo, now_s),
+            Some(Err(e)) => {
+                self.say(format!("the range cannot be shown: {e}"), now_s);
+                return false;
+            }
+            None => self.open_entry(entry, &doc, memo, now_s),
+        }
         true
+    }
+
+    /// A sampled input with several events: the current view again on the next event's
+    /// samples (the same time range, colors and place). False when there is no other.
+    pub fn next_event(&mut self, now_s: f64) -> bool {
+        let Some(current) = &self.view else {
+            return false;
+        };
+        let doc = current.document();
+        let Some(s) = doc.sampled().filter(|s| s.samples.events.len() > 1) else {
+            self.say("this input has one event", now_s);
+            return false;
+        };
+        let n = s.samples.events.len() as u32;
+        let range = current.sample_range().unwrap_or(s.selection.range);
+        let sel = crate::model::samples::Selection {
+            event: (s.selection.event + 1) % n,
+            range,
+        };
+        let name = s.samples.events[sel.event as usize].name.clone();
+        let new = s.with_selection(sel);
+        let kind = current.kind();
+        let memo = current.memo();
+        let doc = if kind == crate::view::timeline::ENTRY.kind {
+            Document::Trace(std::sync::Arc::new(new.trace()))
+        } else {
+            match new.profile() {
+                Ok(p) => Document::Profile(std::sync::Arc::new(p)),
+                Err(e) => {
+                    self.say(format!("{name} cannot be shown: {e}"), now_s);
+                    return false;
+                }
+            }
+        };
+        let Some(entry) = views_for(self.views, &doc)
+            .iter()
+            .find(|e| e.kind == kind)
+            .copied()
+        else {
+            return false;
+        };
+        self.open_reselected(entry, &doc, memo, now_s);
+        self.say(format!("event {name}"), now_s);
+        true
+    }
+
+    /// [`Session::open_entry`] on other samples of the same input (another range or
+    /// event): the transforms applied are applied again to them, where the view shows
+    /// call trees.
+    fn open_reselected(&mut self, entry: &ViewEntry, doc: &Document, memo: ViewMemo, now_s: f64) {
+        let ts: Vec<Transform> = self.transforms.drain(..).map(|(t, _)| t).collect();
+        self.open_entry(entry, doc, memo, now_s);
+        if !ts.is_empty()
+            && let (Some(d), _) = self.push_transforms(ts)
+        {
+            self.show_transformed(d, now_s);
+        }
     }
 
     /// Opens `entry` on `doc` in place of the current view, taking over `memo`.
@@ -381,7 +449,11 @@ impl Session {
             moved: false,
         });
         if let Some(v) = &mut self.view {
-            v.press(x, y);
+            if self.mods.shift {
+                v.press_shifted(x, y);
+            } else {
+                v.press(x, y);
+            }
         }
         Effect::None
     }
@@ -537,6 +609,10 @@ impl Session {
             }
             Action::ShowView(n) => {
                 self.switch_view(usize::from(n), now_s);
+                Effect::None
+            }
+            Action::NextEvent => {
+                self.next_event(now_s);
                 Effect::None
             }
             a => self.act(a, now_s),

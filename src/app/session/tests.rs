@@ -643,3 +643,182 @@ fn a_screenshot_frame_is_the_window_frame_minus_the_pointer() {
     let c = compose(v, Purpose::Screenshot { factor: 2.0 }, Some(&shot), &mut m);
     assert_eq!((c.width_px, c.height_px), (1600, 1200));
 }
+
+/// A `perf script` of two threads and two events: thread 11 runs `a` for 10 ms then `b`
+/// for 10 ms (cpu-clock every millisecond), and switches out twice.
+fn perf_two_events() -> String {
+    let mut out = String::new();
+    for i in 0..20u64 {
+        let f = if i < 10 { "a" } else { "b" };
+        out.push_str(&format!(
+            "py 10/11 [000] 1.{:06}: 1000000 cpu-clock:\n\t7f0000a1 {f} (/x)\n\t7f0000b2 main (/x)\n\n",
+            i * 1000
+        ));
+        out.push_str(&format!(
+            "py 10/12 [001] 1.{:06}: 1000000 cpu-clock:\n\t7f0000c3 c (/x)\n\t7f0000b2 main (/x)\n\n",
+            i * 1000 + 500
+        ));
+    }
+    for t in [5_000u64, 15_000] {
+        out.push_str(&format!(
+            "py 10/11 [000] 1.{t:06}: 1 sched:sched_switch:\n\tffffffff81000004 schedule (/k)\n\t7f0000a1 a (/x)\n\t7f0000b2 main (/x)\n\n"
+        ));
+    }
+    out
+}
+
+/// A session on [`perf_two_events`] in its timeline (views: timeline, flame graph …).
+fn sampled_session() -> Session {
+    let p = load_bytes("t.perf", perf_two_events().as_bytes(), Limits::default()).unwrap();
+    let doc = Document::Profile(Arc::new(p));
+    let mut s = Session::with_views(VIEWS);
+    s.resize(Viewport {
+        width_px: 900,
+        height_px: 600,
+        scale: 1.0,
+    });
+    let opts = ViewOptions {
+        style: crate::app::window_style(),
+        kind: Some(crate::view::ViewKind::TIMELINE),
+        ..ViewOptions::default()
+    };
+    s.show(default_view(&doc, &opts), opts);
+    assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::TIMELINE);
+    s
+}
+
+/// Switches to the view of `kind`, as its number key does.
+fn show_kind(s: &mut Session, kind: crate::view::ViewKind) {
+    let doc = s.view().unwrap().document();
+    let n = views_for(VIEWS, &doc)
+        .iter()
+        .position(|e| e.kind == kind)
+        .expect("the view shows the document");
+    let key = (n + 1).to_string();
+    s.key(&ch(&key), Some(&key), NOW);
+    assert_eq!(s.view().unwrap().kind(), kind);
+}
+
+fn timeline(s: &Session) -> &crate::view::timeline::TimelineView {
+    s.view().and_then(|v| v.downcast_ref()).expect("a timeline")
+}
+
+/// The call tree's total and the names of its functions in the view shown.
+fn shown_total(s: &Session) -> (u64, Vec<String>) {
+    let p = s.view().unwrap().document().as_profile().unwrap();
+    let names = (0..p.tree.len() as u32)
+        .map(|n| p.names.get(p.tree.name(n)).to_string())
+        .collect();
+    (p.tree.grand_total(), names)
+}
+
+#[test]
+fn dragging_the_time_axis_selects_a_range_the_flame_graph_counts() {
+    let mut s = sampled_session();
+    let g = timeline(&s).geometry(1.0);
+    // Drag on the axis from the trace's start to a bit under half of it: thread 11's
+    // first 10 samples (all `a`) and thread 12's first ones.
+    let total = timeline(&s).tracks().layout.total_ticks;
+    let cam = timeline(&s).state().camera;
+    let x_of = |t: u64| g.graph.x + cam.x_of(t) as f32;
+    let y = g.axis.y + g.axis.h / 2.0;
+    s.pointer_moved(x_of(0), y);
+    s.left_pressed(NOW);
+    s.pointer_moved(x_of(total / 4), y);
+    s.pointer_moved(x_of(9_900_000), y);
+    s.left_released(NOW);
+    let (a, b) = timeline(&s).range().expect("a range");
+    assert!(a == 0 && (9_800_000..=10_000_000).contains(&b), "{a} {b}");
+    let in_range = timeline(&s).samples_in_range().unwrap();
+    // 10 samples of thread 11 (0 … 9 ms) and 10 of thread 12 (0.5 … 9.5 ms).
+    assert_eq!(in_range, 20);
+    let hint = s.view().unwrap().status_hint();
+    assert!(
+        hint.starts_with("range ") && hint.contains("20 samples"),
+        "{hint}"
+    );
+    // The flame graph counts the range only: no `b`, and 20 samples of 1 ms.
+    s.key(&ch("2"), Some("2"), NOW);
+    assert_ne!(s.view().unwrap().kind(), crate::view::ViewKind::TIMELINE);
+    let (total_ns, names) = shown_total(&s);
+    assert_eq!(total_ns, 20_000_000);
+    assert!(names.iter().any(|n| n == "a") && !names.iter().any(|n| n == "b"));
+    let heading = s.view().unwrap().heading(Purpose::Window).subtitle;
+    assert!(
+        heading.contains("cpu-clock samples from 0 s to 9."),
+        "{heading}"
+    );
+    // Back in the timeline the range is still there; Escape clears it, and the flame
+    // graph counts everything again.
+    show_kind(&mut s, crate::view::ViewKind::TIMELINE);
+    assert!(timeline(&s).range().is_some());
+    s.key(&Key::Escape, None, NOW);
+    assert!(timeline(&s).range().is_none());
+    s.key(&ch("2"), Some("2"), NOW);
+    assert_eq!(shown_total(&s).0, 40_000_000);
+}
+
+#[test]
+fn shift_drag_in_the_bands_selects_a_range_and_a_click_on_the_axis_clears_it() {
+    let mut s = sampled_session();
+    let g = timeline(&s).geometry(1.0);
+    let cam = timeline(&s).state().camera;
+    let x_of = |t: u64| g.graph.x + cam.x_of(t) as f32;
+    let y = g.graph.y + 30.0;
+    s.modifiers(Mods {
+        shift: true,
+        ..Mods::default()
+    });
+    s.pointer_moved(x_of(12_000_000), y);
+    s.left_pressed(NOW);
+    s.pointer_moved(x_of(16_000_000), y);
+    s.left_released(NOW);
+    s.modifiers(Mods::default());
+    let (a, b) = timeline(&s).range().expect("a range");
+    assert!((11_900_000..=12_100_000).contains(&a) && (15_900_000..=16_100_000).contains(&b));
+    // A plain drag pans and leaves the range alone.
+    s.pointer_moved(x_of(5_000_000), y);
+    s.left_pressed(NOW);
+    s.pointer_moved(x_of(6_000_000), y);
+    s.left_released(NOW);
+    assert_eq!(timeline(&s).range(), Some((a, b)));
+    // A click on the axis clears it.
+    let ay = g.axis.y + g.axis.h / 2.0;
+    s.pointer_moved(x_of(1_000_000), ay);
+    s.left_pressed(NOW);
+    s.left_released(NOW);
+    assert!(timeline(&s).range().is_none());
+}
+
+#[test]
+fn the_event_button_and_key_show_the_next_event() {
+    let mut s = sampled_session();
+    let sel = |s: &Session| {
+        s.view()
+            .unwrap()
+            .document()
+            .sampled()
+            .map(|x| x.selection.event)
+    };
+    assert_eq!(sel(&s), Some(0));
+    // The toolbar names the event shown.
+    let items = s.toolbar().unwrap().items;
+    let ev = items
+        .iter()
+        .find(|i| i.tool == Tool::Event)
+        .expect("an Event button");
+    assert!(ev.label.contains("cpu-clock"), "{}", ev.label);
+    s.key(&ch("e"), Some("e"), NOW);
+    assert_eq!(sel(&s), Some(1));
+    assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::TIMELINE);
+    // Two sched_switch samples of one thread: one track, a few spans.
+    assert_eq!(timeline(&s).trace().spans.tracks.len(), 1);
+    s.key(&ch("2"), Some("2"), NOW);
+    let (total, names) = shown_total(&s);
+    assert_eq!(total, 2);
+    assert!(names.iter().any(|n| n == "schedule"));
+    // The button cycles back to the first event, in the same view.
+    s.use_tool(Tool::Event, NOW);
+    assert_eq!(sel(&s), Some(0));
+    assert_eq!(shown_total(&s).0, 40_000_000);
+}

@@ -68,6 +68,11 @@ impl Session {
             format!("Search: {}", self.search_text)
         };
         items.push(button(Tool::Search, search, self.search_open));
+        if let Some(s) = doc.sampled().filter(|s| s.samples.events.len() > 1)
+            && let Some(e) = s.samples.events.get(s.selection.event as usize)
+        {
+            items.push(button(Tool::Event, caption("Event: ", &e.name), false));
+        }
         let memo = v.memo();
         if let Some(c) = memo.color {
             items.push(button(Tool::Color, caption("Colors: ", c.name()), false));
@@ -121,6 +126,10 @@ impl Session {
                 Effect::None
             }
             Tool::Screenshot => Effect::Screenshot,
+            Tool::Event => {
+                self.next_event(now_s);
+                Effect::None
+            }
             Tool::Color => self.act(Action::CycleColor, now_s),
             Tool::Fit => self.act(Action::ToggleFit, now_s),
         }

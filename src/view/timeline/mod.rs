@@ -16,6 +16,7 @@
 mod axis;
 mod brush;
 mod paint;
+mod range;
 
 pub use axis::{AxisTicks, axis_ticks, format_axis_time};
 pub use brush::{BrushGrab, brush_drag, brush_grab};
@@ -114,6 +115,9 @@ enum Drag {
     },
     /// Panning the detail view.
     Pan,
+    /// Selecting a time range from `anchor` (its tick and the x pressed): `on_axis` when
+    /// it started on the time axis (a click there clears the range).
+    Range { anchor: (u64, f32), on_axis: bool },
 }
 
 /// Per name id: the palette index of the name and of its package part, hashed once (the
@@ -169,6 +173,8 @@ pub struct TimelineView {
     drag: Option<Drag>,
     /// The longest span, the heat scale (computed once: it is O(spans)).
     max_dur_ns: u64,
+    /// The selected time range in ticks (a timeline of samples only; see `range.rs`).
+    range: Option<(u64, u64)>,
 }
 
 impl TimelineView {
@@ -211,7 +217,7 @@ impl TimelineView {
             .title
             .clone()
             .unwrap_or_else(|| crate::model::document::file_name(&trace.source));
-        TimelineView {
+        let mut v = TimelineView {
             collapsed: vec![false; tracks.bands.len()],
             trace,
             mode,
@@ -235,7 +241,12 @@ impl TimelineView {
             hover_run: None,
             drag: None,
             max_dur_ns,
-        }
+            range: None,
+        };
+        let r = v.trace.sampled.as_ref().and_then(|s| s.selection.range);
+        let r = v.range_from_samples(r);
+        v.set_range(r);
+        v
     }
 
     /// The trace shown.
@@ -612,9 +623,26 @@ impl View for TimelineView {
                 window,
                 press_x: x,
             }
+        } else if g.axis.contains(x, y) && self.trace.sampled.is_some() {
+            Drag::Range {
+                anchor: (self.tick_at_x(x), x),
+                on_axis: true,
+            }
         } else {
             Drag::Pan
         });
+    }
+
+    fn press_shifted(&mut self, x: f32, y: f32) {
+        let g = self.geometry(1.0);
+        if self.trace.sampled.is_some() && g.graph.contains(x, y) {
+            self.drag = Some(Drag::Range {
+                anchor: (self.tick_at_x(x), x),
+                on_axis: false,
+            });
+        } else {
+            self.press(x, y);
+        }
     }
 
     fn drag(&mut self, x: f32, _y: f32, dx: f32, dy: f32) {
@@ -633,6 +661,7 @@ impl View for TimelineView {
                 self.state.pan_px(f64::from(dx));
                 self.state.scroll_by(-dy);
             }
+            Some(Drag::Range { anchor, .. }) => self.drag_range(anchor, x),
             None => {}
         }
     }
@@ -641,6 +670,14 @@ impl View for TimelineView {
         let drag = self.drag.take();
         let g = self.geometry(1.0);
         let run = self.hover_run.map(|r| (r.x0, r.x1));
+        if let Some(Drag::Range { on_axis, .. }) = drag {
+            if click && on_axis {
+                // A click on the axis clears the range.
+                self.range = None;
+            }
+            self.update_hover();
+            return;
+        }
         if !click {
             if let Some(Drag::Brush { window, .. }) = drag {
                 // Backspace returns to the window before the brush.
@@ -742,6 +779,8 @@ impl View for TimelineView {
             Action::Escape => {
                 if self.selected.is_some() {
                     self.selected = None;
+                } else if self.range.is_some() {
+                    self.range = None;
                 } else {
                     v.back(now_s);
                 }
@@ -861,6 +900,12 @@ impl View for TimelineView {
     }
 
     fn status_hint(&self) -> String {
+        if let Some(r) = self.range_status() {
+            return r;
+        }
+        if self.trace.sampled.is_some() {
+            return "wheel: zoom · drag: pan · drag the time axis or Shift+drag: select a range · click: select · double-click: zoom · / search · C colors · E event · Ctrl+S screenshot · ?: every key".to_string();
+        }
         "wheel: zoom · drag: pan · overview: drag edges/window, drag to select · click: select · double-click: zoom · header: collapse · / search · T bands · C colors · Ctrl+S screenshot · ?: every key".to_string()
     }
 
@@ -963,6 +1008,7 @@ impl View for TimelineView {
         self.draw_uncertainty(frame, &sight, &rows);
         self.draw_labels(frame, &sight, &rows, m);
         self.draw_connectors(frame, &sight);
+        self.draw_range(frame, &sight, m);
         let line = g.scale.round().max(1.0);
         if let Some(sel) = self.selected.and_then(|s| self.bar_of(s)) {
             self.outline_bar(
@@ -1027,6 +1073,11 @@ impl View for TimelineView {
             function: None,
             ..ViewMemo::default()
         }
+    }
+
+    fn sample_range(&self) -> Option<Option<(u64, u64)>> {
+        self.trace.sampled.as_ref()?;
+        Some(self.range_in_samples())
     }
 
     fn restore(&mut self, memo: &ViewMemo, _now_s: f64) {
