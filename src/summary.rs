@@ -423,8 +423,10 @@ pub struct SamplesSummary {
     pub interval_ns: u64,
     /// The samples replay exact spans (speedscope's evented profiles): no interval.
     pub exact: bool,
-    /// Counters present in the shown event.
-    pub counters: Vec<&'static str>,
+    /// Counters present in the shown event, with their sum over its samples.
+    pub counters: Vec<(&'static str, String)>,
+    /// Blocked samples of the shown event that name the thread that woke them.
+    pub wakers: usize,
     /// Per-sample bytes (without the stack table) and stacks.
     pub sample_bytes: usize,
     /// Stacks in the table.
@@ -474,7 +476,19 @@ impl SamplesSummary {
             span_ns: s.timed.then_some(hi - lo),
             interval_ns: if s.timed { s.median_interval(shown) } else { 0 },
             exact: s.exact,
-            counters: s.counters_of(shown).into_iter().map(|c| c.name()).collect(),
+            counters: s
+                .counters_of(shown)
+                .into_iter()
+                .map(|c| {
+                    let sum: u64 = s
+                        .streams_of(shown)
+                        .filter_map(|(_, st)| st.counter(c))
+                        .flat_map(|v| v.iter().map(|&x| u64::from(x)))
+                        .sum();
+                    (c.name(), c.format(sum))
+                })
+                .collect(),
+            wakers: s.streams_of(shown).map(|(_, st)| st.wakers.len()).sum(),
             sample_bytes: s.sample_bytes(),
             stacks: s.stacks.len(),
             total: s.len(),
@@ -517,9 +531,22 @@ impl Display for SamplesSummary {
             if self.counters.is_empty() {
                 "none".to_string()
             } else {
-                self.counters.join(", ")
+                self.counters
+                    .iter()
+                    .map(|(n, v)| format!("{n} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             }
         )?;
+        if self.wakers > 0 {
+            writeln!(
+                f,
+                "wakers:   {} blocked sample{} name the thread that woke {}",
+                self.wakers,
+                if self.wakers == 1 { "" } else { "s" },
+                if self.wakers == 1 { "it" } else { "them" }
+            )?;
+        }
         writeln!(
             f,
             "samples:  {} in all, {:.1} B each beyond {} stacks",

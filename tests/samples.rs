@@ -93,6 +93,63 @@ fn a_perf_recording_keeps_events_threads_and_time() {
     );
 }
 
+/// A `perf record -g -e cpu-clock -e sched:sched_switch -e sched:sched_wakeup` of a
+/// Python producer thread handing work to a consumer thread through a queue: each
+/// switch counts as voluntary or involuntary by its `prev_state`, and the consumer's
+/// blocked samples name the producer as the thread that woke them.
+#[test]
+fn a_perf_recording_with_scheduler_events_attributes_switches_and_wakers() {
+    use scorch::model::samples::CounterKind;
+    let path = root().join("data/recordings/python-wakeups.perf.gz");
+    let imported = import::load_any_path(&path).unwrap();
+    let s = samples_of(&imported);
+    let count = |e: &str| {
+        per_event_tid(s)
+            .iter()
+            .filter(|((ev, _), _)| ev == e)
+            .map(|(_, n)| n)
+            .sum::<usize>()
+    };
+    // `perf script -F event | sort | uniq -c` on the recording.
+    assert_eq!(count("cpu-clock"), 368);
+    assert_eq!(count("sched:sched_switch"), 209);
+    assert_eq!(count("sched:sched_wakeup"), 89);
+    // `perf script -F trace | grep -o 'prev_state=[A-Z+]*' | sort | uniq -c`: 152 S and
+    // 8 D (blocked: voluntary), 44 R and 5 R+ (preempted: involuntary).
+    let switch = s
+        .events
+        .iter()
+        .position(|e| e.name == "sched:sched_switch")
+        .unwrap() as u32;
+    let sum = |k: CounterKind| -> u64 {
+        s.streams_of(switch)
+            .filter_map(|(_, st)| st.counter(k))
+            .flat_map(|v| v.iter().map(|&x| u64::from(x)))
+            .sum()
+    };
+    assert_eq!(sum(CounterKind::VoluntarySwitches), 160);
+    assert_eq!(sum(CounterKind::InvoluntarySwitches), 49);
+    // The producer (tid 30445) woke the consumer (30446) 32 times
+    // (`perf script -F tid,trace` on the sched_wakeup lines); each wakeup ends the
+    // consumer's latest blocked switch before it.
+    let tid_of = |t: u32| s.threads[t as usize].tid;
+    let mut by_pair = BTreeMap::new();
+    for (_, st) in s.streams_of(switch) {
+        for w in &st.wakers {
+            assert!(st.counter(CounterKind::VoluntarySwitches).unwrap()[w.sample as usize] == 1);
+            assert!(st.time[w.sample as usize] <= w.time, "woken after blocking");
+            *by_pair
+                .entry((tid_of(st.thread), tid_of(w.thread)))
+                .or_insert(0) += 1;
+        }
+    }
+    let producer_woke_consumer = by_pair[&(Some(30446), Some(30445))];
+    assert!(
+        (20..=32).contains(&producer_woke_consumer),
+        "{producer_woke_consumer} {by_pair:?}"
+    );
+}
+
 /// The samples of a `.cpuprofile` as a plain JSON walk counts them.
 fn json_samples(v: &serde_json::Value) -> usize {
     v["samples"].as_array().map_or(0, Vec::len)

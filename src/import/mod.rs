@@ -31,6 +31,7 @@ pub mod folded;
 pub mod jaeger;
 pub mod otlp;
 pub mod perf;
+mod perf_sched;
 pub mod pprof;
 pub mod preview;
 pub mod sampled;

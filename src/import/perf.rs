@@ -196,6 +196,8 @@ struct EventFields {
     period: Option<Option<u64>>,
     /// A one-frame stack following the event.
     post: Option<Range<usize>>,
+    /// What follows the event when it is not a stack (a tracepoint's fields).
+    payload: Option<Range<usize>>,
 }
 
 /// The event type, period and the text after them (a one-frame stack) in what follows the
@@ -212,6 +214,7 @@ fn event_fields(after: &[u8]) -> EventFields {
             event: None,
             period: None,
             post: None,
+            payload: None,
         };
     };
     let head = &after[..c1];
@@ -248,6 +251,7 @@ fn event_fields(after: &[u8]) -> EventFields {
             event: None,
             period: Some(period),
             post: None,
+            payload: None,
         };
     };
     let word = &after[ev_word.clone()];
@@ -270,11 +274,16 @@ fn event_fields(after: &[u8]) -> EventFields {
         let start = body.as_ptr() as usize - after.as_ptr() as usize;
         start..start + body.len()
     });
+    let payload = (post.is_none() && !body.is_empty()).then(|| {
+        let start = body.as_ptr() as usize - after.as_ptr() as usize;
+        start..start + body.len()
+    });
     EventFields {
         time: parse_seconds(time_word),
         event,
         period: Some(period),
         post,
+        payload,
     }
 }
 
@@ -518,6 +527,10 @@ struct Parser {
     java: bool,
     /// The current sample's weight as its event line states it (else 1).
     period: Option<u64>,
+    /// The current sample is a `sched_switch`: whether the thread blocked.
+    switch: Option<bool>,
+    /// `sched_wakeup` events seen.
+    wakeups: Vec<super::perf_sched::Wakeup>,
     /// The current sample's frames, leaf first.
     leaf_first: Vec<NameId>,
     /// Frames of one stack line (Java inlining splits one line into several).
@@ -562,6 +575,8 @@ impl Parser {
             comm_known: false,
             java: false,
             period: None,
+            switch: None,
+            wakeups: Vec::new(),
             leaf_first: Vec::new(),
             group: Vec::new(),
             prev_path: Vec::new(),
@@ -682,6 +697,7 @@ impl Parser {
             event,
             period,
             post,
+            payload,
         } = event_fields(rest);
         if let Some(p) = period {
             self.period = p;
@@ -690,6 +706,23 @@ impl Parser {
         self.pid_tid = parse_pid_tid(&line[pid_word]);
         let ev: &[u8] = event.map_or(b"", |ev| &rest[ev]);
         self.stream = self.stream_for(comm, ev);
+        self.switch = None;
+        if let Some(pl) = payload {
+            use super::perf_sched::{Sched, Wakeup, sched_of};
+            match sched_of(ev, &rest[pl]) {
+                Some(Sched::Switch { voluntary }) => self.switch = Some(voluntary),
+                Some(Sched::Wakeup { tid }) => {
+                    if let Some(time) = time {
+                        self.wakeups.push(Wakeup {
+                            time,
+                            waker: self.streams[self.stream].thread,
+                            tid,
+                        });
+                    }
+                }
+                None => {}
+            }
+        }
         if self.period.is_some() {
             self.events[self.streams[self.stream].event as usize].1 = true;
         }
@@ -899,6 +932,9 @@ impl Parser {
             st.time.push(time);
             st.stack.push(node);
             st.weight.push(weight);
+            if let Some(voluntary) = self.switch.take() {
+                st.set_last_counter(super::perf_sched::switch_counter(voluntary), 1);
+            }
             self.samples += 1;
         } else if self.event_open {
             self.empty_samples += 1;
@@ -907,6 +943,7 @@ impl Parser {
         self.skip = false;
         self.event_open = false;
         self.period = None;
+        self.switch = None;
         self.leaf_first.clear();
         Ok(())
     }
@@ -955,6 +992,23 @@ impl Parser {
                 self.streams.len() - 1
             });
             let to = &mut self.streams[i];
+            let base = to.len();
+            for c in &st.counters {
+                let k = match to.counters.iter().position(|x| x.kind == c.kind) {
+                    Some(k) => k,
+                    None => {
+                        to.counters.push(crate::model::samples::Counter {
+                            kind: c.kind,
+                            values: Vec::new(),
+                        });
+                        to.counters.len() - 1
+                    }
+                };
+                let v = &mut to.counters[k].values;
+                v.resize(base, 0);
+                v.extend_from_slice(&c.values);
+                v.resize(base + st.len(), 0);
+            }
             to.time.extend_from_slice(&st.time);
             to.stack.extend(
                 st.stack
@@ -965,6 +1019,11 @@ impl Parser {
                 to.weight.push(st.weight.get(k));
             }
         }
+        self.wakeups
+            .extend(other.wakeups.iter().map(|w| super::perf_sched::Wakeup {
+                waker: thread_map[w.waker as usize],
+                ..*w
+            }));
         self.warnings.absorb_lines(other.warnings);
         self.samples += other.samples;
         self.untimed += other.untimed;
@@ -1014,6 +1073,7 @@ fn finish(
         samples,
         untimed,
         empty_samples,
+        wakeups,
         ..
     } = p;
     if samples == 0 {
@@ -1072,7 +1132,10 @@ fn finish(
         ));
     }
     out.meta_mut().warnings = warnings;
-    let out = out.finish();
+    let mut out = out.finish();
+    if timed {
+        super::perf_sched::link_wakers(&mut out, wakeups);
+    }
     super::Progress::stage(progress, "samples", t0.elapsed());
     Ok(out)
 }

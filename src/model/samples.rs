@@ -279,13 +279,16 @@ pub struct Counter {
     pub values: Vec<u32>,
 }
 
-/// A blocked sample's waker: the thread that woke it.
+/// A blocked sample's waker: the thread that woke it, and when.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Waker {
     /// Index of the sample in its stream.
     pub sample: u32,
     /// The waking thread (index into [`Samples::threads`]).
     pub thread: u32,
+    /// When it woke the sample's thread (the stream's clock; the sample's own time when
+    /// the input does not say).
+    pub time: u64,
 }
 
 /// One thread's samples of one event, in time order.
@@ -320,6 +323,28 @@ impl Stream {
     /// True without samples.
     pub fn is_empty(&self) -> bool {
         self.time.is_empty()
+    }
+
+    /// Sets counter `kind` of the last sample (earlier samples without it count 0;
+    /// saturated at `u32::MAX`).
+    pub fn set_last_counter(&mut self, kind: CounterKind, value: u64) {
+        let n = self.time.len();
+        if n == 0 {
+            return;
+        }
+        let i = match self.counters.iter().position(|c| c.kind == kind) {
+            Some(i) => i,
+            None => {
+                self.counters.push(Counter {
+                    kind,
+                    values: Vec::new(),
+                });
+                self.counters.len() - 1
+            }
+        };
+        let v = &mut self.counters[i].values;
+        v.resize(n, 0);
+        v[n - 1] = u32::try_from(value).unwrap_or(u32::MAX);
     }
 
     /// The values of counter `kind`, when the stream has it.
@@ -369,7 +394,7 @@ impl Stream {
                 .map(|c| c.values.capacity() * 4)
                 .sum::<usize>()
             + self.marker.as_ref().map_or(0, |m| m.capacity() * 4)
-            + self.wakers.capacity() * 8
+            + self.wakers.capacity() * std::mem::size_of::<Waker>()
     }
 
     /// Sorts the samples by time (stable), when an importer gave them out of order.
@@ -568,23 +593,7 @@ impl Samples {
     /// Sets counter `kind` of the last sample pushed to stream `s` (earlier samples
     /// without it count 0).
     pub fn set_counter(&mut self, s: usize, kind: CounterKind, value: u64) {
-        let st = &mut self.streams[s];
-        let n = st.time.len();
-        let i = match st.counters.iter().position(|c| c.kind == kind) {
-            Some(i) => i,
-            None => {
-                st.counters.push(Counter {
-                    kind,
-                    values: Vec::new(),
-                });
-                st.counters.len() - 1
-            }
-        };
-        let values = &mut st.counters[i].values;
-        values.resize(n, 0);
-        if let Some(last) = values.last_mut() {
-            *last = u32::try_from(value).unwrap_or(u32::MAX);
-        }
+        self.streams[s].set_last_counter(kind, value);
     }
 
     /// Sets the marker (message id) of the last sample pushed to stream `s`.
@@ -605,6 +614,7 @@ impl Samples {
             st.wakers.push(Waker {
                 sample: n as u32,
                 thread: waker,
+                time: st.time[n],
             });
         }
     }
@@ -634,6 +644,9 @@ impl Samples {
             for s in &mut self.streams {
                 for t in &mut s.time {
                     *t -= first;
+                }
+                for w in &mut s.wakers {
+                    w.time = w.time.saturating_sub(first);
                 }
             }
             self.origin_ns = self.origin_ns.saturating_add(first);
@@ -861,7 +874,8 @@ mod tests {
             st.wakers,
             [Waker {
                 sample: 0,
-                thread: 0
+                thread: 0,
+                time: 0
             }]
         );
     }

@@ -41,8 +41,9 @@ pub struct SpanSampling {
     pub first_span: u32,
     /// Per sampled span (index − `first_span`): samples inside it.
     pub samples: Vec<u32>,
-    /// Per sampled span: the CPU time of its samples (empty when the input has none).
-    pub cpu_ns: Vec<u64>,
+    /// Per counter the event's samples carry (CPU time, allocations, faults, context
+    /// switches): per sampled span, the sum over its samples.
+    pub counters: Vec<(CounterKind, Vec<u64>)>,
     /// The median sampling interval: how uncertain each end is (0 for exact spans).
     pub interval_ns: u64,
     /// The gap that ended spans.
@@ -62,8 +63,27 @@ impl SpanSampling {
 
     /// CPU time of span `i`, when known.
     pub fn cpu_of(&self, i: usize) -> Option<u64> {
-        i.checked_sub(self.first_span as usize)
-            .and_then(|k| self.cpu_ns.get(k).copied())
+        self.counter_of(i, CounterKind::CpuNs)
+    }
+
+    /// The sum of counter `kind` over span `i`'s samples, when the samples carry it.
+    pub fn counter_of(&self, i: usize, kind: CounterKind) -> Option<u64> {
+        let k = i.checked_sub(self.first_span as usize)?;
+        self.counters
+            .iter()
+            .find(|(c, _)| *c == kind)
+            .and_then(|(_, v)| v.get(k).copied())
+    }
+
+    /// Every counter's sum over span `i`'s samples.
+    pub fn counters_of(&self, i: usize) -> Vec<(CounterKind, u64)> {
+        let Some(k) = i.checked_sub(self.first_span as usize) else {
+            return Vec::new();
+        };
+        self.counters
+            .iter()
+            .filter_map(|(c, v)| v.get(k).map(|&x| (*c, x)))
+            .collect()
     }
 
     /// The stream a track was made from.
@@ -79,9 +99,9 @@ impl SpanSampling {
 struct Open {
     stack: StackId,
     span: u32,
-    /// Running sample count and CPU sum when it opened.
+    /// Running sample count when it opened (its counter sums' start is beside it, in
+    /// the open stack's `open_sums`).
     n0: u64,
-    cpu0: u64,
 }
 
 /// The spans of `samples`' event `opts.event` as a set of their own (one track per
@@ -122,9 +142,10 @@ pub fn convert_into(samples: &Samples, opts: ConvertOptions, set: &mut SpanSet) 
         exact: samples.exact,
         ..SpanSampling::default()
     };
-    let has_cpu = samples
-        .counters_of(opts.event)
-        .contains(&CounterKind::CpuNs);
+    // The counters the event's samples carry: per span, the sum over its samples.
+    let kinds = samples.counters_of(opts.event);
+    let nk = kinds.len();
+    out.counters = kinds.iter().map(|&k| (k, Vec::new())).collect();
     let mut names: Names = std::mem::take(&mut set.names);
     let mut name_of = vec![u32::MAX; samples.names.len()];
     let skip = u32::from(samples.thread_root_frames);
@@ -150,18 +171,18 @@ pub fn convert_into(samples: &Samples, opts: ConvertOptions, set: &mut SpanSet) 
             sort_index: 0,
         });
         out.tracks.push((track, si as u32));
-        let cpu = if has_cpu {
-            stream.counter(CounterKind::CpuNs)
-        } else {
-            None
-        };
+        let columns: Vec<Option<&[u32]>> = kinds.iter().map(|&k| stream.counter(k)).collect();
         let mut open: Vec<Open> = Vec::new();
-        let (mut count, mut cpu_sum) = (0u64, 0u64);
+        // The running counter sums when each open span opened, `nk` per open span.
+        let mut open_sums: Vec<u64> = Vec::new();
+        let mut count = 0u64;
+        let mut sums = vec![0u64; nk];
         let close_to = |open: &mut Vec<Open>,
+                        open_sums: &mut Vec<u64>,
                         keep: usize,
                         end: u64,
                         count: u64,
-                        cpu_sum: u64,
+                        sums: &[u64],
                         set: &mut SpanSet,
                         out: &mut SpanSampling| {
             while open.len() > keep {
@@ -170,9 +191,11 @@ pub fn convert_into(samples: &Samples, opts: ConvertOptions, set: &mut SpanSet) 
                 set.dur_ns[i] = (end + shift).saturating_sub(set.start_ns[i]);
                 let k = i - out.first_span as usize;
                 out.samples[k] = (count - o.n0) as u32;
-                if has_cpu {
-                    out.cpu_ns[k] = cpu_sum - o.cpu0;
+                let from = open_sums.len() - nk;
+                for (c, (_, v)) in out.counters.iter_mut().enumerate() {
+                    v[k] = sums[c] - open_sums[from + c];
                 }
+                open_sums.truncate(from);
             }
         };
         let n = stream.len();
@@ -184,9 +207,18 @@ pub fn convert_into(samples: &Samples, opts: ConvertOptions, set: &mut SpanSet) 
                 let marker_changed = stream.marker.as_ref().is_some_and(|m| m[i] != m[i - 1]);
                 if max_gap > 0 && t - prev > max_gap {
                     let end = prev + sample_len(samples, stream, i - 1, interval);
-                    close_to(&mut open, 0, end.min(t), count, cpu_sum, set, &mut out);
+                    close_to(
+                        &mut open,
+                        &mut open_sums,
+                        0,
+                        end.min(t),
+                        count,
+                        &sums,
+                        set,
+                        &mut out,
+                    );
                 } else if marker_changed {
-                    close_to(&mut open, 0, t, count, cpu_sum, set, &mut out);
+                    close_to(&mut open, &mut open_sums, 0, t, count, &sums, set, &mut out);
                 }
             }
             // The new frames, leaf first, down to the deepest frame still open.
@@ -205,7 +237,16 @@ pub fn convert_into(samples: &Samples, opts: ConvertOptions, set: &mut SpanSet) 
             } else {
                 (samples.stacks.depth(s) - skip) as usize
             };
-            close_to(&mut open, keep, t, count, cpu_sum, set, &mut out);
+            close_to(
+                &mut open,
+                &mut open_sums,
+                keep,
+                t,
+                count,
+                &sums,
+                set,
+                &mut out,
+            );
             for &f in fresh.iter().rev() {
                 let frame = samples.stacks.frame(f);
                 let nm = &mut name_of[frame as usize];
@@ -219,24 +260,35 @@ pub fn convert_into(samples: &Samples, opts: ConvertOptions, set: &mut SpanSet) 
                 set.name.push(*nm);
                 set.track.push(track);
                 out.samples.push(0);
-                if has_cpu {
-                    out.cpu_ns.push(0);
+                for (_, v) in out.counters.iter_mut() {
+                    v.push(0);
                 }
                 open.push(Open {
                     stack: f,
                     span,
                     n0: count,
-                    cpu0: cpu_sum,
                 });
+                open_sums.extend_from_slice(&sums);
             }
             count += 1;
-            if let Some(c) = cpu {
-                cpu_sum += u64::from(c[i]);
+            for (c, col) in columns.iter().enumerate() {
+                if let Some(col) = col {
+                    sums[c] += u64::from(col[i]);
+                }
             }
         }
         if let Some(&last) = stream.time.last() {
             let end = last + sample_len(samples, stream, n - 1, interval);
-            close_to(&mut open, 0, end, count, cpu_sum, set, &mut out);
+            close_to(
+                &mut open,
+                &mut open_sums,
+                0,
+                end,
+                count,
+                &sums,
+                set,
+                &mut out,
+            );
         }
     }
     if !set.category.is_empty() {
