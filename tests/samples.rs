@@ -292,3 +292,109 @@ fn golden_node_time_order_with_uncertainty() {
     let (img, _) = render_rgba(gpu, &doc, &o).unwrap();
     check_golden("samples_node_time_order", &img);
 }
+
+/// A thread that computes (on the CPU all the time), then reads a file (on the CPU a
+/// tenth of the time), then computes half the time (preempted), sampled every
+/// millisecond with the CPU time of each sample, as the Firefox Profiler's
+/// `threadCPUDelta` gives it; a second thread wakes the first when the read is done.
+fn cpu_and_waits() -> Document {
+    use scorch::model::samples::{CounterKind, ThreadInfo};
+    use scorch::model::{Sampled, SourceFormat, ValueFormat};
+    let mut s = Samples::new("cpu.json", SourceFormat::Speedscope);
+    let main = s.add_thread(ThreadInfo {
+        name: "main".into(),
+        tid: Some(1),
+        ..Default::default()
+    });
+    let io = s.add_thread(ThreadInfo {
+        name: "io".into(),
+        tid: Some(2),
+        ..Default::default()
+    });
+    let e = s.event("samples", ValueFormat::default());
+    let path = |s: &mut Samples, f: &str| {
+        let ids: Vec<_> = f.split(';').map(|x| s.intern(x)).collect();
+        s.stacks.path(ids)
+    };
+    let (compute, read, mix) = (
+        path(&mut s, "main;run;compute;hash"),
+        path(&mut s, "main;run;load;read"),
+        path(&mut s, "main;run;compute;sort"),
+    );
+    let st = s.stream(main, e);
+    for i in 0..60u64 {
+        let (stack, cpu) = match i {
+            0..20 => (compute, 1_000_000),
+            20..40 => (read, 100_000),
+            _ => (mix, 500_000),
+        };
+        s.push(st, i * 1_000_000, stack, 1);
+        s.set_counter(st, CounterKind::CpuNs, cpu);
+        if i == 39 {
+            s.set_waker(st, io);
+        }
+    }
+    let poll = path(&mut s, "io;poll");
+    let st2 = s.stream(io, e);
+    for i in 0..60u64 {
+        s.push(st2, i * 1_000_000, poll, 1);
+        s.set_counter(
+            st2,
+            CounterKind::CpuNs,
+            if (35..40).contains(&i) {
+                800_000
+            } else {
+                50_000
+            },
+        );
+    }
+    let samples = std::sync::Arc::new(s.finish());
+    Document::Profile(std::sync::Arc::new(
+        Sampled::new(samples).profile().unwrap(),
+    ))
+}
+
+#[test]
+fn cpu_time_is_summed_per_span_and_said() {
+    let doc = cpu_and_waits();
+    let t = doc.as_trace().unwrap();
+    let sm = t.sampling.as_ref().unwrap();
+    let spans = &t.spans;
+    let find = |n: &str| {
+        (0..spans.len())
+            .find(|&i| spans.names.get(spans.name[i]) == n)
+            .unwrap()
+    };
+    // 20 samples of 1 ms CPU each; 20 of 0.1 ms; `run` holds all 60 of its thread.
+    assert_eq!(sm.cpu_of(find("hash")), Some(20_000_000));
+    assert_eq!(sm.cpu_of(find("read")), Some(2_000_000));
+    assert_eq!(
+        sm.cpu_of(find("run")),
+        Some(20_000_000 + 2_000_000 + 10_000_000)
+    );
+    // What the tooltip and the details say.
+    let v = scorch::view::timeline::TimelineView::new(t.clone(), &Default::default());
+    let lines = v.counter_lines(find("read"));
+    assert_eq!(
+        lines,
+        [
+            "CPU 2.00 ms (10 % of its time) · waited 18.0 ms",
+            "woken by io 2 at 39.0 ms"
+        ],
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn golden_time_order_with_cpu_shading_and_a_wake() {
+    let Some(gpu) = gpu() else { return };
+    let doc = cpu_and_waits();
+    let o = ExportOptions {
+        width: 900,
+        height: Some(360),
+        view: Some(ExportView::Timeline),
+        ..ExportOptions::default()
+    };
+    let (img, _) = render_rgba(gpu, &doc, &o).unwrap();
+    check_golden("samples_cpu_shading", &img);
+}

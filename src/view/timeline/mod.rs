@@ -13,11 +13,13 @@
 //! detail view moves the window. Geometry is [`TimelineGeometry`]; picking is
 //! [`pick_span`] (the exact span, or the nearest within a few pixels).
 
+mod attribution;
 mod axis;
 mod brush;
 mod paint;
 mod range;
 
+pub use attribution::AttrColor;
 pub use axis::{AxisTicks, axis_ticks, format_axis_time};
 pub use brush::{BrushGrab, brush_drag, brush_grab};
 
@@ -175,6 +177,12 @@ pub struct TimelineView {
     max_dur_ns: u64,
     /// The selected time range in ticks (a timeline of samples only; see `range.rs`).
     range: Option<(u64, u64)>,
+    /// Wake arrows of the current bands, by time (see `attribution.rs`).
+    wakes: Vec<attribution::Wake>,
+    /// The arrow under the pointer.
+    hover_wake: Option<usize>,
+    /// Colors by a counter of the samples instead of `state.color`.
+    attr: Option<AttrColor>,
 }
 
 impl TimelineView {
@@ -242,7 +250,11 @@ impl TimelineView {
             drag: None,
             max_dur_ns,
             range: None,
+            wakes: Vec::new(),
+            hover_wake: None,
+            attr: None,
         };
+        v.wakes = v.collect_wakes();
         let r = v.trace.sampled.as_ref().and_then(|s| s.selection.range);
         let r = v.range_from_samples(r);
         v.set_range(r);
@@ -325,6 +337,8 @@ impl TimelineView {
         self.state.scroll_px = 0.0;
         self.hover = None;
         self.hover_run = None;
+        self.wakes = self.collect_wakes();
+        self.hover_wake = None;
         if let Some(q) = self.search.as_ref().map(|s| s.query.clone()) {
             self.search(&q);
         }
@@ -390,9 +404,14 @@ impl TimelineView {
             }
             _ => None,
         };
-        let changed = new != self.hover || run != self.hover_run;
+        let wake = match self.pointer {
+            Some((x, y)) if self.drag.is_none() => self.wake_at(x, y),
+            _ => None,
+        };
+        let changed = new != self.hover || run != self.hover_run || wake != self.hover_wake;
         self.hover = new;
         self.hover_run = run;
+        self.hover_wake = wake;
         changed
     }
 
@@ -441,6 +460,9 @@ impl TimelineView {
         if greyed {
             return [0.87, 0.87, 0.87];
         }
+        if let Some(a) = self.attr {
+            return self.attr_color(a, s);
+        }
         let spans = &self.trace.spans;
         let track = color::track_palette_index(spans.track[s]) as usize;
         let name = spans.name[s] as usize;
@@ -477,18 +499,6 @@ impl TimelineView {
         })
     }
 
-    /// `CPU 8.1 ms (66 % of its time)` for a sampled span whose samples carry CPU time.
-    fn cpu_line(&self, i: usize) -> Option<String> {
-        let sm = self.trace.sampling.as_ref()?;
-        let cpu = sm.cpu_of(i)?;
-        let dur = self.trace.spans.dur_ns[i].max(1);
-        Some(format!(
-            "CPU {} ({:.0} % of its time)",
-            format_duration_ns(cpu as f64),
-            100.0 * cpu as f64 / dur as f64
-        ))
-    }
-
     /// The details panel's lines for span `sp`.
     fn detail_lines(&self, sp: u32) -> Vec<String> {
         let spans = &self.trace.spans;
@@ -502,7 +512,7 @@ impl TimelineView {
             format_duration_ns(spans.start_ns[i] as f64),
             format_duration_ns(spans.end_ns(i) as f64),
         ));
-        lines.extend(self.cpu_line(i));
+        lines.extend(self.counter_lines(i));
         let parent = self.trace.tree.parent_of(spans, i);
         let kids = self.trace.tree.children(sp).len();
         lines.push(format!(
@@ -686,6 +696,11 @@ impl View for TimelineView {
             self.update_hover();
             return;
         }
+        if let Some(k) = self.wake_at(x, y) {
+            self.follow_wake(k, now_s);
+            self.update_hover();
+            return;
+        }
         if g.overview.contains(x, y) {
             // A click in the overview centres the window there.
             let total = self.tracks.layout.total_ticks.max(1);
@@ -805,13 +820,31 @@ impl View for TimelineView {
                 }
             }
             Action::CycleColor => {
-                v.color = match v.color {
-                    ColorMode::Track => ColorMode::Category,
-                    ColorMode::Category => ColorMode::Name,
-                    ColorMode::Name => ColorMode::Package,
-                    ColorMode::Package => ColorMode::Value,
-                    _ => ColorMode::Track,
-                };
+                // After the value heat: the samples' counters, then around again.
+                let modes = attribution::attr_modes(&self.trace);
+                match self.attr {
+                    Some(a) => {
+                        let k = modes.iter().position(|&m| m == a);
+                        self.attr = k.and_then(|k| modes.get(k + 1).copied());
+                        self.key = SceneKey::fresh();
+                        if self.attr.is_none() {
+                            v.color = ColorMode::Track;
+                        }
+                    }
+                    None if v.color == ColorMode::Value && !modes.is_empty() => {
+                        self.attr = Some(modes[0]);
+                        self.key = SceneKey::fresh();
+                    }
+                    None => {
+                        v.color = match v.color {
+                            ColorMode::Track => ColorMode::Category,
+                            ColorMode::Category => ColorMode::Name,
+                            ColorMode::Name => ColorMode::Package,
+                            ColorMode::Package => ColorMode::Value,
+                            _ => ColorMode::Track,
+                        };
+                    }
+                }
             }
             Action::ToggleBands => {
                 let mode = match self.mode {
@@ -883,7 +916,7 @@ impl View for TimelineView {
                     BandMode::PerTrack => "bands per track",
                     BandMode::OneTree => "one tree",
                 },
-                self.state.color.name(),
+                self.attr.map_or(self.state.color.name(), AttrColor::name),
             );
             if let Some(note) = self.note {
                 s = format!("{s} · {note}");
@@ -910,6 +943,9 @@ impl View for TimelineView {
     }
 
     fn tooltip(&self) -> Vec<String> {
+        if let Some(k) = self.hover_wake {
+            return self.wake_tooltip(k);
+        }
         let Some(sp) = self.hover.and_then(|b| self.span_at(b)) else {
             return Vec::new();
         };
@@ -942,7 +978,7 @@ impl View for TimelineView {
                 format_duration_ns(spans.start_ns[i] as f64)
             )),
         }
-        lines.extend(self.cpu_line(i));
+        lines.extend(self.counter_lines(i));
         lines.push(spans.track_label(spans.track[i]));
         if let Some(c) = spans.category_of(i) {
             lines.push(format!("category: {c}"));
@@ -959,6 +995,9 @@ impl View for TimelineView {
     }
 
     fn bar_sources(&self) -> Vec<BarSource<'_>> {
+        if let Some(a) = self.attr {
+            return self.attr_sources(a);
+        }
         let spans = &self.trace.spans;
         let names = &self.palettes.name;
         let of = move |s: u32| -> [f32; 3] {
@@ -1006,8 +1045,10 @@ impl View for TimelineView {
             0,
         );
         self.draw_uncertainty(frame, &sight, &rows);
+        self.draw_cpu(frame, &sight, &rows);
         self.draw_labels(frame, &sight, &rows, m);
         self.draw_connectors(frame, &sight);
+        self.draw_wakes(frame, &sight);
         self.draw_range(frame, &sight, m);
         let line = g.scale.round().max(1.0);
         if let Some(sel) = self.selected.and_then(|s| self.bar_of(s)) {
@@ -1043,7 +1084,7 @@ impl View for TimelineView {
             camera: cam,
             bar_height: g.bar_height_px,
             gap: g.gap_px,
-            color: self.state.color,
+            color: self.shader_color(),
             colorblind: false,
             search: self.search.as_ref().map(SearchResult::flags),
             rows,

@@ -37,7 +37,7 @@ impl TimelineView {
             layout: &self.tracks.layout,
             lod: &self.lod,
             scale: g.scale,
-            color: self.state.color,
+            color: self.shader_color(),
             search: self.search.as_ref().map(SearchResult::flags),
         });
         let wl = g.overview_x(t0.min(total), total).round();
