@@ -398,3 +398,46 @@ fn golden_time_order_with_cpu_shading_and_a_wake() {
     let (img, _) = render_rgba(gpu, &doc, &o).unwrap();
     check_golden("samples_cpu_shading", &img);
 }
+
+#[test]
+fn the_table_sums_counters_per_function_and_sorts_by_them() {
+    use scorch::model::samples::CounterKind;
+    use scorch::view::table::{Column, TableView};
+    use scorch::view::{View, Viewport};
+    let doc = cpu_and_waits();
+    let p = doc.as_profile().unwrap();
+    let mut t = TableView::new(p.clone(), &Default::default());
+    t.set_viewport(Viewport::logical(1200, 600, 1.0));
+    let cols: Vec<Column> = t.columns(&t.geometry(1.0)).iter().map(|c| c.0).collect();
+    assert!(
+        cols.contains(&Column::Counter(CounterKind::CpuNs)),
+        "{cols:?}"
+    );
+    let cpu = |name: &str| {
+        t.counter_values(CounterKind::CpuNs).unwrap()[p.names.find(name).unwrap() as usize]
+    };
+    assert_eq!(cpu("hash"), 20_000_000);
+    assert_eq!(cpu("read"), 2_000_000);
+    assert_eq!(cpu("compute"), 30_000_000);
+    // `main` and `run`: every sample of the main thread, once each.
+    assert_eq!(cpu("run"), 32_000_000);
+    assert_eq!(cpu("poll"), 55 * 50_000 + 5 * 800_000);
+    t.sort_by(Column::Counter(CounterKind::CpuNs));
+    let order: Vec<&str> = t
+        .shown_rows()
+        .map(|r| p.names.get(r.name))
+        .take(4)
+        .collect();
+    assert_eq!(order, ["main", "run", "compute", "hash"]);
+    // A range counts only its samples: the first 20 ms are all `hash`.
+    let sampled = p.meta.sampled.as_ref().unwrap();
+    let sel = scorch::model::samples::Selection {
+        range: Some((0, 20_000_000)),
+        ..sampled.selection
+    };
+    let ranged = std::sync::Arc::new(sampled.with_selection(sel).profile().unwrap());
+    let t2 = TableView::new(ranged.clone(), &Default::default());
+    let v = t2.counter_values(CounterKind::CpuNs).unwrap();
+    assert_eq!(v[ranged.names.find("hash").unwrap() as usize], 20_000_000);
+    assert_eq!(v[ranged.names.find("read").unwrap() as usize], 0);
+}

@@ -248,6 +248,18 @@ impl CounterKind {
         CounterKind::InvoluntarySwitches,
     ];
 
+    /// A table column's title.
+    pub fn short_name(self) -> &'static str {
+        match self {
+            CounterKind::CpuNs => "CPU",
+            CounterKind::AllocCount => "Allocs",
+            CounterKind::AllocBytes => "Alloc bytes",
+            CounterKind::MajorFaults => "Faults",
+            CounterKind::VoluntarySwitches => "Vol. sw.",
+            CounterKind::InvoluntarySwitches => "Invol. sw.",
+        }
+    }
+
     /// The name used in tooltips, tables and `scorch info`.
     pub fn name(self) -> &'static str {
         match self {
@@ -804,6 +816,64 @@ impl Samples {
             values,
             meta: self.meta().clone(),
         })
+    }
+}
+
+impl Samples {
+    /// Per counter of the selected samples: per function of `names` (a profile's names:
+    /// the same strings, any ids), the sum over the samples whose stack holds it
+    /// (recursion counted once, as the table's totals count it). O(samples × depth).
+    pub fn function_counters(&self, sel: Selection, names: &Names) -> Vec<(CounterKind, Vec<u64>)> {
+        let kinds = self.counters_of(sel.event);
+        if kinds.is_empty() {
+            return Vec::new();
+        }
+        // Our name ids in the profile's.
+        let map: Vec<Option<NameId>> = (0..self.names.len() as NameId)
+            .map(|id| names.find(self.names.get(id)))
+            .collect();
+        let mut out: Vec<(CounterKind, Vec<u64>)> = kinds
+            .iter()
+            .map(|&k| (k, vec![0u64; names.len()]))
+            .collect();
+        // The sample that last counted each name (recursion once).
+        let mut seen = vec![u32::MAX; names.len()];
+        let mut stamp = 0u32;
+        let mut frames: Vec<NameId> = Vec::new();
+        for (_, st) in self.streams_of(sel.event) {
+            let cols: Vec<Option<&[u32]>> = kinds.iter().map(|&k| st.counter(k)).collect();
+            let r = match sel.range {
+                Some((a, b)) => st.range(a, b),
+                None => 0..st.len(),
+            };
+            for i in r {
+                if cols.iter().all(|c| c.is_none_or(|c| c[i] == 0)) {
+                    continue;
+                }
+                stamp = stamp.wrapping_add(1);
+                frames.clear();
+                let mut s = st.stack[i];
+                while s != EMPTY_STACK {
+                    if let Some(Some(id)) = map.get(self.stacks.frame(s) as usize) {
+                        let k = *id as usize;
+                        if seen[k] != stamp {
+                            seen[k] = stamp;
+                            frames.push(*id);
+                        }
+                    }
+                    s = self.stacks.parent(s);
+                }
+                for (c, col) in cols.iter().enumerate() {
+                    if let Some(col) = col {
+                        let v = u64::from(col[i]);
+                        for &f in &frames {
+                            out[c].1[f as usize] += v;
+                        }
+                    }
+                }
+            }
+        }
+        out
     }
 }
 

@@ -24,6 +24,7 @@ use super::top::{Top, TopFormat};
 use crate::color::{self, diff_shares, relative_change};
 use crate::geometry::Style;
 use crate::model::functions::{FunctionStats, SortKey, function_table, sort_functions};
+use crate::model::samples::CounterKind;
 use crate::model::transform::TransformKind;
 use crate::model::{Document, NameId, Profile};
 use std::sync::Arc;
@@ -71,6 +72,9 @@ pub enum Column {
     After,
     /// Diff: the relative change of the total's share.
     Change,
+    /// A counter of the samples (CPU time, allocations, switches), summed over the
+    /// samples whose stack holds the function.
+    Counter(CounterKind),
     /// The function's name.
     Name,
 }
@@ -86,6 +90,7 @@ impl Column {
             Column::Before => "Before",
             Column::After => "After",
             Column::Change => "Change",
+            Column::Counter(k) => k.short_name(),
             Column::Name => "Function",
         }
     }
@@ -96,6 +101,7 @@ impl Column {
         match self {
             Column::SelfShare | Column::TotalShare | Column::Nodes => 70.0,
             Column::Change => 84.0,
+            Column::Counter(_) => 90.0,
             Column::Name => 0.0,
             // DejaVu Sans digits are 0.64 em wide; 12 px labels, 8 px of padding.
             _ => (chars as f32 * 12.0 * 0.64 + 8.0).max(90.0).ceil(),
@@ -110,7 +116,8 @@ impl Column {
             Column::Before => SortKey::Before,
             Column::After => SortKey::After,
             Column::Change => SortKey::Change,
-            Column::Name => SortKey::Name,
+            // Sorted by the table itself (see `resort`); ties by name.
+            Column::Counter(_) | Column::Name => SortKey::Name,
         }
     }
 
@@ -182,6 +189,9 @@ pub struct TableView {
     pointer: Option<(f32, f32)>,
     menu_row: Option<usize>,
     colorblind: bool,
+    /// The samples' counters per function (by name id), when the profile was made from
+    /// samples that carry any.
+    counters: Vec<(CounterKind, Vec<u64>)>,
 }
 
 impl TableView {
@@ -197,7 +207,14 @@ impl TableView {
         } else {
             Column::SelfTicks
         };
+        let counters = profile
+            .meta
+            .sampled
+            .as_ref()
+            .map(|s| s.samples.function_counters(s.selection, &profile.names))
+            .unwrap_or_default();
         let mut t = TableView {
+            counters,
             shown: (0..rows.len() as u32).collect(),
             rows,
             profile,
@@ -258,13 +275,30 @@ impl TableView {
     fn resort(&mut self) {
         let p = &*self.profile;
         let key = self.sort.sort_key();
+        // A counter's column sorts after names A to Z, so ties read in name order.
+        let by_counter = matches!(self.sort, Column::Counter(_));
         sort_functions(
             &mut self.rows,
             &p.names,
             key,
-            self.descending,
+            self.descending && !by_counter,
             p.diff_ticks(),
         );
+        if let Column::Counter(k) = self.sort {
+            // Stable after the sort by name: ties stay in name order.
+            let v = self
+                .counters
+                .iter()
+                .find(|(c, _)| *c == k)
+                .map(|(_, v)| v.as_slice());
+            let of =
+                |r: &FunctionStats| v.map_or(0, |v| v.get(r.name as usize).copied().unwrap_or(0));
+            if self.descending {
+                self.rows.sort_by_key(|r| std::cmp::Reverse(of(r)));
+            } else {
+                self.rows.sort_by_key(of);
+            }
+        }
         self.filter();
     }
 
@@ -361,6 +395,14 @@ impl TableView {
         self.reveal_selected();
     }
 
+    /// Counter `k` per function, when the samples carry it.
+    pub fn counter_values(&self, k: CounterKind) -> Option<&[u64]> {
+        self.counters
+            .iter()
+            .find(|(c, _)| *c == k)
+            .map(|(_, v)| v.as_slice())
+    }
+
     /// The column under `x`, and its left and right edges.
     fn column_at(&self, g: &TableGeometry, x: f32) -> Option<(Column, f32, f32)> {
         self.columns(g)
@@ -378,14 +420,24 @@ impl TableView {
         // A narrow table (beside the flame graph) gives up the node count, then the
         // shares and the two sides of a diff, before names get too short to read.
         let mut cols = Column::all(p.is_diff()).to_vec();
+        // The samples' counters before the node count.
+        let at = cols.len() - 2;
+        for (k, _) in self.counters.iter().rev() {
+            cols.insert(at, Column::Counter(*k));
+        }
         let min_name = (180.0 * g.scale).round();
-        for drop in [
+        let counters: Vec<Column> = self
+            .counters
+            .iter()
+            .map(|(k, _)| Column::Counter(*k))
+            .collect();
+        for drop in counters.into_iter().rev().chain([
             Column::Nodes,
             Column::SelfShare,
             Column::TotalShare,
             Column::Before,
             Column::After,
-        ] {
+        ]) {
             let fixed: f32 = cols
                 .iter()
                 .filter(|&&c| c != Column::Name)
@@ -453,6 +505,10 @@ impl TableView {
                     format!("{:+.2}%", relative_change(a, b))
                 }
             }
+            Column::Counter(k) => self
+                .counter_values(k)
+                .and_then(|v| v.get(r.name as usize))
+                .map_or_else(|| "–".to_string(), |&x| k.format(x)),
             Column::Name => p.names.get(r.name).to_string(),
         }
     }
