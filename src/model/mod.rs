@@ -5,11 +5,13 @@
 //!
 //! This module (like `import`, `layout`, `pick` and `view`) never touches the GPU.
 
+pub mod compare;
 pub mod document;
 pub mod functions;
 pub mod names;
 pub mod samples;
 pub mod spans;
+pub mod stats;
 pub mod timeorder;
 pub mod transform;
 pub mod tree;
@@ -164,6 +166,8 @@ pub struct ProfileMeta {
     pub warnings: Warnings,
     /// The time-ordered samples the tree was aggregated from, when the input has them.
     pub sampled: Option<Sampled>,
+    /// What was compared, when the profile is the difference of others.
+    pub comparison: Option<std::sync::Arc<compare::Comparison>>,
 }
 
 impl ProfileMeta {
@@ -181,6 +185,7 @@ impl ProfileMeta {
             sample_types: None,
             warnings,
             sampled: None,
+            comparison: None,
         }
     }
 }

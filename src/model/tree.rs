@@ -560,10 +560,9 @@ fn name_ranks(names: &Names) -> Vec<u32> {
     rank
 }
 
-#[cfg(test)]
 impl CallTree {
-    /// Node `n`'s call path as folded text, `root;…;n`.
-    pub(crate) fn path_text(&self, names: &Names, n: NodeId) -> String {
+    /// Node `n`'s call path as folded text, `root;…;n` (the root itself not included).
+    pub fn path_text(&self, names: &Names, n: NodeId) -> String {
         let path: Vec<&str> = self
             .path(n)
             .iter()
