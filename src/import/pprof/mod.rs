@@ -1023,6 +1023,24 @@ mod tests {
         );
     }
 
+    /// Issue 14, failure 9: two `i64::MAX` samples total 2^64 - 2 exactly, and print so.
+    #[test]
+    fn a_total_of_two_i64_max_samples_printed_through_floating_point() {
+        let mut p = Pb::new();
+        p.sample_type("samples", "count")
+            .function(1, "main")
+            .location(1, 0, 0, &[1])
+            .sample(&[1], &[i64::MAX], true)
+            .sample(&[1], &[i64::MAX], true);
+        let prof = load(&p.bytes()).profile;
+        let total = prof.tree.grand_total();
+        assert_eq!(total, 2 * i64::MAX as u64);
+        assert_eq!(
+            prof.values.format_long(total),
+            "18,446,744,073,709,551,614 samples"
+        );
+    }
+
     #[test]
     fn invalid_utf8_names_are_replaced_not_refused() {
         let mut p = Pb::new();
