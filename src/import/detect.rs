@@ -7,7 +7,7 @@
 //! hexadecimal frame lines under unindented event headers, DTrace has indented
 //! `module`function` frames and bare count lines. The file extension only breaks ties.
 
-use super::folded::split_counts;
+use super::folded::{overflowing_count, split_counts};
 use super::text::preview;
 use crate::model::SourceFormat;
 
@@ -165,6 +165,9 @@ fn detect_text(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, Str
         if let Some(c) = split_counts(trimmed) {
             folded += 1;
             folded_diff.get_or_insert(c.diff.is_some());
+        } else if overflowing_count(trimmed).is_some() {
+            // A count too large for 64 bits: folded stacks, whose importer says so.
+            folded += 1;
         }
     }
 
