@@ -3,7 +3,8 @@
 //!
 //! Two top-level forms: a bare array of events, or an object whose `traceEvents` member is
 //! that array (other members: `displayTimeUnit`, recorded in [`SpanSet::meta`] since it
-//! only affects display; `systemTraceEvents`, `samples` … are noted and skipped). Browsers
+//! only affects display; `samples` … are noted and skipped, `systemTraceEvents` too except
+//! the process and thread names of Fuchsia's JSON form). Browsers
 //! stream the array and may stop anywhere, so a missing final `]`, a trailing comma and a
 //! cut-off last event are accepted: everything before loads and a warning says what was
 //! lost.
@@ -301,6 +302,64 @@ mod tests {
         let a = s.attrs.owned(0);
         assert_eq!((a[0].0.as_str(), a[0].1.len()), ("deep", 400_001));
         assert_eq!(a[1], ("k".to_string(), "v".to_string()));
+    }
+
+    /// Issue 14, failure 9: a `systemTraceEvents` holding Fuchsia JSON was reported as
+    /// ftrace text and its process and thread names were lost. traceEvents' own metadata
+    /// still wins where both name a process.
+    #[test]
+    fn fuchsia_system_trace_events_reported_as_ftrace_text() {
+        let s = load(
+            r#"{"systemTraceEvents":{"type":"fuchsia","events":[
+                  {"ph":"p","pid":7009,"name":"root_presenter"},
+                  {"ph":"t","pid":7009,"tid":7022,"name":"initial-thread"},
+                  {"ph":"p","pid":1,"name":"not this"},
+                  {"ph":"k","koid":1,"name":"kernel object"}]},
+                "traceEvents":[
+                  {"ph":"M","name":"process_name","pid":1,"args":{"name":"browser"}},
+                  {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main"}},
+                  {"ph":"X","name":"work","pid":1,"tid":1,"ts":0,"dur":10},
+                  {"ph":"X","name":"fx","pid":7009,"tid":7022,"ts":0,"dur":10}]}"#,
+        );
+        let names: Vec<(&str, &str)> = s
+            .tracks
+            .iter()
+            .zip(&s.track_info)
+            .map(|(t, i)| (i.group.as_str(), t.name.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("browser 1", "main 1"),
+                ("root_presenter 7009", "initial-thread 7022")
+            ]
+        );
+        assert!(!has_note(&s, "ftrace"), "{:?}", s.warnings);
+        assert!(
+            has_note(
+                &s,
+                "Fuchsia events): 3 process and thread names read, 1 other event"
+            ),
+            "{:?}",
+            s.warnings
+        );
+        // ftrace text, and JSON that is neither, are skipped with a note saying which.
+        let s = load(
+            r##"{"systemTraceEvents":"# tracer: nop\n","traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1}]}"##,
+        );
+        assert!(
+            has_note(&s, "systemTraceEvents (ftrace text)"),
+            "{:?}",
+            s.warnings
+        );
+        let s = load(
+            r#"{"systemTraceEvents":{"x":1},"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1}]}"#,
+        );
+        assert!(
+            has_note(&s, "neither ftrace text nor Fuchsia events"),
+            "{:?}",
+            s.warnings
+        );
     }
 
     #[test]
