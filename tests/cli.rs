@@ -278,6 +278,26 @@ fn render_panic_when_a_label_is_truncated() {
     }
 }
 
+/// Issue 14, failure 10: "the profile is empty" named no file and no reason.
+#[test]
+fn the_profile_is_empty_names_no_file_and_no_reason() {
+    let f = temp("zero.perf");
+    std::fs::write(
+        &f,
+        "prog 1234 100.000001: 0 cycles:\n\t4d6 main (/bin/prog)\n\n\
+         prog 1234 100.000002: 0 cycles:\n\t4d6 main (/bin/prog)\n",
+    )
+    .unwrap();
+    let o = scorch(&["info", f.to_str().unwrap()]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    let want = format!(
+        "scorch: {}: the profile is empty: every one of its 2 cycles samples has a weight of 0\n",
+        f.display()
+    );
+    assert_eq!(err, want);
+}
+
 #[test]
 fn info_reads_a_tidb_trace_and_render_explains_why_not() {
     let o = scorch(&["info", "data/demo-tidb-trace.json"]);

@@ -8,6 +8,7 @@ use super::scan::{
     skip_ws,
 };
 use crate::import::ImportError;
+use crate::import::text::one_line;
 use crate::model::names::{NameId, Names};
 use crate::model::spans::AttrPair;
 use serde::Deserialize;
@@ -356,7 +357,10 @@ pub(super) fn read_doc<'a>(
                         text,
                         i,
                         "top level",
-                        format!("expected `:` after \"{}\"", String::from_utf8_lossy(key)),
+                        format!(
+                            "expected `:` after \"{}\"",
+                            one_line(&String::from_utf8_lossy(key))
+                        ),
                     ));
                 }
                 i = skip_ws(text, i + 1);
@@ -577,6 +581,7 @@ pub(super) fn event_rec<'a>(
             Some(v) if v != NONE => Ok(v),
             _ => {
                 let shown: String = raw.chars().take(40).collect();
+                let shown = one_line(&shown);
                 Err(EvError::at(
                     text,
                     local,

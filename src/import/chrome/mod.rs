@@ -362,6 +362,19 @@ mod tests {
         );
     }
 
+    /// Issue 14, failure 10: a member name with an escaped newline was quoted decoded, and
+    /// broke the message over two lines.
+    #[test]
+    fn a_quoted_excerpt_with_a_newline_breaks_the_message() {
+        for doc in [
+            r#"{"traceEvents":[{"ph":"X","na\nme" 1}]}"#,
+            r#"{"tr\nx" 1, "traceEvents":[]}"#,
+        ] {
+            let e = parse("k.json", doc.as_bytes()).unwrap_err().to_string();
+            assert!(!e.contains('\n') && e.contains(r"\n"), "{e}");
+        }
+    }
+
     #[test]
     fn instants_metadata_and_track_order() {
         let s = load(
