@@ -404,7 +404,9 @@ fn looks_like_pprof(b: &[u8]) -> bool {
         if wire == 2 {
             match i.checked_add(v as usize) {
                 Some(end) if end <= b.len() => i = end,
-                _ => return false,
+                // A length past the end of a profile's field (a damaged or truncated
+                // file): the pprof importer says where, which "binary data" would not.
+                _ => return fields >= 1 || looks_binary(b),
             }
         }
         fields += 1;
