@@ -87,7 +87,14 @@ fn detect_json(text: &[u8]) -> Result<SourceFormat, String> {
             SourceFormat::FlamebearerSingle
         });
     }
-    if has("traceEvents") || (has("ph") && (has("ts") || has("name"))) {
+    // An empty array is the array form of a Chrome trace with no events, whose importer
+    // says so, as it does for `{"traceEvents": []}`.
+    let empty_array = text
+        .trim_ascii()
+        .strip_prefix(b"[")
+        .and_then(|t| t.strip_suffix(b"]"))
+        .is_some_and(|inside| inside.trim_ascii().is_empty());
+    if empty_array || has("traceEvents") || (has("ph") && (has("ts") || has("name"))) {
         return Ok(SourceFormat::ChromeTrace);
     }
     if has("meta") && (has("threads") || has("processes") || has("interval")) {
@@ -470,6 +477,7 @@ mod tests {
             detect(br#"{"traceEvents": []}"#, None),
             Ok(SourceFormat::ChromeTrace)
         );
+        assert_eq!(detect(b" [ \n ]\n", None), Ok(SourceFormat::ChromeTrace));
         assert_eq!(
             detect(br#"{"resourceSpans": []}"#, None),
             Ok(SourceFormat::Otlp)

@@ -112,6 +112,14 @@ fn parse_all(
         min_bytes: min_parallel_bytes,
     };
     let (recs, names, args, doc) = events::read_doc(file, text, split)?;
+    if recs.is_empty() && doc.samples.is_none() {
+        // As the other trace formats say of a file without spans.
+        return Err(ImportError::Invalid {
+            file: file.to_string(),
+            location: "traceEvents".to_string(),
+            message: "no events: the trace's array of events is empty".to_string(),
+        });
+    }
     let has_samples = doc.samples.is_some()
         || recs.iter().any(|r| r.ph == b'P')
         || names.find("CpuProfile").is_some();
@@ -372,6 +380,26 @@ mod tests {
         ] {
             let e = parse("k.json", doc.as_bytes()).unwrap_err().to_string();
             assert!(!e.contains('\n') && e.contains(r"\n"), "{e}");
+        }
+    }
+
+    /// Issue 14, failure 10: `[]` was "unrecognised" while `{"traceEvents":[]}` loaded
+    /// silently; both are a Chrome trace without events, an error naming the file.
+    #[test]
+    fn an_empty_json_array_is_unrecognised_while_empty_trace_events_load() {
+        for doc in [
+            "[]",
+            " [\n] ",
+            r#"{"traceEvents":[]}"#,
+            r#"{"displayTimeUnit":"ns","traceEvents":[ ]}"#,
+        ] {
+            let e = crate::import::load_any_bytes("e.json", doc.as_bytes(), Default::default())
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                e, "e.json: traceEvents: no events: the trace's array of events is empty",
+                "{doc}"
+            );
         }
     }
 
