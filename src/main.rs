@@ -684,7 +684,11 @@ fn info(input: &Path, sample_type: Option<&str>, samples: &SampleArgs) -> Result
                 write!(out, "{s}")?;
             }
             if s.total == 0 {
-                bail!("the profile is empty");
+                bail!(
+                    "{}: the profile is empty: {}",
+                    input.display(),
+                    why_empty(&p)
+                );
             }
         }
         imported @ import::Imported::Trace(_) => {
@@ -699,6 +703,21 @@ fn info(input: &Path, sample_type: Option<&str>, samples: &SampleArgs) -> Result
         }
     }
     Ok(())
+}
+
+/// Why a loaded profile totals 0: its samples all weigh 0, or it has none.
+fn why_empty(p: &scorch::model::Profile) -> String {
+    let Some(sampled) = &p.meta.sampled else {
+        return "no stack has a nonzero value".to_string();
+    };
+    let s = &sampled.samples;
+    let event = sampled.selection.event;
+    let name = s.events.get(event as usize).map_or("", |e| e.name.as_str());
+    match s.count_of(event) {
+        0 => format!("no {name} samples"),
+        1 => format!("its one {name} sample has a weight of 0"),
+        n => format!("every one of its {n} {name} samples has a weight of 0"),
+    }
 }
 
 /// `imported` with the `--transform` specs applied in order (profiles only).

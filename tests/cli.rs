@@ -235,6 +235,69 @@ fn a_thousands_deep_stack_renders() {
     assert!(err.contains("rows did not fit"), "{err}");
 }
 
+/// Issue 14, failures 1 and 4: cutting the label of a name with a newline followed by
+/// multibyte characters panicked in `render`; a 2 MB name is drawn without being shaped
+/// whole.
+#[test]
+fn render_panic_when_a_label_is_truncated() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let chrome = |name: &str| {
+        format!(
+            r#"{{"traceEvents":[
+            {{"name":"{name}","ph":"X","ts":0,"dur":100,"pid":1,"tid":1}},
+            {{"name":"root","ph":"X","ts":0,"dur":300,"pid":1,"tid":1}}]}}"#
+        )
+    };
+    let long = "y".repeat(2_000_000);
+    let inputs = [
+        (
+            chrome(&format!("x\\ny{}", "中".repeat(400))),
+            "json",
+            "timeline",
+        ),
+        (chrome(&long), "json", "timeline"),
+        (format!("root;{long} 2\nroot 1\n"), "folded", "flamegraph"),
+    ];
+    for (i, (input, ext, view)) in inputs.iter().enumerate() {
+        let f = temp(&format!("label{i}.{ext}"));
+        std::fs::write(&f, input).unwrap();
+        let out = temp(&format!("label{i}.png"));
+        let o = scorch(&[
+            "render",
+            f.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--view",
+            view,
+        ]);
+        let (_, err) = text(&o);
+        assert!(o.status.success(), "{i}: {err}");
+        assert!(std::fs::metadata(&out).unwrap().len() > 0);
+    }
+}
+
+/// Issue 14, failure 10: "the profile is empty" named no file and no reason.
+#[test]
+fn the_profile_is_empty_names_no_file_and_no_reason() {
+    let f = temp("zero.perf");
+    std::fs::write(
+        &f,
+        "prog 1234 100.000001: 0 cycles:\n\t4d6 main (/bin/prog)\n\n\
+         prog 1234 100.000002: 0 cycles:\n\t4d6 main (/bin/prog)\n",
+    )
+    .unwrap();
+    let o = scorch(&["info", f.to_str().unwrap()]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    let want = format!(
+        "scorch: {}: the profile is empty: every one of its 2 cycles samples has a weight of 0\n",
+        f.display()
+    );
+    assert_eq!(err, want);
+}
+
 #[test]
 fn info_reads_a_tidb_trace_and_render_explains_why_not() {
     let o = scorch(&["info", "data/demo-tidb-trace.json"]);

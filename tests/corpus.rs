@@ -1167,6 +1167,29 @@ fn pprof_files_load_with_the_totals_an_oracle_sums() {
     assert!(checked >= 19, "only {checked} pprof files in the manifest");
 }
 
+/// Issue 14, failure 9: .NET's `alloc-samples/count` beside a `cpu/nanoseconds` period of
+/// 1 was shown as time ("1.88 µs" for 1,881 allocation samples); only CPU `samples` at a
+/// known period are time.
+#[test]
+fn pprof_alloc_samples_shown_as_time() {
+    let Some((dir, _)) = corpus() else {
+        return;
+    };
+    let path = dir.join("grafana_pyroscope/pkg/og/convert/pprof/testdata/dotnet-pprof-73.pb.gz");
+    let options = import::ImportOptions {
+        sample_type: Some("alloc-samples"),
+        ..Default::default()
+    };
+    let Imported::Profile(p) = import::load_any_path_with_options(&path, options, None).unwrap()
+    else {
+        panic!("a pprof file is a profile");
+    };
+    let total = p.tree.grand_total();
+    assert_eq!(total, 1881);
+    assert_eq!(p.values.as_nanoseconds(total), None);
+    assert_eq!(p.values.format(total), "1,881 samples");
+}
+
 /// Per function (self, total counting recursion once) from the lines of a folded file
 /// alone, or `None` for a file this oracle leaves to the totals test (diffs, fractions).
 fn function_oracle(text: &str) -> Option<HashMap<String, (u64, u64)>> {

@@ -607,7 +607,8 @@ impl App {
         let (image, _) = render::render_frame(&gfx.gpu, renderer, &frame, &gfx.scenes)?;
         let png = crate::export::encode_png_with_state(&image, state.as_ref())
             .map_err(|e| anyhow::anyhow!(e))?;
-        std::fs::write(&path, png)?;
+        crate::export::write_whole(&path, |f| std::io::Write::write_all(f, &png))
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         Ok(path)
     }
 

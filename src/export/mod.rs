@@ -8,7 +8,9 @@
 use crate::model::Document;
 use crate::render::{self, Gpu, RenderError, Renderer, RgbaImage, Scenes, TARGET_FORMAT};
 use crate::view::{Purpose, View, compose};
+use std::io::Write as _;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 pub use crate::view::export::{
@@ -170,13 +172,51 @@ fn write_png(
         detail,
     })?;
     let t1 = Instant::now();
-    std::fs::write(path, &png).map_err(|e| ExportError::Write {
+    write_whole(path, |f| f.write_all(&png)).map_err(|e| ExportError::Write {
         path: path.display().to_string(),
         detail: e.to_string(),
     })?;
     times.png = t1 - t0;
     times.write = t1.elapsed();
     Ok(png.len() as u64)
+}
+
+/// Writes `path` whole or not at all: `write` fills a temporary file in the same
+/// directory (hidden, ending in `.tmp`), which is flushed to disk and renamed over `path`
+/// only when it succeeded; on any error the temporary file is removed and `path` is as it
+/// was. A screenshot or an export interrupted by a full disk, an error or a crash never
+/// leaves a partial PNG where a viewer would open it.
+pub fn write_whole(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(
+        ".{name}.{}-{}.tmp",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)?;
+    let done = write(&mut file)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| {
+            drop(file);
+            std::fs::rename(&tmp, path)
+        });
+    if done.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    done
 }
 
 /// Encodes an opaque RGBA image as an RGB PNG.
@@ -231,6 +271,49 @@ mod tests {
     use crate::view::flame::FlameView;
     use crate::view::{ViewOptions, Viewport};
     use std::sync::Arc;
+
+    /// Issue 14: screenshots and exports must never leave a partial file. A write that
+    /// fails half way leaves neither the destination nor a temporary file; one that
+    /// succeeds replaces the destination whole.
+    #[test]
+    fn screenshots_leave_a_partial_file() {
+        let dir = std::env::temp_dir().join(format!("scorch-whole-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("shot.png");
+        let listing = || {
+            let mut v: Vec<String> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            v.sort();
+            v
+        };
+        let e = write_whole(&path, |f| {
+            f.write_all(b"\x89PNG half")?;
+            Err(std::io::Error::other("disk full"))
+        })
+        .unwrap_err();
+        assert_eq!(e.to_string(), "disk full");
+        assert!(listing().is_empty(), "{:?}", listing());
+        write_whole(&path, |f| f.write_all(b"old")).unwrap();
+        let _ = write_whole(&path, |f| {
+            f.write_all(b"new but cut")?;
+            Err(std::io::Error::other("cut"))
+        });
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        write_whole(&path, |f| f.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert_eq!(listing(), ["shot.png"]);
+        // A destination that cannot be replaced (a directory) leaves no temporary file.
+        let sub = dir.join("sub.png");
+        std::fs::create_dir(&sub).unwrap();
+        std::fs::write(sub.join("x"), b"x").unwrap();
+        assert!(write_whole(&sub, |f| f.write_all(b"png")).is_err());
+        assert_eq!(listing(), ["shot.png", "sub.png"]);
+        // A missing directory is an error, and nothing is written.
+        assert!(write_whole(Path::new("/nonexistent-dir/x.png"), |_| Ok(())).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// An export's one-tier scene draws exactly what a window's full scene (every tier
     /// uploaded) draws for the same frame. Skipped without an adapter (Mesa llvmpipe

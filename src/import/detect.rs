@@ -7,7 +7,7 @@
 //! hexadecimal frame lines under unindented event headers, DTrace has indented
 //! `module`function` frames and bare count lines. The file extension only breaks ties.
 
-use super::folded::split_counts;
+use super::folded::{overflowing_count, split_counts};
 use super::text::preview;
 use crate::model::SourceFormat;
 
@@ -87,7 +87,14 @@ fn detect_json(text: &[u8]) -> Result<SourceFormat, String> {
             SourceFormat::FlamebearerSingle
         });
     }
-    if has("traceEvents") || (has("ph") && (has("ts") || has("name"))) {
+    // An empty array is the array form of a Chrome trace with no events, whose importer
+    // says so, as it does for `{"traceEvents": []}`.
+    let empty_array = text
+        .trim_ascii()
+        .strip_prefix(b"[")
+        .and_then(|t| t.strip_suffix(b"]"))
+        .is_some_and(|inside| inside.trim_ascii().is_empty());
+    if empty_array || has("traceEvents") || (has("ph") && (has("ts") || has("name"))) {
         return Ok(SourceFormat::ChromeTrace);
     }
     if has("meta") && (has("threads") || has("processes") || has("interval")) {
@@ -145,7 +152,7 @@ fn detect_text(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, Str
             dtrace_header = true;
             continue;
         }
-        if is_perf_frame(trimmed) {
+        if is_perf_frame(line, trimmed) {
             perf_frames += 1;
             continue;
         }
@@ -165,6 +172,9 @@ fn detect_text(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, Str
         if let Some(c) = split_counts(trimmed) {
             folded += 1;
             folded_diff.get_or_insert(c.diff.is_some());
+        } else if overflowing_count(trimmed).is_some() {
+            // A count too large for 64 bits: folded stacks, whose importer says so.
+            folded += 1;
         }
     }
 
@@ -259,8 +269,11 @@ fn top_level_keys(text: &[u8]) -> Vec<String> {
 }
 
 /// A `perf script` frame line: a hexadecimal address of at least six digits, then a
-/// symbol (`ffffffff8103d0ca native_write_msr ([kernel.kallsyms])`), indented or not.
-fn is_perf_frame(trimmed: &[u8]) -> bool {
+/// symbol (`ffffffff8103d0ca native_write_msr ([kernel.kallsyms])`), indented or not; or
+/// an indented line of any hexadecimal address in the shape the perf script importer
+/// reads (`\t0 [unknown] ([unknown])`, `\t4d6 main (/bin/x)`), so that a short script
+/// of small addresses is recognised however few lines it has.
+fn is_perf_frame(line: &[u8], trimmed: &[u8]) -> bool {
     let mut toks = trimmed
         .split(|&b| b == b' ' || b == b'\t')
         .filter(|t| !t.is_empty());
@@ -268,7 +281,11 @@ fn is_perf_frame(trimmed: &[u8]) -> bool {
         return false;
     };
     let hex = first.strip_prefix(b"0x").unwrap_or(first);
-    hex.len() >= 6 && hex.iter().all(u8::is_ascii_hexdigit) && toks.next().is_some()
+    if !hex.iter().all(u8::is_ascii_hexdigit) || toks.next().is_none() {
+        return false;
+    }
+    let indented = line.first().is_some_and(|&b| b == b' ' || b == b'\t');
+    hex.len() >= 6 || (!hex.is_empty() && indented && super::perf::is_stack_line(trimmed))
 }
 
 /// A `perf script` event header: `comm pid[/tid] [cpu] [time:] [period] event:` — a
@@ -394,7 +411,9 @@ fn looks_like_pprof(b: &[u8]) -> bool {
         if wire == 2 {
             match i.checked_add(v as usize) {
                 Some(end) if end <= b.len() => i = end,
-                _ => return false,
+                // A length past the end of a profile's field (a damaged or truncated
+                // file): the pprof importer says where, which "binary data" would not.
+                _ => return fields >= 1 || looks_binary(b),
             }
         }
         fields += 1;
@@ -458,6 +477,7 @@ mod tests {
             detect(br#"{"traceEvents": []}"#, None),
             Ok(SourceFormat::ChromeTrace)
         );
+        assert_eq!(detect(b" [ \n ]\n", None), Ok(SourceFormat::ChromeTrace));
         assert_eq!(
             detect(br#"{"resourceSpans": []}"#, None),
             Ok(SourceFormat::Otlp)
@@ -483,6 +503,29 @@ mod tests {
     fn unknown_text_is_described() {
         let e = detect(b"main\tclass=inferno\ttitle=foo\n", None).unwrap_err();
         assert!(e.contains("first line: 'main"), "{e}");
+    }
+
+    /// Issue 14, failure 8: three samples of one or two frames with short addresses were
+    /// "text that is not folded stacks…": the frames were not recognised, and three
+    /// headers are not half of eight lines.
+    #[test]
+    fn a_perf_script_with_few_frames_is_recognised() {
+        let perf = b"prog 1234 100.000001: cycles:\n\t4d6 main (/bin/prog)\n\n\
+                     prog 1234 100.000002: cycles:\n\t4d6 main (/bin/prog)\n\t600 start (/bin/prog)\n\n\
+                     prog 1234 100.000003: cycles:\n\t0 [unknown] ([unknown])\n\t600 start (/bin/prog)\n";
+        assert_eq!(detect(perf, None), Ok(SourceFormat::PerfScript));
+        let p = super::super::perf::parse("few.txt", perf).unwrap();
+        assert_eq!(p.tree.total(0), 3);
+        // One sample of one frame.
+        let one = b"prog 1234 100.000001: cycles:\n\t1 main (/bin/prog)\n";
+        assert_eq!(detect(one, None), Ok(SourceFormat::PerfScript));
+        // DTrace frames and folded lines are not taken for perf frames.
+        assert!(!is_perf_frame(
+            b"  libc.so.1`_write+0x15",
+            b"libc.so.1`_write+0x15"
+        ));
+        assert!(!is_perf_frame(b"  0xffff", b"0xffff"));
+        assert!(!is_perf_frame(b"a (b)", b"a (b)"));
     }
 
     #[test]

@@ -168,6 +168,23 @@ fn last_token_start(line: &[u8]) -> Option<usize> {
     None
 }
 
+/// The last token of `line` when it is written as a count (`digits[.digits]`) whose
+/// integer part does not fit in 64 bits: such a line is an overflow, not malformed.
+pub(super) fn overflowing_count(line: &[u8]) -> Option<&[u8]> {
+    let tok = &line[last_token_start(line)?..];
+    let int = tok.split(|&b| b == b'.').next()?;
+    let frac_ok = tok.iter().filter(|&&b| b == b'.').count() <= 1;
+    (frac_ok && !int.is_empty() && parse_count(tok).is_none()).then_some(tok)
+}
+
+/// The error for a count that does not fit in 64 bits.
+fn count_overflow(count: &[u8]) -> String {
+    format!(
+        "the count {} is more than 2^64 - 1 (18446744073709551615)",
+        String::from_utf8_lossy(&count[..count.len().min(40)])
+    )
+}
+
 /// Parses a folded-stacks document (already decoded to UTF-8).
 pub fn parse(file: &str, text: &[u8]) -> Result<Profile, ImportError> {
     parse_with(file, text, None)
@@ -394,6 +411,9 @@ impl<'f, 't> ChunkParser<'f, 't> {
             return Ok(());
         }
         let Some(counts) = split_counts(line) else {
+            if let Some(count) = overflowing_count(line) {
+                return Err(self.error(line_no, count_overflow(count)));
+            }
             if line.starts_with(b"#") || line.starts_with(b"//") {
                 self.warnings.comment_lines += 1;
             } else {
@@ -442,6 +462,9 @@ impl<'f, 't> ChunkParser<'f, 't> {
         let (stack, left, right) = match (diff, c.diff) {
             (true, Some((s, l))) => (s, Some(l), c.last),
             (true, None) => {
+                if let Some(count) = overflowing_count(c.stack) {
+                    return Err(self.error(line_no, count_overflow(count)));
+                }
                 let why = format!(
                     "expected '<frames> <before> <after>' (line {} made this file \
                      differential), found {}",
@@ -927,6 +950,41 @@ mod tests {
                 .as_deref()
                 .unwrap()
                 .starts_with("line 1:")
+        );
+    }
+
+    /// Issue 14, failure 9: a count of 10^22 (more than 64 bits hold) was "a line without
+    /// a '<frames> <count>' form"; it is an overflow of the count, at its line.
+    #[test]
+    fn a_folded_count_of_10_22_reported_as_a_malformed_line() {
+        let e = parse("o.txt", b"a;b 3\na;c 10000000000000000000000\n").unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("o.txt: line 2: the count 10000000000000000000000 is more than 2^64"),
+            "{msg}"
+        );
+        let e = parse("o.txt", b"a;b 18446744073709551616.5\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("line 1: the count 18446744073709551616.5"),
+            "{e}"
+        );
+        // The before count of a differential line too.
+        let e = parse("d.txt", b"a;b 1 2\na;c 10000000000000000000000 2\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("line 2: the count 10000000000000000000000"),
+            "{e}"
+        );
+        // The largest count is not an overflow; a malformed count is still malformed.
+        assert!(parse("m.txt", b"a 18446744073709551615\n").is_ok());
+        let e = parse("m.txt", b"a 1.2.3\nb 1\n").unwrap();
+        assert_eq!(e.meta.warnings.invalid_lines, 1);
+        // Detection takes such a file for folded stacks, whatever its name.
+        let one = b"a;b 10000000000000000000000\n";
+        assert_eq!(
+            super::super::detect::detect(one, Some("big.txt")),
+            Ok(crate::model::SourceFormat::Folded)
         );
     }
 

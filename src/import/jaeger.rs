@@ -341,6 +341,56 @@ mod tests {
         assert_eq!(s.tracks.len(), 1);
     }
 
+    /// Issue 14, failure 7: ids `s0` … `s39` (not hex) were decoded as lenient base64 and
+    /// 30 of them collided ("30 spans share an id"), so the tree was built wrong. Each span
+    /// here is the child of the one before; a span that is its own parent is a cycle.
+    #[test]
+    fn jaeger_ids_that_are_not_hex_are_compared_as_text() {
+        let spans: Vec<String> = (0..40)
+            .map(|i| {
+                let parent = if i == 0 {
+                    String::new()
+                } else {
+                    format!(r#"{{"refType":"CHILD_OF","spanID":"s{}"}}"#, i - 1)
+                };
+                format!(
+                    r#"{{"spanID":"s{i}","operationName":"op{i}","startTime":{},"duration":{},
+                        "references":[{parent}]}}"#,
+                    1000 + i,
+                    100 - i
+                )
+            })
+            .collect();
+        let doc = format!(r#"{{"traceID":"t","spans":[{}]}}"#, spans.join(","));
+        let s = parse("ids.json", doc.as_bytes()).unwrap();
+        assert_eq!(s.len(), 40);
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+        for i in 1..40 {
+            let child = find(&s, &format!("op{i}"));
+            assert_eq!(s.parent[child] as usize, find(&s, &format!("op{}", i - 1)));
+        }
+        let t = SpanTree::build(&s);
+        assert_eq!((t.roots.len(), t.cycles_broken), (1, 0));
+    }
+
+    #[test]
+    fn a_span_that_is_its_own_parent_is_a_cycle() {
+        let doc = r#"{"traceID":"t","spans":[
+            {"spanID":"a1","operationName":"self","startTime":1000,"duration":10,
+             "references":[{"refType":"CHILD_OF","spanID":"a1"}]},
+            {"spanID":"b2","operationName":"orphan","startTime":1000,"duration":10,
+             "references":[{"refType":"CHILD_OF","spanID":"c3"}]}]}"#;
+        let s = parse("self.json", doc.as_bytes()).unwrap();
+        let me = find(&s, "self");
+        assert_eq!(s.parent[me] as usize, me);
+        let t = SpanTree::build(&s);
+        assert_eq!(t.cycles_broken, 1);
+        assert_eq!(t.roots.len(), 2);
+        // The orphan is counted as one, the cycle is not.
+        assert_eq!(s.warnings.notes.len(), 1, "{:?}", s.warnings);
+        assert!(s.warnings.notes[0].starts_with("1 span whose parent"));
+    }
+
     #[test]
     fn domain_model() {
         let d = r#"{"spans":[

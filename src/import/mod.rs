@@ -148,8 +148,8 @@ pub enum ImportError {
     Io {
         /// The input's name.
         file: String,
-        /// The operating system's error.
-        #[source]
+        /// The operating system's error: shown in the message, so not also a `source`
+        /// (an error report walking the chain would say it twice).
         error: std::io::Error,
     },
     /// The gzip stream is damaged before any usable data.
@@ -845,6 +845,21 @@ pub fn load_bytes_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 14, failure 10: "No such file or directory (os error 2): No such file or
+    /// directory (os error 2)": the operating system's error was in the message and its
+    /// source too, so a report of the chain said it twice.
+    #[test]
+    fn io_errors_repeat_their_cause() {
+        let missing = std::env::temp_dir().join("scorch-no-such-file-anywhere");
+        let e = load_any_path(&missing).unwrap_err();
+        let report = format!("{:#}", anyhow::Error::from(e));
+        assert!(
+            report.starts_with(&missing.display().to_string()),
+            "{report}"
+        );
+        assert_eq!(report.matches("os error 2").count(), 1, "{report}");
+    }
 
     /// The formats users are told about are those an importer reads, and every format
     /// detection names is read or refused by name.

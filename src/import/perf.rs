@@ -352,6 +352,12 @@ fn stack_line_parts(line: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
     Some((pc, rawfunc, module))
 }
 
+/// True when `line` has the shape of a stack line, `pc symbol (module)` (detection's
+/// test for short addresses).
+pub(super) fn is_stack_line(line: &[u8]) -> bool {
+    stack_line_parts(line).is_some()
+}
+
 /// Where inferno's `tidy_generic` cuts the argument list: the first `(` outside
 /// `<>`, `{}`, `[]` and parentheses that is neither Go's `.(` nor `(anonymous namespace)`.
 fn param_cut(f: &[u8]) -> usize {

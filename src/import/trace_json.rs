@@ -2,10 +2,11 @@
 //! the formats those JSON encodings use (integers as numbers or digit strings, RFC 3339,
 //! Go durations), attribute values as text, and errors that name a JSON path.
 //!
-//! Ids are compared as normalised text (hex lowercased without leading zeros; base64, as
-//! Jaeger's domain model and some OTLP exporters write them, decoded to that hex first), so
-//! `"0000000000000002"` and `"2"` are the same span, and a 128-bit trace id costs nothing
-//! to parse. Each distinct (trace, span) pair gets a small dense id for
+//! Ids are compared as normalised text (hex lowercased without leading zeros; base64 of an
+//! 8- or 16-byte id, as Jaeger's domain model and some OTLP exporters write them, decoded
+//! to that hex first; any other id as the string it is), so `"0000000000000002"` and `"2"`
+//! are the same span, `"s1"` and `"s10"` are not, and a 128-bit trace id costs nothing to
+//! parse. Each distinct (trace, span) pair gets a small dense id for
 //! [`SpanSet::from_ids_with`]: spans of different traces can never collide.
 //!
 //! These documents are small next to Chrome traces (a Jaeger UI trace holds thousands of
@@ -65,8 +66,9 @@ pub(crate) fn text_of(v: &Value) -> String {
     }
 }
 
-/// Normalised id text: lowercase hex without leading zeros ("0" for all zeros). Non-hex
-/// text is taken as base64 and decoded to hex; anything else is kept as it is.
+/// Normalised id text: lowercase hex without leading zeros ("0" for all zeros). Other
+/// text that is valid base64 of 8 or 16 bytes (a span or trace id) is decoded to that hex;
+/// anything else is kept as it is, so ids that merely use base64's letters never collide.
 pub(crate) fn norm_id(s: &str) -> String {
     let s = s.trim();
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -78,7 +80,7 @@ pub(crate) fn norm_id(s: &str) -> String {
         };
     }
     match base64_decode(s) {
-        Some(bytes) if !bytes.is_empty() => {
+        Some(bytes) if bytes.len() == 8 || bytes.len() == 16 => {
             let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
             norm_id(&hex)
         }
@@ -86,9 +88,15 @@ pub(crate) fn norm_id(s: &str) -> String {
     }
 }
 
-/// Standard or URL-safe base64, padding optional.
+/// Standard or URL-safe base64, padding optional but right when present, and no bits
+/// left over: `None` for text that is not the encoding of some bytes.
 fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let s = s.trim_end_matches('=');
+    let data = s.trim_end_matches('=');
+    let pad = s.len() - data.len();
+    if data.len() % 4 == 1 || (pad > 0 && (!s.len().is_multiple_of(4) || pad > 2)) {
+        return None;
+    }
+    let s = data;
     let mut out = Vec::with_capacity(s.len() * 3 / 4);
     let (mut acc, mut bits) = (0u32, 0);
     for b in s.bytes() {
@@ -108,7 +116,7 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
             acc &= (1 << bits) - 1;
         }
     }
-    Some(out)
+    (acc == 0).then_some(out)
 }
 
 /// A decimal number (`12`, `0.001`, `-3.5`) times `10^shift`, rounded half away from
@@ -305,11 +313,11 @@ impl SpanCollector {
             if keys.is_empty() {
                 continue;
             }
-            // Unknown parent: id 0, which no span has, so `from_ids` counts the orphan.
+            // Unknown parent: id 0, which no span has, so `from_ids` counts the orphan. A
+            // span that is its own parent keeps the link: the tree breaks it as a cycle.
             s.parent_id = Some(
                 keys.iter()
                     .find_map(|k| self.ids.get(k).copied())
-                    .filter(|&p| p != s.id)
                     .unwrap_or(0),
             );
         }
@@ -344,6 +352,28 @@ mod tests {
         // base64 of 8 bytes 00 00 00 00 00 64 7d 98.
         assert_eq!(norm_id("AAAAAABkfZg="), "647d98");
         assert_eq!(norm_id("not base64!"), "not base64!");
+        // 16 bytes, padded and not.
+        assert_eq!(
+            norm_id("AAAAAAAAAAAAAAAAAAAAAQ=="),
+            norm_id("00000000000000000000000000000001")
+        );
+        assert_eq!(norm_id("AAAAAAAAAAAAAAAAAAAAAQ"), "1");
+    }
+
+    /// Issue 14, failure 7: ids that are not hex were decoded as lenient base64, so `s1`
+    /// and `s10` (and 28 more of `s0`..`s39`) were one span. Only base64 of 8 or 16 bytes,
+    /// with right padding and no bits left over, is decoded.
+    #[test]
+    fn jaeger_ids_that_are_not_hex_collide() {
+        let ids: Vec<String> = (0..40).map(|i| norm_id(&format!("s{i}"))).collect();
+        let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+        assert_eq!(distinct.len(), 40, "{ids:?}");
+        assert_eq!(ids[7], "s7");
+        // Base64 of the wrong length, bad padding or bits left over is text.
+        assert_eq!(norm_id("AAAAAABkfZg"), "647d98");
+        assert_eq!(norm_id("AAAAAABkfQ=="), "AAAAAABkfQ==");
+        assert_eq!(norm_id("AAAAAABkfZh="), "AAAAAABkfZh=");
+        assert_eq!(norm_id("AAAAAABkfZg=="), "AAAAAABkfZg==");
     }
 
     #[test]

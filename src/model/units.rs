@@ -125,6 +125,18 @@ impl ValueFormat {
         format!("{whole}.{}", frac.trim_end_matches('0'))
     }
 
+    /// `ticks` as a count of units with thousands separators, exactly when it is a whole
+    /// number of them (no float on the way: two `i64::MAX` samples are
+    /// `18,446,744,073,709,551,614`), else with up to two decimals.
+    pub fn count(&self, ticks: u64) -> String {
+        let per = self.ticks_per_unit.max(1);
+        if ticks.is_multiple_of(per) {
+            group_digits(&(ticks / per).to_string())
+        } else {
+            format_count(self.units(ticks))
+        }
+    }
+
     /// A short human string for `ticks`: `7.71 s`, `1.76 MiB`, `75.5 K objects`, `988 samples`.
     pub fn format(&self, ticks: u64) -> String {
         if let Some(ns) = self.as_nanoseconds(ticks) {
@@ -133,7 +145,7 @@ impl ValueFormat {
         let v = self.units(ticks);
         match &self.unit {
             Unit::Bytes => format_bytes(v),
-            Unit::Samples | Unit::TraceSamples => format!("{} samples", format_count(v)),
+            Unit::Samples | Unit::TraceSamples => format!("{} samples", self.count(ticks)),
             Unit::Objects => format!("{} objects", format_si(v)),
             Unit::Goroutines => format!("{} goroutines", format_si(v)),
             Unit::LockSamples => format!("{} lock samples", format_si(v)),
@@ -149,10 +161,10 @@ impl ValueFormat {
         let short = self.format(ticks);
         match self.unit {
             Unit::Samples | Unit::TraceSamples if self.as_nanoseconds(ticks).is_some() => {
-                format!("{short} ({} samples)", format_count(self.units(ticks)))
+                format!("{short} ({} samples)", self.count(ticks))
             }
             Unit::Bytes if ticks >= 1024 => {
-                format!("{short} ({} bytes)", format_count(self.units(ticks)))
+                format!("{short} ({} bytes)", self.count(ticks))
             }
             _ => short,
         }
@@ -238,11 +250,13 @@ pub fn format_count(v: f64) -> String {
         return s.trim_end_matches('0').trim_end_matches('.').to_string();
     }
     let n = v.round() as i128;
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
-    if n < 0 {
-        out.push('-');
-    }
+    let digits = group_digits(&n.unsigned_abs().to_string());
+    if n < 0 { format!("-{digits}") } else { digits }
+}
+
+/// A string of decimal digits with thousands separators.
+fn group_digits(digits: &str) -> String {
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
@@ -286,6 +300,37 @@ mod tests {
         assert_eq!(f(100).exact(1200), "12");
         assert_eq!(f(1000).exact(7), "0.007");
         assert_eq!(f(4).exact(6), "1.5");
+    }
+
+    /// Issue 14, failure 9: a total of two `i64::MAX` samples printed through floating
+    /// point (`18,446,744,073,709,551,616 samples`, 2 too many).
+    #[test]
+    fn a_total_of_two_i64_max_samples_printed_through_floating_point() {
+        let total = 2 * i64::MAX as u64;
+        let f = ValueFormat::default();
+        assert_eq!(f.format(total), "18,446,744,073,709,551,614 samples");
+        assert_eq!(f.format_long(total), "18,446,744,073,709,551,614 samples");
+        let b = ValueFormat {
+            unit: Unit::Bytes,
+            ..ValueFormat::default()
+        };
+        assert!(
+            b.format_long(total)
+                .ends_with("(18,446,744,073,709,551,614 bytes)"),
+            "{}",
+            b.format_long(total)
+        );
+        let rate = ValueFormat {
+            sample_rate_hz: Some(100),
+            ..ValueFormat::default()
+        };
+        assert!(
+            rate.format_long(u64::MAX)
+                .ends_with("(18,446,744,073,709,551,615 samples)")
+        );
+        assert_eq!(f.count(0), "0");
+        assert_eq!(f.count(999), "999");
+        assert_eq!(f.count(1000), "1,000");
     }
 
     #[test]

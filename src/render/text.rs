@@ -16,6 +16,7 @@ use glyphon::{
     Attrs, Buffer, Cache, Color, Family, FontSystem, Metrics, Resolution, Shaping, SwashCache,
     TextArea, TextAtlas, TextBounds, TextRenderer, Viewport, Wrap,
 };
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -25,6 +26,65 @@ pub const FONT_BYTES: &[u8] = include_bytes!("../../data/fonts/DejaVuSans.ttf");
 pub const FONT_FAMILY: &str = "DejaVu Sans";
 /// The ellipsis appended to truncated labels.
 pub const ELLIPSIS: &str = "…";
+
+/// The most characters of one text that are measured, shaped or drawn: more than fit
+/// across the widest texture a GPU offers (16 384 px) at the narrowest glyph of the
+/// smallest label size (2 px), so a 20 MB frame name costs what a long one does. A longer
+/// text is drawn as its first (or, cut at the start, its last) characters and an
+/// ellipsis.
+pub const MAX_TEXT_CHARS: usize = 8192;
+
+/// Characters drawn escaped: control characters and the line and paragraph separators,
+/// which would break a label over lines or draw as nothing.
+fn escaped(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+/// `text` as it is drawn: control characters escaped as Rust writes them (a newline as
+/// `\n`, a tab as `\t`, others as `\u{1b}`), and at most [`MAX_TEXT_CHARS`] characters,
+/// the first ones (the last ones with `from_end`); the flag says whether some were left
+/// out.
+pub fn drawable(text: &str, from_end: bool) -> (Cow<'_, str>, bool) {
+    if text.len() <= MAX_TEXT_CHARS && !text.chars().any(escaped) {
+        return (Cow::Borrowed(text), false);
+    }
+    let mut out: Vec<char> = Vec::with_capacity(text.len().min(MAX_TEXT_CHARS));
+    let mut capped = false;
+    let chars: Box<dyn Iterator<Item = char>> = if from_end {
+        Box::new(text.chars().rev())
+    } else {
+        Box::new(text.chars())
+    };
+    for c in chars {
+        let start = out.len();
+        if escaped(c) {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+        if out.len() > MAX_TEXT_CHARS {
+            out.truncate(start);
+            capped = true;
+            break;
+        }
+        if from_end {
+            out[start..].reverse();
+        }
+    }
+    if from_end {
+        out.reverse();
+    }
+    (Cow::Owned(out.into_iter().collect()), capped)
+}
+
+/// The largest char boundary of `text` at or before `i`.
+fn floor_boundary(text: &str, i: usize) -> usize {
+    let mut i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
 
 /// Where each glyph of a shaped string ends.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -74,17 +134,23 @@ pub enum Layer {
     Overlay = 1,
 }
 
+/// Measuring text with the bundled font, without a GPU: the [`MeasureText`] that views
+/// fit their labels with.
+pub struct Shaper {
+    font_system: FontSystem,
+    measures: HashMap<u32, HashMap<String, Arc<Measure>>>,
+    /// Advance of each [`PLAIN`] character by size.
+    advances: HashMap<(char, u32), f32>,
+}
+
 /// Shaping, caching and drawing of text.
 pub struct TextLayer {
-    font_system: FontSystem,
+    shaper: Shaper,
     swash: SwashCache,
     _cache: Cache,
     atlas: TextAtlas,
     renderers: [TextRenderer; 2],
     viewport: Viewport,
-    measures: HashMap<u32, HashMap<String, Arc<Measure>>>,
-    /// Advance of each [`PLAIN`] character by size.
-    advances: HashMap<(char, u32), f32>,
     /// Shaped strings kept across frames: a window redrawn for a hover change reshapes
     /// nothing.
     shaped: HashMap<u32, HashMap<String, Arc<Buffer>>>,
@@ -141,38 +207,20 @@ fn measure_shaped(fs: &mut FontSystem, text: &str, size: f32) -> Measure {
     m
 }
 
-impl TextLayer {
-    /// Creates the glyph atlas and pipeline for targets of `format`. Colors are treated as
-    /// sRGB values in a linear texture, as browsers do ("web" color mode).
-    pub fn new(
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        format: wgpu::TextureFormat,
-    ) -> TextLayer {
-        let cache = Cache::new(device);
-        let mut atlas =
-            TextAtlas::with_color_mode(device, queue, &cache, format, glyphon::ColorMode::Web);
-        let renderers = [
-            TextRenderer::new(&mut atlas, device, wgpu::MultisampleState::default(), None),
-            TextRenderer::new(&mut atlas, device, wgpu::MultisampleState::default(), None),
-        ];
-        let viewport = Viewport::new(device, &cache);
-        TextLayer {
+impl Default for Shaper {
+    fn default() -> Self {
+        Shaper::new()
+    }
+}
+
+impl Shaper {
+    /// A shaper with the bundled font and empty caches.
+    pub fn new() -> Shaper {
+        Shaper {
             font_system: font_system(),
-            swash: SwashCache::new(),
-            _cache: cache,
-            atlas,
-            renderers,
-            viewport,
             measures: HashMap::new(),
             advances: HashMap::new(),
-            shaped: HashMap::new(),
-            items: [Vec::new(), Vec::new()],
         }
-    }
-
-    fn shaped(&mut self, text: &str, size: f32) -> Buffer {
-        shape(&mut self.font_system, text, size)
     }
 
     /// Glyph extents of `text` at `size` pixels (cached).
@@ -181,6 +229,9 @@ impl TextLayer {
     /// measures, and new ones appear at every zoom step: those made only of [`PLAIN`]
     /// characters are measured by adding cached per-character advances (exactly what
     /// shaping gives for them, checked by a test) instead of being shaped.
+    ///
+    /// `text` is measured as given: [`drawable`] is the caller's (the [`MeasureText`]
+    /// methods call it).
     pub fn measure(&mut self, text: &str, size: f32) -> Arc<Measure> {
         if is_plain(text) {
             let mut m = Measure::default();
@@ -220,6 +271,40 @@ impl TextLayer {
         by.insert(text.to_string(), m.clone());
         m
     }
+}
+
+impl TextLayer {
+    /// Creates the glyph atlas and pipeline for targets of `format`. Colors are treated as
+    /// sRGB values in a linear texture, as browsers do ("web" color mode).
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        format: wgpu::TextureFormat,
+    ) -> TextLayer {
+        let cache = Cache::new(device);
+        let mut atlas =
+            TextAtlas::with_color_mode(device, queue, &cache, format, glyphon::ColorMode::Web);
+        let renderers = [
+            TextRenderer::new(&mut atlas, device, wgpu::MultisampleState::default(), None),
+            TextRenderer::new(&mut atlas, device, wgpu::MultisampleState::default(), None),
+        ];
+        let viewport = Viewport::new(device, &cache);
+        TextLayer {
+            shaper: Shaper::new(),
+            swash: SwashCache::new(),
+            _cache: cache,
+            atlas,
+            renderers,
+            viewport,
+            shaped: HashMap::new(),
+            items: [Vec::new(), Vec::new()],
+        }
+    }
+
+    /// Glyph extents of `text` at `size` pixels (cached; see [`Shaper::measure`]).
+    pub fn measure(&mut self, text: &str, size: f32) -> Arc<Measure> {
+        self.shaper.measure(text, size)
+    }
 
     /// Forgets the previous frame's text.
     pub fn clear(&mut self) {
@@ -228,7 +313,8 @@ impl TextLayer {
     }
 
     /// Adds `text` at `size` pixels with its top-left at (`left`, `top`), clipped to
-    /// `clip` = (left, top, right, bottom), in target pixels, on `layer`.
+    /// `clip` = (left, top, right, bottom), in target pixels, on `layer`; as
+    /// [`drawable`] makes it, with an ellipsis after a text cut there.
     #[allow(clippy::too_many_arguments)]
     pub fn push_on(
         &mut self,
@@ -240,6 +326,11 @@ impl TextLayer {
         clip: [f32; 4],
         color: [u8; 3],
     ) {
+        let text = match drawable(text, false) {
+            (shown, false) => shown,
+            (shown, true) => Cow::Owned(format!("{shown}{ELLIPSIS}")),
+        };
+        let text = text.as_ref();
         let cached = self
             .shaped
             .get(&size.to_bits())
@@ -248,7 +339,7 @@ impl TextLayer {
         let buffer = match cached {
             Some(b) => b,
             None => {
-                let b = Arc::new(self.shaped(text, size));
+                let b = Arc::new(shape(&mut self.shaper.font_system, text, size));
                 let by = self.shaped.entry(size.to_bits()).or_default();
                 if by.len() > 50_000 {
                     by.clear();
@@ -303,7 +394,7 @@ impl TextLayer {
             renderer.prepare(
                 device,
                 queue,
-                &mut self.font_system,
+                &mut self.shaper.font_system,
                 &mut self.atlas,
                 &self.viewport,
                 areas,
@@ -328,24 +419,43 @@ impl TextLayer {
     }
 }
 
-impl MeasureText for TextLayer {
+impl MeasureText for Shaper {
     fn width(&mut self, text: &str, size: f32) -> f32 {
-        self.measure(text, size).width
+        let (shown, capped) = drawable(text, false);
+        let ellipsis = if capped {
+            self.measure(ELLIPSIS, size).width
+        } else {
+            0.0
+        };
+        self.measure(&shown, size).width + ellipsis
     }
 
     fn cut(&mut self, part: LabelFit, text: &str, size: f32, max_w: f32) -> Option<String> {
-        let m = self.measure(text, size);
+        let (shown, _) = drawable(text, part == LabelFit::Tail);
+        let m = self.measure(&shown, size);
         let room = max_w - self.measure(ELLIPSIS, size).width;
+        // Glyph ends are char boundaries of a text of one line, which `drawable` makes;
+        // rounding down keeps a slice valid whatever shaping reports.
         match part {
             LabelFit::Head => {
-                let cut = m.prefix_fitting(room);
-                (cut > 0).then(|| format!("{}{ELLIPSIS}", &text[..cut]))
+                let cut = floor_boundary(&shown, m.prefix_fitting(room));
+                (cut > 0).then(|| format!("{}{ELLIPSIS}", &shown[..cut]))
             }
             LabelFit::Tail => {
-                let start = m.suffix_start_fitting(room);
-                (start < text.len()).then(|| format!("{ELLIPSIS}{}", &text[start..]))
+                let start = floor_boundary(&shown, m.suffix_start_fitting(room));
+                (start < shown.len()).then(|| format!("{ELLIPSIS}{}", &shown[start..]))
             }
         }
+    }
+}
+
+impl MeasureText for TextLayer {
+    fn width(&mut self, text: &str, size: f32) -> f32 {
+        self.shaper.width(text, size)
+    }
+
+    fn cut(&mut self, part: LabelFit, text: &str, size: f32, max_w: f32) -> Option<String> {
+        self.shaper.cut(part, text, size, max_w)
     }
 }
 
@@ -389,6 +499,78 @@ mod tests {
                 assert!(w1 > max_w - ell, "{max_w}: {one_more:?} would fit too");
             }
         }
+    }
+
+    /// Issue 14, failure 1: a name with a newline followed by multibyte characters, long
+    /// enough to be cut, panicked (glyph offsets of the second line are counted from that
+    /// line's start, not the text's). Control characters are drawn escaped, on one line.
+    #[test]
+    fn panic_when_a_label_is_truncated() {
+        let mut shaper = Shaper::new();
+        let name = format!("x\ny{}", "中".repeat(400));
+        let mut cuts = 0;
+        for part in [LabelFit::Head, LabelFit::Tail] {
+            for max_w in (0..400).map(|i| i as f32 * 7.5) {
+                if let Some(t) = shaper.cut(part, &name, 12.0, max_w) {
+                    cuts += 1;
+                    assert!(!t.contains('\n'), "{t:?}");
+                    assert!(shaper.width(&t, 12.0) <= max_w + 0.01, "{t:?} in {max_w}");
+                }
+            }
+        }
+        assert!(cuts > 500, "{cuts} cuts");
+        let head = shaper.cut(LabelFit::Head, &name, 12.0, 60.0).unwrap();
+        assert!(head.starts_with("x\\ny"), "{head:?}");
+        assert!(shaper.width(&name, 12.0) > shaper.width("x\\ny", 12.0));
+    }
+
+    #[test]
+    fn control_characters_are_drawn_escaped() {
+        assert_eq!(
+            drawable("a\tb\r\nc\u{1b}[0m\u{85}\u{2028}", false).0,
+            "a\\tb\\r\\nc\\u{1b}[0m\\u{85}\\u{2028}"
+        );
+        assert!(matches!(
+            drawable("main.work", false),
+            (Cow::Borrowed("main.work"), false)
+        ));
+        // Escaping twice changes nothing: a cut label is drawn as it was measured.
+        let once = drawable("x\ny", false).0.into_owned();
+        assert_eq!(drawable(&once, false).0, once);
+    }
+
+    /// Issue 14, failure 4: a 20 MB frame name was shaped whole. Only the first (or last)
+    /// [`MAX_TEXT_CHARS`] characters are measured, and a text cut there ends in an
+    /// ellipsis.
+    #[test]
+    fn abort_shaping_a_20_mb_frame_name() {
+        let name = "abcdefghij".repeat(2_000_000);
+        let (head, capped) = drawable(&name, false);
+        assert!(capped);
+        assert_eq!(head.chars().count(), MAX_TEXT_CHARS);
+        assert!(name.starts_with(head.as_ref()));
+        let tail = drawable(&format!("{name}\n"), true).0.into_owned();
+        assert_eq!(tail.chars().count(), MAX_TEXT_CHARS);
+        assert!(tail.ends_with("ij\\n"), "{}", &tail[tail.len() - 8..]);
+        // An escape is kept whole or left out, never split.
+        let ctl = drawable(&"\u{1}".repeat(MAX_TEXT_CHARS), false)
+            .0
+            .into_owned();
+        assert_eq!(ctl.len(), MAX_TEXT_CHARS / 6 * 6);
+
+        let mut shaper = Shaper::new();
+        let w = shaper.width(&name, 11.0);
+        assert!(w > 16_384.0, "{w}");
+        let cut = shaper.cut(LabelFit::Tail, &name, 11.0, 300.0).unwrap();
+        assert!(cut.starts_with(ELLIPSIS) && cut.ends_with("hij"), "{cut}");
+        assert!(
+            shaper
+                .measures
+                .values()
+                .flat_map(|by| by.keys())
+                .all(|k| k.chars().count() <= MAX_TEXT_CHARS),
+            "only capped texts are measured"
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::scan::{
     skip_ws,
 };
 use crate::import::ImportError;
+use crate::import::text::one_line;
 use crate::model::names::{NameId, Names};
 use crate::model::spans::AttrPair;
 use serde::Deserialize;
@@ -25,6 +26,84 @@ pub(super) struct Doc {
     /// CPU samples).
     pub(super) samples: Option<std::ops::Range<usize>>,
     pub(super) stack_frames: Option<std::ops::Range<usize>>,
+    /// Process and thread names from a Fuchsia `systemTraceEvents` (`p` and `t`
+    /// records), for the processes and threads traceEvents' metadata leaves unnamed.
+    pub(super) system_names: Vec<SystemName>,
+}
+
+/// A process (`tid` `None`) or thread name from Fuchsia `systemTraceEvents`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct SystemName {
+    pub(super) pid: i64,
+    pub(super) tid: Option<i64>,
+    pub(super) name: String,
+}
+
+/// What a top-level `systemTraceEvents` holds: ftrace text (a string, not imported), or
+/// Fuchsia's JSON (`{"type": "fuchsia", "events": [...]}` or the bare array), whose
+/// process (`ph` `p`) and thread (`ph` `t`) records name tracks; its other events (kernel
+/// objects, …) are not imported. Gives the names and a note saying what was skipped.
+pub(super) fn system_trace_events(value: &[u8]) -> (Vec<SystemName>, String) {
+    #[derive(Deserialize)]
+    struct Event<'b> {
+        #[serde(borrow, default)]
+        ph: Option<Cow<'b, str>>,
+        #[serde(default)]
+        pid: Option<i64>,
+        #[serde(default)]
+        tid: Option<i64>,
+        #[serde(borrow, default)]
+        name: Option<Cow<'b, str>>,
+    }
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Fuchsia<'b> {
+        Object {
+            #[serde(borrow)]
+            events: Vec<Event<'b>>,
+        },
+        Array(#[serde(borrow)] Vec<Event<'b>>),
+    }
+    if value.first() == Some(&b'"') {
+        return (
+            Vec::new(),
+            "systemTraceEvents (ftrace text) not imported".to_string(),
+        );
+    }
+    let events = match serde_json::from_slice::<Fuchsia<'_>>(value) {
+        Ok(Fuchsia::Object { events } | Fuchsia::Array(events)) => events,
+        Err(_) => {
+            return (
+                Vec::new(),
+                "systemTraceEvents (neither ftrace text nor Fuchsia events) not imported"
+                    .to_string(),
+            );
+        }
+    };
+    let mut names = Vec::new();
+    let mut other = 0usize;
+    for e in &events {
+        match (e.ph.as_deref(), e.pid, &e.name) {
+            (Some("p"), Some(pid), Some(name)) => names.push(SystemName {
+                pid,
+                tid: None,
+                name: name.to_string(),
+            }),
+            (Some("t"), Some(pid), Some(name)) if e.tid.is_some() => names.push(SystemName {
+                pid,
+                tid: e.tid,
+                name: name.to_string(),
+            }),
+            _ => other += 1,
+        }
+    }
+    let note = format!(
+        "systemTraceEvents (Fuchsia events): {} process and thread names read, {other} \
+         other event{} not imported",
+        names.len(),
+        if other == 1 { "" } else { "s" }
+    );
+    (names, note)
 }
 
 /// How a run over the traceEvents array ended.
@@ -237,6 +316,7 @@ pub(super) fn read_doc<'a>(
         notes: Vec::new(),
         samples: None,
         stack_frames: None,
+        system_names: Vec::new(),
     };
     let start = skip_ws(text, 0);
     let (recs, names, args, end) = match text.get(start) {
@@ -277,7 +357,10 @@ pub(super) fn read_doc<'a>(
                         text,
                         i,
                         "top level",
-                        format!("expected `:` after \"{}\"", String::from_utf8_lossy(key)),
+                        format!(
+                            "expected `:` after \"{}\"",
+                            one_line(&String::from_utf8_lossy(key))
+                        ),
                     ));
                 }
                 i = skip_ws(text, i + 1);
@@ -309,9 +392,11 @@ pub(super) fn read_doc<'a>(
                     b"displayTimeUnit" => {
                         doc.display_time_unit = serde_json::from_slice::<String>(value).ok();
                     }
-                    b"systemTraceEvents" => doc
-                        .notes
-                        .push("systemTraceEvents (ftrace text) not imported".to_string()),
+                    b"systemTraceEvents" => {
+                        let (names, note) = system_trace_events(value);
+                        doc.system_names = names;
+                        doc.notes.push(note);
+                    }
                     b"samples" => doc.samples = Some(i..after),
                     b"stackFrames" => doc.stack_frames = Some(i..after),
                     b"powerTraceAsString" if value.len() > 2 => doc.notes.push(format!(
@@ -496,6 +581,7 @@ pub(super) fn event_rec<'a>(
             Some(v) if v != NONE => Ok(v),
             _ => {
                 let shown: String = raw.chars().take(40).collect();
+                let shown = one_line(&shown);
                 Err(EvError::at(
                     text,
                     local,

@@ -1,7 +1,7 @@
 //! Records into spans: metadata, per-thread B/E matching and nesting by containment,
 //! async spans matched by key, track order and names, the span set.
 
-use super::events::{ArgStore, Doc, IdText, NO_NAME, NONE, Pid, Rec};
+use super::events::{ArgStore, Doc, IdText, NO_NAME, NONE, Pid, Rec, SystemName};
 use crate::model::names::{NameId, Names};
 use crate::model::spans::{SpanAttrs, SpanSet, Track, TrackInfo, TrackKind};
 use crate::model::{NO_PARENT, Warnings};
@@ -132,9 +132,10 @@ pub(super) fn async_key<'r>(r: &'r Rec<'_>) -> Option<AsyncKey<'r>> {
 }
 
 /// Links the records of a trace into its span set.
-pub(super) fn build(recs: Vec<Rec<'_>>, names: Names, store: ArgStore, doc: Doc) -> SpanSet {
+pub(super) fn build(recs: Vec<Rec<'_>>, names: Names, store: ArgStore, mut doc: Doc) -> SpanSet {
     let mut c = Counts::default();
-    let meta = Meta::read(&recs);
+    let system = std::mem::take(&mut doc.system_names);
+    let meta = Meta::read(&recs, &system);
     let mut tracks = Tracks::default();
     let groups = group(&recs, &mut tracks, &mut c);
     let mut pending: Vec<Vec<Pending>> = tracks
@@ -164,7 +165,8 @@ struct Meta<'r> {
 }
 
 impl<'r> Meta<'r> {
-    fn read(recs: &'r [Rec<'_>]) -> Meta<'r> {
+    /// The metadata events of `recs`; `system` names what they leave unnamed.
+    fn read(recs: &'r [Rec<'_>], system: &'r [SystemName]) -> Meta<'r> {
         #[derive(Deserialize)]
         struct MetaArgs<'b> {
             #[serde(borrow, default)]
@@ -206,6 +208,22 @@ impl<'r> Meta<'r> {
                 "thread_name" => m.threads.entry((pid, tid)).or_default().0 = a.name,
                 "thread_sort_index" => m.threads.entry((pid, tid)).or_default().1 = sort,
                 _ => {}
+            }
+        }
+        for n in system {
+            let name = Some(Cow::Borrowed(n.name.as_str()));
+            match n.tid {
+                None => {
+                    let p = m.processes.entry(Pid::Num(n.pid)).or_default();
+                    p.name = p.name.take().or(name);
+                }
+                Some(tid) => {
+                    let t = m
+                        .threads
+                        .entry((Pid::Num(n.pid), Pid::Num(tid)))
+                        .or_default();
+                    t.0 = t.0.take().or(name);
+                }
             }
         }
         m.trace_end = m.trace_end.max(0);

@@ -3,7 +3,8 @@
 //!
 //! Two top-level forms: a bare array of events, or an object whose `traceEvents` member is
 //! that array (other members: `displayTimeUnit`, recorded in [`SpanSet::meta`] since it
-//! only affects display; `systemTraceEvents`, `samples` … are noted and skipped). Browsers
+//! only affects display; `samples` … are noted and skipped, `systemTraceEvents` too except
+//! the process and thread names of Fuchsia's JSON form). Browsers
 //! stream the array and may stop anywhere, so a missing final `]`, a trailing comma and a
 //! cut-off last event are accepted: everything before loads and a warning says what was
 //! lost.
@@ -111,6 +112,14 @@ fn parse_all(
         min_bytes: min_parallel_bytes,
     };
     let (recs, names, args, doc) = events::read_doc(file, text, split)?;
+    if recs.is_empty() && doc.samples.is_none() {
+        // As the other trace formats say of a file without spans.
+        return Err(ImportError::Invalid {
+            file: file.to_string(),
+            location: "traceEvents".to_string(),
+            message: "no events: the trace's array of events is empty".to_string(),
+        });
+    }
     let has_samples = doc.samples.is_some()
         || recs.iter().any(|r| r.ph == b'P')
         || names.find("CpuProfile").is_some();
@@ -301,6 +310,97 @@ mod tests {
         let a = s.attrs.owned(0);
         assert_eq!((a[0].0.as_str(), a[0].1.len()), ("deep", 400_001));
         assert_eq!(a[1], ("k".to_string(), "v".to_string()));
+    }
+
+    /// Issue 14, failure 9: a `systemTraceEvents` holding Fuchsia JSON was reported as
+    /// ftrace text and its process and thread names were lost. traceEvents' own metadata
+    /// still wins where both name a process.
+    #[test]
+    fn fuchsia_system_trace_events_reported_as_ftrace_text() {
+        let s = load(
+            r#"{"systemTraceEvents":{"type":"fuchsia","events":[
+                  {"ph":"p","pid":7009,"name":"root_presenter"},
+                  {"ph":"t","pid":7009,"tid":7022,"name":"initial-thread"},
+                  {"ph":"p","pid":1,"name":"not this"},
+                  {"ph":"k","koid":1,"name":"kernel object"}]},
+                "traceEvents":[
+                  {"ph":"M","name":"process_name","pid":1,"args":{"name":"browser"}},
+                  {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main"}},
+                  {"ph":"X","name":"work","pid":1,"tid":1,"ts":0,"dur":10},
+                  {"ph":"X","name":"fx","pid":7009,"tid":7022,"ts":0,"dur":10}]}"#,
+        );
+        let names: Vec<(&str, &str)> = s
+            .tracks
+            .iter()
+            .zip(&s.track_info)
+            .map(|(t, i)| (i.group.as_str(), t.name.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("browser 1", "main 1"),
+                ("root_presenter 7009", "initial-thread 7022")
+            ]
+        );
+        assert!(!has_note(&s, "ftrace"), "{:?}", s.warnings);
+        assert!(
+            has_note(
+                &s,
+                "Fuchsia events): 3 process and thread names read, 1 other event"
+            ),
+            "{:?}",
+            s.warnings
+        );
+        // ftrace text, and JSON that is neither, are skipped with a note saying which.
+        let s = load(
+            r##"{"systemTraceEvents":"# tracer: nop\n","traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1}]}"##,
+        );
+        assert!(
+            has_note(&s, "systemTraceEvents (ftrace text)"),
+            "{:?}",
+            s.warnings
+        );
+        let s = load(
+            r#"{"systemTraceEvents":{"x":1},"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1}]}"#,
+        );
+        assert!(
+            has_note(&s, "neither ftrace text nor Fuchsia events"),
+            "{:?}",
+            s.warnings
+        );
+    }
+
+    /// Issue 14, failure 10: a member name with an escaped newline was quoted decoded, and
+    /// broke the message over two lines.
+    #[test]
+    fn a_quoted_excerpt_with_a_newline_breaks_the_message() {
+        for doc in [
+            r#"{"traceEvents":[{"ph":"X","na\nme" 1}]}"#,
+            r#"{"tr\nx" 1, "traceEvents":[]}"#,
+        ] {
+            let e = parse("k.json", doc.as_bytes()).unwrap_err().to_string();
+            assert!(!e.contains('\n') && e.contains(r"\n"), "{e}");
+        }
+    }
+
+    /// Issue 14, failure 10: `[]` was "unrecognised" while `{"traceEvents":[]}` loaded
+    /// silently; both are a Chrome trace without events, an error naming the file.
+    #[test]
+    fn an_empty_json_array_is_unrecognised_while_empty_trace_events_load() {
+        for doc in [
+            "[]",
+            " [\n] ",
+            r#"{"traceEvents":[]}"#,
+            r#"{"displayTimeUnit":"ns","traceEvents":[ ]}"#,
+        ] {
+            let e = crate::import::load_any_bytes("e.json", doc.as_bytes(), Default::default())
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                e, "e.json: traceEvents: no events: the trace's array of events is empty",
+                "{doc}"
+            );
+        }
     }
 
     #[test]

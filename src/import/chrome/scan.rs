@@ -2,6 +2,7 @@
 //! [`Ev`], positions for messages.
 
 use crate::import::ImportError;
+use crate::import::text::one_line;
 use std::borrow::Cow;
 
 pub(super) fn err_at(
@@ -203,7 +204,11 @@ pub(super) fn scan_str<'a>(
         None => Err(ScanErr::Eof),
         Some(_) => Err(ScanErr::Syntax(
             i,
-            format!("{key}: expected a string, found {}", found(text, i)),
+            format!(
+                "{}: expected a string, found {}",
+                one_line(key),
+                found(text, i)
+            ),
         )),
     }
 }
@@ -237,7 +242,11 @@ pub(super) fn scan_event(text: &[u8], i: usize) -> Result<(Ev<'_>, usize), ScanE
             Some(_) => {
                 return Err(ScanErr::Syntax(
                     i,
-                    format!("expected `:` after \"{key}\", found {}", found(text, i)),
+                    format!(
+                        "expected `:` after \"{}\", found {}",
+                        one_line(&key),
+                        found(text, i)
+                    ),
                 ));
             }
         }

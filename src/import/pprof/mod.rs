@@ -779,10 +779,47 @@ mod tests {
         put_bytes(&mut p.out, 4, &loc);
         let e = load_err(&p.bytes());
         let want = format!(
-            "t.pb: byte {}: length 4000000000 of field 4 of Location exceeds the remaining 2 bytes",
+            "t.pb: byte {}: length 4000000000 of field 4 of Location exceeds the remaining 2 bytes \
+             and the 2 GiB a protobuf message can hold: the data is damaged",
             body_at + len_at
         );
         assert_eq!(e, want);
+    }
+
+    /// Issue 14, failure 10: a field length of 2^62 at the top level made the file
+    /// "unrecognised format: binary data"; it is a pprof file with damage at a byte.
+    #[test]
+    fn a_pprof_with_a_field_length_of_2_62_is_unrecognised_binary_data() {
+        let mut p = Pb::new();
+        p.sample_type("samples", "count")
+            .function(1, "main")
+            .location(1, 0, 0, &[1])
+            .sample(&[1], &[3], true);
+        let good = p.bytes();
+        // The first field's length, then a later one's, claims 2^62 bytes.
+        let mut first = vec![0x0a];
+        put_varint(&mut first, 1 << 62);
+        first.extend_from_slice(&good[2..]);
+        let mut later = good.clone();
+        let at = later.len();
+        later.push(0x12);
+        put_varint(&mut later, 1 << 62);
+        later.extend_from_slice(&[8, 1, 16, 1]);
+        for (bytes, at) in [(first, 1), (later, at + 1)] {
+            assert_eq!(
+                crate::import::detect::detect(&bytes, Some("x.pb")),
+                Ok(crate::model::SourceFormat::Pprof)
+            );
+            let e = crate::import::load_any_bytes("x.pb", &bytes, Default::default())
+                .unwrap_err()
+                .to_string();
+            let want = format!(
+                "x.pb: byte {at}: length 4611686018427387904 of field {} of Profile exceeds",
+                if at == 1 { 1 } else { 2 }
+            );
+            assert!(e.starts_with(&want), "{e}");
+            assert!(e.ends_with("the data is damaged"), "{e}");
+        }
     }
 
     #[test]
@@ -1020,6 +1057,24 @@ mod tests {
         assert_eq!(
             one("samples", "count", 771, None),
             ("771 samples".to_string(), Unit::Samples)
+        );
+    }
+
+    /// Issue 14, failure 9: two `i64::MAX` samples total 2^64 - 2 exactly, and print so.
+    #[test]
+    fn a_total_of_two_i64_max_samples_printed_through_floating_point() {
+        let mut p = Pb::new();
+        p.sample_type("samples", "count")
+            .function(1, "main")
+            .location(1, 0, 0, &[1])
+            .sample(&[1], &[i64::MAX], true)
+            .sample(&[1], &[i64::MAX], true);
+        let prof = load(&p.bytes()).profile;
+        let total = prof.tree.grand_total();
+        assert_eq!(total, 2 * i64::MAX as u64);
+        assert_eq!(
+            prof.values.format_long(total),
+            "18,446,744,073,709,551,614 samples"
         );
     }
 

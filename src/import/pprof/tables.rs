@@ -293,9 +293,14 @@ pub(super) fn value_format(
         other => (Unit::Other(other.to_string()), 1),
     };
     // A count of CPU samples at a known period is time: a Go CPU profile's `samples`
-    // value with `period_type cpu/nanoseconds` and `period 10000000` is 100 Hz.
+    // value with `period_type cpu/nanoseconds` and `period 10000000` is 100 Hz. Other
+    // counts stay counts, whatever the period: .NET's `alloc-samples/count` beside a
+    // `cpu/nanoseconds` period of 1 is allocations, not nanoseconds.
+    let cpu_samples = matches!(type_, "samples" | "sample");
     let sample_rate_hz = match (&unit, period) {
-        (Unit::Samples, Some((_, "nanoseconds", p))) if p > 0 && 1_000_000_000 % p == 0 => {
+        (Unit::Samples, Some((_, "nanoseconds", p)))
+            if cpu_samples && p > 0 && 1_000_000_000 % p == 0 =>
+        {
             u32::try_from(1_000_000_000 / p).ok()
         }
         _ => None,

@@ -12,6 +12,9 @@ pub(super) struct PbError {
 
 pub(super) type Pb<T> = Result<T, PbError>;
 
+/// The largest length a protobuf field can have (messages are limited to 2 GiB).
+const MAX_LENGTH: u64 = (1 << 31) - 1;
+
 pub(super) fn err<T>(at: usize, message: String) -> Pb<T> {
     Err(PbError {
         at,
@@ -172,14 +175,22 @@ impl<'a> Fields<'a> {
                 };
                 let left = self.end - self.pos;
                 if len > left as u64 {
+                    // Past protobuf's 2 GiB limit no writer put it there: damage, not a
+                    // file cut short (whose fields before the cut are read).
+                    let damaged = len > MAX_LENGTH;
                     return Err(PbError {
                         at: s,
                         message: format!(
                             "length {len} of field {number} of {} exceeds the remaining {left} \
-                             bytes",
-                            self.message
+                             bytes{}",
+                            self.message,
+                            if damaged {
+                                " and the 2 GiB a protobuf message can hold: the data is damaged"
+                            } else {
+                                ""
+                            }
                         ),
-                        cut: true,
+                        cut: !damaged,
                     });
                 }
                 let start = self.pos;
