@@ -115,6 +115,10 @@ enum Command {
     /// Print the function table: self and total per function, recursion counted once, in
     /// the file's units (like `pprof -top`).
     Top(TopArgs),
+    /// Compare two profiles (any formats: a pprof against a folded file is fine), or
+    /// runs against runs (`--base a1 a2 … --vs b1 b2 …`): the window on their difference,
+    /// or `-o diff.png`.
+    Diff(DiffArgs),
     /// Print what a profile file contains: format, units, totals, nodes, depth, warnings.
     Info {
         /// Profile file (folded stacks, perf script, Pyroscope flamebearer JSON or pprof, optionally gzipped);
@@ -127,6 +131,75 @@ enum Command {
         #[command(flatten)]
         samples: SampleArgs,
     },
+}
+
+/// How two profiles are matched (inferno-diff-folded's options).
+#[derive(clap::Args, Debug, Default)]
+struct MatchArgs {
+    /// Scale BEFORE to AFTER's total (each stack rounded down, as inferno-diff-folded).
+    #[arg(long)]
+    normalize: bool,
+    /// Addresses and other hex noise in names (`0x7f3a…`) become `0x...`.
+    #[arg(long)]
+    strip_hex: bool,
+    /// Keep the suffixes that differ between recordings (`_[k]` annotations, `-PID/TID`
+    /// after a command); by default they are ignored.
+    #[arg(long)]
+    keep_suffixes: bool,
+}
+
+impl MatchArgs {
+    fn options(&self) -> scorch::model::compare::CompareOptions {
+        scorch::model::compare::CompareOptions {
+            normalize: self.normalize,
+            strip_hex: self.strip_hex,
+            keep_suffixes: self.keep_suffixes,
+        }
+    }
+}
+
+#[derive(clap::Args, Debug)]
+struct DiffArgs {
+    /// BEFORE and AFTER (two files), unless --base and --vs name the runs.
+    files: Vec<PathBuf>,
+    /// Many runs against many: the base runs.
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    base: Vec<PathBuf>,
+    /// Many runs against many: the runs compared with the base.
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    vs: Vec<PathBuf>,
+    /// Write the difference to this PNG instead of opening the window.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// The view: a flame graph of the difference, an icicle, the table (sorted by the
+    /// change), both, or the two sides side by side.
+    #[arg(long, value_enum)]
+    view: Option<DiffViewArg>,
+    /// Image width in logical pixels (with -o).
+    #[arg(long, default_value_t = export::DEFAULT_WIDTH)]
+    width: u32,
+    /// Image height in logical pixels (with -o) [default: what the profile needs].
+    #[arg(long)]
+    height: Option<u32>,
+    /// Blue-grey-red diff colors instead of green-grey-red.
+    #[arg(long)]
+    colorblind: bool,
+    #[command(flatten)]
+    matching: MatchArgs,
+    /// pprof: the sample type to compare.
+    #[arg(long)]
+    sample_type: Option<String>,
+    #[command(flatten)]
+    samples: SampleArgs,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum DiffViewArg {
+    Flamegraph,
+    Icicle,
+    Table,
+    Both,
+    SideBySide,
 }
 
 #[derive(clap::Args, Debug)]
@@ -221,6 +294,12 @@ struct TopArgs {
     /// order.
     #[arg(long = "transform", value_name = "KIND:NAME")]
     transforms: Vec<String>,
+    /// Compare with this profile: before, after and the change per function (sorted by
+    /// the change).
+    #[arg(long, value_name = "BEFORE")]
+    base: Option<PathBuf>,
+    #[command(flatten)]
+    matching: MatchArgs,
     #[command(flatten)]
     samples: SampleArgs,
 }
@@ -383,6 +462,7 @@ fn run(cli: Cli) -> Result<()> {
             samples,
         }) => info(&input, sample_type.as_deref(), &samples),
         Some(Command::Top(args)) => top(args),
+        Some(Command::Diff(args)) => diff(args),
         Some(Command::Gen(args)) => generate(args),
         None => open(cli.open),
     }
@@ -627,6 +707,89 @@ fn render(a: RenderArgs) -> Result<()> {
     Ok(())
 }
 
+fn diff(a: DiffArgs) -> Result<()> {
+    let inputs = match (a.files.as_slice(), a.base.is_empty(), a.vs.is_empty()) {
+        ([before, after], true, true) => scorch::import::compare::CompareInputs {
+            before: vec![before.clone()],
+            after: vec![after.clone()],
+            options: a.matching.options(),
+        },
+        ([], false, false) => {
+            if a.base.len() < 2 || a.vs.len() < 2 {
+                bail!("--base and --vs need at least two runs each (a test needs a spread)");
+            }
+            scorch::import::compare::CompareInputs {
+                before: a.base.clone(),
+                after: a.vs.clone(),
+                options: a.matching.options(),
+            }
+        }
+        _ => bail!("scorch diff takes BEFORE AFTER, or --base RUN… --vs RUN…"),
+    };
+    for p in inputs.before.iter().chain(&inputs.after) {
+        if !p.exists() {
+            bail!("{}: no such file", p.display());
+        }
+    }
+    let kind = a.view.map(|v| match v {
+        DiffViewArg::Flamegraph => ViewKind::FLAME_GRAPH,
+        DiffViewArg::Icicle => ViewKind::ICICLE,
+        DiffViewArg::Table => ViewKind::TABLE,
+        DiffViewArg::Both => ViewKind::BOTH,
+        DiffViewArg::SideBySide => ViewKind::SIDE_BY_SIDE,
+    });
+    let Some(output) = a.output else {
+        return scorch::app::run(
+            scorch::app::Source::Compare(inputs),
+            scorch::app::AppOptions {
+                view: kind,
+                orientation: match a.view {
+                    Some(DiffViewArg::Icicle) => Orientation::Icicle,
+                    _ => Orientation::Flame,
+                },
+                choice: scorch::import::ImportChoice {
+                    sample_type: a.sample_type,
+                    event: a.samples.event,
+                    pids: a.samples.pid,
+                    tids: a.samples.tid,
+                    max_gap_ns: a.samples.max_gap,
+                },
+                ..scorch::app::AppOptions::default()
+            },
+        );
+    };
+    let opts = import_options(a.sample_type.as_deref(), &a.samples);
+    let p = scorch::import::compare::load_comparison(&inputs, opts, None)?;
+    for w in p.meta.warnings.lines() {
+        eprintln!("scorch: warning: {w}");
+    }
+    let doc = Document::Profile(Arc::new(p));
+    let eo = ExportOptions {
+        width: a.width,
+        height: a.height,
+        view: a.view.map(|v| match v {
+            DiffViewArg::Flamegraph => ExportView::FlameGraph,
+            DiffViewArg::Icicle => ExportView::Icicle,
+            DiffViewArg::Table => ExportView::Table,
+            DiffViewArg::Both => ExportView::Both,
+            DiffViewArg::SideBySide => ExportView::SideBySide,
+        }),
+        colorblind: a.colorblind,
+        title: Some(inputs.title()),
+        ..ExportOptions::default()
+    };
+    let gpu = scorch::render::Gpu::new(&GpuOptions::default())?;
+    let report = export::render_png(&gpu, &doc, &eo, &output)?;
+    println!(
+        "wrote {} ({}×{} px, {} KiB)",
+        output.display(),
+        report.width_px,
+        report.height_px,
+        report.png_bytes.div_ceil(1024)
+    );
+    Ok(())
+}
+
 fn generate(a: GenArgs) -> Result<()> {
     use scorch::generator::{self, GenFormat, GenOptions, Limit};
     let opts = GenOptions {
@@ -762,6 +925,21 @@ fn top(a: TopArgs) -> Result<()> {
     )?;
     let imported = sampled_profile(imported);
     let imported = transformed(imported, &a.transforms)?;
+    let imported = match (&a.base, imported) {
+        (Some(base), import::Imported::Profile(after)) => {
+            let opts = import_options(a.sample_type.as_deref(), &a.samples);
+            let before = scorch::import::compare::load_profile(base, opts, None)?;
+            let before =
+                match transformed(import::Imported::Profile(Box::new(before)), &a.transforms)? {
+                    import::Imported::Profile(p) => *p,
+                    import::Imported::Trace(_) => unreachable!("a profile stays a profile"),
+                };
+            let d = scorch::model::compare::diff_profiles(&before, &after, a.matching.options())
+                .map_err(|_| anyhow::anyhow!("the compared totals exceed 2^64 - 1"))?;
+            import::Imported::Profile(Box::new(d))
+        }
+        (_, i) => i,
+    };
     let import::Imported::Profile(p) = imported else {
         bail!(
             "{}: scorch top lists the functions of a profile; this is a trace of timed spans",

@@ -267,3 +267,41 @@ fn a_many_run_diff_carries_its_test_per_path() {
     let total = |ps: &[Profile]| ps.iter().map(|p| p.tree.grand_total()).sum::<u64>();
     assert_eq!(d.diff_totals(), Some((total(&base), total(&vs))));
 }
+
+fn render(name: &str, p: Profile, view: Option<scorch::export::ExportView>, width: u32) {
+    let Some(gpu) = gpu() else { return };
+    let doc = scorch::model::Document::Profile(std::sync::Arc::new(p));
+    let o = scorch::export::ExportOptions {
+        width,
+        view,
+        ..scorch::export::ExportOptions::default()
+    };
+    let (img, _) = scorch::export::render_rgba(gpu, &doc, &o).unwrap();
+    check_golden(name, &img);
+}
+
+/// The corpus pair's difference, in one flame graph and side by side.
+#[test]
+fn golden_diff_and_side_by_side() {
+    let Some(dir) = corpus() else { return };
+    let d = dir.join("jonhoo_inferno/tests/data/diff-folded");
+    let (b, a) = (load(&d.join("before.txt")), load(&d.join("after.txt")));
+    let diff = diff_profiles(&b, &a, CompareOptions::default()).unwrap();
+    render("compare_diff", diff.clone(), None, 900);
+    render(
+        "compare_side_by_side",
+        diff,
+        Some(scorch::export::ExportView::SideBySide),
+        1100,
+    );
+}
+
+/// Ten runs against ten, `f3` 10 % slower: only what changed significantly is colored.
+#[test]
+fn golden_many_run_diff() {
+    let mut rng = Rng(42);
+    let base: Vec<Profile> = (0..10).map(|_| run(&mut rng, 0.03, 0.0)).collect();
+    let vs: Vec<Profile> = (0..10).map(|_| run(&mut rng, 0.03, 0.10)).collect();
+    let d = compare_runs(&base, &vs, CompareOptions::default(), 0.05).unwrap();
+    render("compare_many_runs", d, None, 900);
+}

@@ -48,6 +48,8 @@ pub const DEMO_PROFILE: &[u8] = include_bytes!("../../data/demo.folded");
 pub enum Source {
     /// A file.
     Path(PathBuf),
+    /// The difference of files (one against one, or runs against runs).
+    Compare(import::compare::CompareInputs),
     /// The bundled demo profile.
     Demo,
 }
@@ -240,6 +242,8 @@ struct App {
     session: Session,
     /// The file shown (screenshots go next to it; none for the demo).
     shown_path: Option<PathBuf>,
+    /// What the last load read (a comparison is loaded again to swap its sides).
+    source: Option<Source>,
     loading: Option<Loading>,
     next_load: u64,
     times: FrameTimes,
@@ -276,6 +280,7 @@ impl App {
             gfx: None,
             session: Session::new(),
             shown_path: None,
+            source: None,
             loading: None,
             next_load: 0,
             times: FrameTimes::default(),
@@ -313,6 +318,28 @@ impl App {
         }
     }
 
+    /// Loads the comparison shown again: sides swapped, or one side alone.
+    fn compare_step(&mut self, step: session::CompareStep) {
+        let Some(Source::Compare(c)) = self.source.clone() else {
+            self.say("the comparison's files are not known here".to_string());
+            return;
+        };
+        let one = |v: &[PathBuf]| (v.len() == 1).then(|| v[0].clone());
+        let next = match step {
+            session::CompareStep::Swap => Some(Source::Compare(import::compare::CompareInputs {
+                before: c.after.clone(),
+                after: c.before.clone(),
+                options: c.options,
+            })),
+            session::CompareStep::Before => one(&c.before).map(Source::Path),
+            session::CompareStep::After => one(&c.after).map(Source::Path),
+        };
+        match next {
+            Some(s) => self.start_load(s),
+            None => self.say("a side of several runs is not one file".to_string()),
+        }
+    }
+
     /// Starts loading `source` on a worker thread.
     fn start_load(&mut self, source: Source) {
         self.restore = None;
@@ -338,12 +365,14 @@ impl App {
             },
             s => s,
         };
+        self.source = Some(source.clone());
         self.next_load += 1;
         let id = self.next_load;
         let progress = Arc::new(Progress::default());
         let done = Arc::new(AtomicBool::new(false));
         let name = match &source {
             Source::Path(p) => file_name(p),
+            Source::Compare(c) => c.title(),
             Source::Demo => "demo.folded (bundled demo)".to_string(),
         };
         let proxy = self.proxy.clone();
@@ -724,6 +753,7 @@ impl App {
             Effect::None => {}
             Effect::Quit => event_loop.exit(),
             Effect::Screenshot => self.screenshot(),
+            Effect::Compare(step) => self.compare_step(step),
             Effect::Copy(text) => match ui::copy_to_clipboard(&text) {
                 Ok(()) => self.say(format!("copied \"{text}\"")),
                 Err(e) => self.say(format!(
@@ -941,7 +971,22 @@ impl ApplicationHandler<UserEvent> for App {
                 Effect::None
             }
             WindowEvent::DroppedFile(path) => {
-                self.start_load(Source::Path(path));
+                // With Shift held, the dropped file is the base of the one shown.
+                let after = match &self.source {
+                    Some(Source::Path(p)) => Some(p.clone()),
+                    Some(Source::Compare(c)) if c.after.len() == 1 => Some(c.after[0].clone()),
+                    _ => None,
+                };
+                match after {
+                    Some(after) if self.session.mods().shift => {
+                        self.start_load(Source::Compare(import::compare::CompareInputs {
+                            before: vec![path],
+                            after: vec![after],
+                            options: Default::default(),
+                        }));
+                    }
+                    _ => self.start_load(Source::Path(path)),
+                }
                 Effect::None
             }
             WindowEvent::CursorLeft { .. } => {

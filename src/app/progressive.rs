@@ -92,6 +92,10 @@ impl Job<'_> {
                     },
                 )
             }
+            Source::Compare(c) => {
+                import::compare::load_comparison(c, self.choice.options(), Some(self.progress))
+                    .map(|p| import::Imported::Profile(Box::new(p)))
+            }
             Source::Demo => import::load_bytes_with(
                 "demo.folded",
                 super::DEMO_PROFILE,

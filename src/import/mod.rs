@@ -21,6 +21,7 @@
 
 pub mod chrome;
 pub mod chunks;
+pub mod compare;
 pub mod cpuprofile;
 pub mod decode;
 pub mod detect;

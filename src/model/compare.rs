@@ -84,6 +84,11 @@ impl RunStats {
     }
 }
 
+/// The many-run test of node `n` of `p`, when `p` is a many-run comparison.
+pub fn path_test(p: &Profile, n: NodeId) -> Option<&PathTest> {
+    p.meta.comparison.as_ref()?.runs.as_ref()?.of(n)
+}
+
 /// `name` as the comparison matches it (`first`: a root's child, where perf's command
 /// and pid sit).
 pub fn match_key(name: &str, first: bool, opts: CompareOptions) -> Cow<'_, str> {

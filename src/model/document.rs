@@ -202,6 +202,21 @@ impl Document {
     }
 }
 
+/// A profile's title: its file's name, or for a comparison `before → after` (`3 runs →
+/// 3 runs` for many).
+pub fn profile_title(p: &Profile) -> String {
+    match &p.meta.comparison {
+        Some(c) => {
+            let side = |v: &[String]| match v {
+                [one] => file_name(one),
+                many => format!("{} runs", many.len()),
+            };
+            format!("{} → {}", side(&c.before), side(&c.after))
+        }
+        None => file_name(&p.meta.source),
+    }
+}
+
 /// The file name of `source`, or `source` itself when it has none (`<stdin>`).
 pub fn file_name(source: &str) -> String {
     std::path::Path::new(source)

@@ -45,6 +45,8 @@ pub enum ExportView {
     Sandwich,
     /// Spans on a time axis (traces).
     Timeline,
+    /// The two sides of a diff, side by side (differential profiles).
+    SideBySide,
 }
 
 /// What to export.
@@ -154,6 +156,9 @@ pub fn export_view(doc: &Document, opts: &ExportOptions) -> Result<Box<dyn View>
         Document::Profile(p) if opts.view == Some(ExportView::Both) => {
             Box::new(both_export(p.clone(), opts)?)
         }
+        Document::Profile(p) if opts.view == Some(ExportView::SideBySide) => {
+            Box::new(sides_export(p.clone(), opts)?)
+        }
         Document::Profile(p) => Box::new(flame_export(p.clone(), opts)?),
         Document::Trace(t) => Box::new(timeline_export(t.clone(), opts)?),
     })
@@ -208,7 +213,8 @@ pub fn flame_export(
             | ExportView::LeftHeavy
             | ExportView::Table
             | ExportView::Both
-            | ExportView::Sandwich,
+            | ExportView::Sandwich
+            | ExportView::SideBySide,
         )
         | None => Orientation::Flame,
     };
@@ -366,6 +372,37 @@ pub fn both_export(profile: Arc<Profile>, opts: &ExportOptions) -> Result<BothVi
     Ok(view)
 }
 
+/// The two sides of the diff `profile` side by side for one image, as tall as the
+/// taller side needs.
+pub fn sides_export(
+    profile: Arc<Profile>,
+    opts: &ExportOptions,
+) -> Result<crate::view::sides::SideBySideView, OptionsError> {
+    if !profile.is_diff() {
+        return refuse(format!(
+            "--view side-by-side shows the two sides of a comparison; {} is not one",
+            profile.meta.source
+        ));
+    }
+    check_size(opts)?;
+    let mut vo = ViewOptions {
+        title: opts.title.clone(),
+        ..ViewOptions::default()
+    };
+    vo.style.title_height = Style::default().title_height;
+    let mut view = crate::view::sides::SideBySideView::new(profile, &vo);
+    let rows = view
+        .side(0)
+        .layout()
+        .rows
+        .len()
+        .max(view.side(1).layout().rows.len());
+    let style = vo.style;
+    let height = fitted_height(opts, FrameGeometry::needed_height(rows, &style) + 16.0);
+    view.set_viewport(Viewport::logical(opts.width, height, opts.scale));
+    Ok(view)
+}
+
 /// A timeline of `trace` for one image.
 pub fn timeline_export(
     trace: Arc<Trace>,
@@ -380,7 +417,8 @@ pub fn timeline_export(
         | ExportView::LeftHeavy
         | ExportView::Table
         | ExportView::Both
-        | ExportView::Sandwich),
+        | ExportView::Sandwich
+        | ExportView::SideBySide),
     ) = opts.view
     {
         return refuse(format!(

@@ -170,7 +170,7 @@ impl FlameView {
         let title = opts
             .title
             .clone()
-            .unwrap_or_else(|| crate::model::document::file_name(&profile.meta.source));
+            .unwrap_or_else(|| crate::model::document::profile_title(&profile));
         FlameView {
             profile,
             layout,
@@ -233,6 +233,11 @@ impl FlameView {
     pub fn highlight(&mut self, f: Option<crate::model::NameId>) {
         self.search_cursor = None;
         self.search = f.map(|f| super::search::search_function(&self.profile, &self.layout, f));
+    }
+
+    /// The node of the bar under the pointer.
+    pub fn hovered_node(&self) -> Option<NodeId> {
+        self.hover.map(|b| self.node(b))
     }
 
     /// The function of the bar under the pointer.
@@ -421,7 +426,13 @@ impl FlameView {
                     ColorMode::Diff => {
                         let (lt, rt) = diff_ticks.unwrap_or((0, 0));
                         let l = p.tree.left_total(n);
-                        let pct = color::bar_diff_percent(l, p.tree.total(n) - l, lt, rt);
+                        let grey =
+                            crate::model::compare::path_test(p, n).is_some_and(|t| !t.significant);
+                        let pct = if grey {
+                            0.0
+                        } else {
+                            color::bar_diff_percent(l, p.tree.total(n) - l, lt, rt)
+                        };
                         color::diff_color(pct, diff_pal)
                     }
                 };
@@ -487,6 +498,75 @@ pub fn selection_note(profile: &Profile) -> Option<String> {
         (None, Some(r)) => Some(format!("samples {r}")),
         (Some(e), Some(r)) => Some(format!("{e} {r}")),
     }
+}
+
+/// A diff bar's tooltip lines: both sides (each as a share of its side), the change as
+/// an amount and relative to the share, the test across runs when there is one, and self.
+pub fn diff_lines(p: &Profile, n: NodeId, lt: u64, rt: u64) -> Vec<String> {
+    let (t, v) = (&p.tree, &p.values);
+    let l = t.left_total(n);
+    let r = t.total(n) - l;
+    let mut lines = vec![
+        format!(
+            "before: {} ({} of before)",
+            v.format_long(l),
+            format_percent(l as f64 / lt.max(1) as f64)
+        ),
+        format!(
+            "after: {} ({} of after)",
+            v.format_long(r),
+            format_percent(r as f64 / rt.max(1) as f64)
+        ),
+        format!(
+            "change: {}{} · share {}",
+            if r >= l { "+" } else { "−" },
+            v.format_long(r.abs_diff(l)),
+            color::diff_change(l, r, lt, rt)
+        ),
+    ];
+    if let Some(test) = crate::model::compare::path_test(p, n) {
+        let pct = |x: f64| {
+            if x.is_finite() {
+                format!("{:+.1} %", 100.0 * x)
+            } else {
+                "new".to_string()
+            }
+        };
+        let runs = p
+            .meta
+            .comparison
+            .as_ref()
+            .and_then(|c| c.runs.as_ref())
+            .map_or((0, 0), |r| r.runs);
+        lines.push(format!(
+            "{} vs {} runs: mean share {} → {} ({}, 95 % CI {} … {})",
+            runs.0,
+            runs.1,
+            format_percent(test.share_before),
+            format_percent(test.share_after),
+            pct(test.change),
+            pct(test.ci95.0),
+            pct(test.ci95.1)
+        ));
+        lines.push(format!(
+            "Welch p = {:.2e}, false-discovery q = {:.2e}: {}",
+            test.p,
+            test.q,
+            if test.significant {
+                "significant"
+            } else {
+                "not significant (drawn grey)"
+            }
+        ));
+    }
+    let ls = t.left_self(n);
+    let rs = t.self_ticks(n) - ls;
+    lines.push(format!(
+        "self: before {}, after {}",
+        v.format(ls),
+        v.format(rs)
+    ));
+    lines
 }
 
 /// The label of a bar: `name (share, amount)`, or for a diff `name (change)`.
@@ -823,27 +903,8 @@ impl View for FlameView {
             lines.push("under the pointer:".to_string());
         }
         lines.push(name);
-        if let Some((lt, rt)) = p.meta.diff_ticks.filter(|_| p.is_diff()) {
-            let l = t.left_total(n);
-            let r = total - l;
-            lines.push(format!(
-                "before: {} ({} of before)",
-                v.format_long(l),
-                format_percent(l as f64 / lt.max(1) as f64)
-            ));
-            lines.push(format!(
-                "after: {} ({} of after)",
-                v.format_long(r),
-                format_percent(r as f64 / rt.max(1) as f64)
-            ));
-            lines.push(format!("change: {}", color::diff_change(l, r, lt, rt)));
-            let ls = t.left_self(n);
-            let rs = t.self_ticks(n) - ls;
-            lines.push(format!(
-                "self: before {}, after {}",
-                v.format(ls),
-                v.format(rs)
-            ));
+        if let Some((lt, rt)) = p.diff_ticks().filter(|_| p.is_diff()) {
+            lines.extend(diff_lines(p, n, lt, rt));
         } else {
             let mut tl = format!(
                 "total: {} · {} of all",
@@ -885,12 +946,20 @@ impl View for FlameView {
     fn bar_sources(&self) -> Vec<BarSource<'_>> {
         let tree = &self.profile.tree;
         let diff = self.profile.is_diff();
+        let p = &*self.profile;
+        let (lt, rt) = p.diff_ticks().unwrap_or((1, 1));
         // (self, left total, right total) of one node.
         let of = move |n: u32| -> [f32; 3] {
             let total = tree.total(n);
             if diff {
                 let l = tree.left_total(n);
-                [tree.self_ticks(n) as f32, l as f32, (total - l) as f32]
+                let r = total - l;
+                if crate::model::compare::path_test(p, n).is_some_and(|t| !t.significant) {
+                    // Not significant across runs: both sides the same share (grey).
+                    let same = r as f64 * lt as f64 / rt.max(1) as f64;
+                    return [tree.self_ticks(n) as f32, same as f32, r as f32];
+                }
+                [tree.self_ticks(n) as f32, l as f32, r as f32]
             } else {
                 [tree.self_ticks(n) as f32, total as f32, total as f32]
             }

@@ -122,6 +122,12 @@ pub enum Action {
     /// A sampled input with several events (`cpu-clock`, `sched:sched_switch` …): show
     /// the next one.
     NextEvent,
+    /// A comparison: swap its sides.
+    SwapSides,
+    /// A comparison: show its "before" side alone.
+    ShowBefore,
+    /// A comparison: show its "after" side alone.
+    ShowAfter,
 }
 
 /// What a key does to the open search field.
@@ -191,6 +197,9 @@ pub fn key_action(key: &Key, mods: Mods) -> Option<Action> {
             ("h" | "H", _) => ToggleFit,
             ("?", _) => Help,
             ("e" | "E", _) => NextEvent,
+            ("v" | "V", _) => SwapSides,
+            ("[", _) => ShowBefore,
+            ("]", _) => ShowAfter,
             _ => return None,
         },
     })

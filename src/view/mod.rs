@@ -23,6 +23,7 @@ pub mod sandwich;
 pub mod search;
 pub mod shell;
 pub mod shot;
+pub mod sides;
 pub mod state;
 pub mod table;
 pub mod timeline;
@@ -45,6 +46,7 @@ pub static VIEWS: &[ViewEntry] = &[
     table::ENTRY,
     both::ENTRY,
     sandwich::ENTRY,
+    sides::ENTRY,
     timeline::ENTRY,
 ];
 

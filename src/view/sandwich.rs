@@ -261,7 +261,7 @@ impl View for SandwichView {
                 .opts
                 .title
                 .clone()
-                .unwrap_or_else(|| crate::model::document::file_name(&self.profile.meta.source)),
+                .unwrap_or_else(|| crate::model::document::profile_title(&self.profile)),
             subtitle,
             legend: self.callees.heading(purpose).legend,
         }

@@ -201,7 +201,7 @@ impl TableView {
         let title = opts
             .title
             .clone()
-            .unwrap_or_else(|| crate::model::document::file_name(&profile.meta.source));
+            .unwrap_or_else(|| crate::model::document::profile_title(&profile));
         let sort = if profile.is_diff() {
             Column::Change
         } else {

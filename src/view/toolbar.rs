@@ -23,6 +23,12 @@ pub enum Tool {
     Color,
     /// Next event of a sampled input.
     Event,
+    /// A comparison: swap its sides.
+    Swap,
+    /// A comparison: its "before" side alone.
+    Before,
+    /// A comparison: its "after" side alone.
+    After,
     /// Switch which part of long names labels keep.
     Fit,
     /// Save a screenshot.
@@ -56,7 +62,15 @@ pub struct Toolbar {
 fn right_group(tool: Tool) -> bool {
     matches!(
         tool,
-        Tool::Search | Tool::Event | Tool::Color | Tool::Fit | Tool::Screenshot | Tool::Help
+        Tool::Search
+            | Tool::Event
+            | Tool::Swap
+            | Tool::Before
+            | Tool::After
+            | Tool::Color
+            | Tool::Fit
+            | Tool::Screenshot
+            | Tool::Help
     )
 }
 

@@ -33,6 +33,19 @@ pub enum Effect {
     Screenshot,
     /// Copy this text to the clipboard.
     Copy(String),
+    /// Load the comparison shown again another way.
+    Compare(CompareStep),
+}
+
+/// What to do with the comparison shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareStep {
+    /// Swap "before" and "after".
+    Swap,
+    /// Show "before" alone.
+    Before,
+    /// Show "after" alone.
+    After,
 }
 
 /// A left-button press and how far it moved.
@@ -260,6 +273,31 @@ impl Session {
         {
             self.show_transformed(d, now_s);
         }
+    }
+
+    /// A comparison's keys: the window loads it again (sides swapped, or a side alone).
+    fn compare_step(&mut self, action: Action, now_s: f64) -> Effect {
+        let is_comparison = self.view.as_ref().is_some_and(|v| match v.document() {
+            Document::Profile(p) => p.meta.comparison.is_some(),
+            Document::Trace(_) => false,
+        });
+        if !is_comparison {
+            self.say(
+                "not a comparison: drop a base file with Shift held, or run scorch diff BEFORE AFTER",
+                now_s,
+            );
+            return Effect::None;
+        }
+        Effect::Compare(match action {
+            Action::SwapSides => CompareStep::Swap,
+            Action::ShowBefore => CompareStep::Before,
+            _ => CompareStep::After,
+        })
+    }
+
+    /// The modifier keys held.
+    pub fn mods(&self) -> Mods {
+        self.mods
     }
 
     /// Opens `entry` on `doc` in place of the current view, taking over `memo`.
@@ -614,6 +652,9 @@ impl Session {
             Action::NextEvent => {
                 self.next_event(now_s);
                 Effect::None
+            }
+            Action::SwapSides | Action::ShowBefore | Action::ShowAfter => {
+                self.compare_step(action, now_s)
             }
             a => self.act(a, now_s),
         };

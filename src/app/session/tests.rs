@@ -822,3 +822,47 @@ fn the_event_button_and_key_show_the_next_event() {
     assert_eq!(sel(&s), Some(0));
     assert_eq!(shown_total(&s).0, 40_000_000);
 }
+
+#[test]
+fn a_comparison_has_swap_and_side_buttons_and_keys() {
+    let load = |n: &str, t: &str| load_bytes(n, t.as_bytes(), Limits::default()).unwrap();
+    let d = crate::model::compare::diff_profiles(
+        &load("a.folded", "main;f 3\n"),
+        &load("b.folded", "main;f 1\nmain;g 2\n"),
+        Default::default(),
+    )
+    .unwrap();
+    let doc = Document::Profile(Arc::new(d));
+    let mut s = Session::with_views(VIEWS);
+    s.resize(Viewport {
+        width_px: 1200,
+        height_px: 600,
+        scale: 1.0,
+    });
+    let opts = ViewOptions {
+        style: crate::app::window_style(),
+        ..ViewOptions::default()
+    };
+    s.show(default_view(&doc, &opts), opts);
+    let items = s.toolbar().unwrap().items;
+    for t in [Tool::Swap, Tool::Before, Tool::After] {
+        assert!(items.iter().any(|i| i.tool == t), "{t:?}");
+    }
+    assert!(items.iter().any(|i| i.label.ends_with("Side by side")));
+    assert_eq!(
+        s.key(&ch("v"), Some("v"), NOW),
+        Effect::Compare(CompareStep::Swap)
+    );
+    assert_eq!(
+        s.key(&ch("["), Some("["), NOW),
+        Effect::Compare(CompareStep::Before)
+    );
+    assert_eq!(
+        s.use_tool(Tool::After, NOW),
+        Effect::Compare(CompareStep::After)
+    );
+    // A profile that is not a comparison says how to make one.
+    let mut plain = session("main;f 1\n");
+    assert_eq!(plain.key(&ch("v"), Some("v"), NOW), Effect::None);
+    assert!(status(&plain).status.right.contains("Shift"));
+}

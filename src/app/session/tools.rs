@@ -73,6 +73,13 @@ impl Session {
         {
             items.push(button(Tool::Event, caption("Event: ", &e.name), false));
         }
+        if let crate::model::Document::Profile(p) = &doc
+            && p.meta.comparison.is_some()
+        {
+            items.push(button(Tool::Swap, caption("Swap ", "⇄"), false));
+            items.push(button(Tool::Before, "Before".into(), false));
+            items.push(button(Tool::After, "After".into(), false));
+        }
         let memo = v.memo();
         if let Some(c) = memo.color {
             items.push(button(Tool::Color, caption("Colors: ", c.name()), false));
@@ -130,6 +137,9 @@ impl Session {
                 self.next_event(now_s);
                 Effect::None
             }
+            Tool::Swap => self.compare_step(Action::SwapSides, now_s),
+            Tool::Before => self.compare_step(Action::ShowBefore, now_s),
+            Tool::After => self.compare_step(Action::ShowAfter, now_s),
             Tool::Color => self.act(Action::CycleColor, now_s),
             Tool::Fit => self.act(Action::ToggleFit, now_s),
         }
