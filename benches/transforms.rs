@@ -5,6 +5,8 @@
 //! picked from the tree itself: the one in the most nodes (so merge, collapse-recursion
 //! and drop touch the most), its package, and the heaviest path two deep.
 //!
+//! Also the comparison of two profiles of that size, and of five runs against five.
+//!
 //! Run with `cargo bench --bench transforms`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -101,6 +103,20 @@ fn bench(c: &mut Criterion) {
             bch.iter(|| black_box(sandwich(&p, most.name, half).unwrap()))
         });
     }
+    // Comparisons: the tree against itself with the busiest function dropped (every
+    // node visited on both sides), and five runs against five (a test per node).
+    let dropped = apply(&p, &Transform::Drop(f.clone()), &rule).unwrap();
+    let opts = scorch::model::compare::CompareOptions::default();
+    g.bench_function("diff_two_profiles", |bch| {
+        bch.iter(|| black_box(scorch::model::compare::diff_profiles(&p, &dropped, opts).unwrap()))
+    });
+    let base: Vec<Profile> = (0..5).map(|_| p.clone()).collect();
+    let vs: Vec<Profile> = (0..5).map(|_| dropped.clone()).collect();
+    g.bench_function("compare_runs_5_vs_5", |bch| {
+        bch.iter(|| {
+            black_box(scorch::model::compare::compare_runs(&base, &vs, opts, 0.05).unwrap())
+        })
+    });
     g.finish();
 }
 

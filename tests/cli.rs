@@ -663,3 +663,60 @@ fn a_screenshot_whose_source_is_gone_says_what_it_showed() {
     assert!(err.contains("transforms: merge:g"), "{err}");
     assert!(err.contains("search: serde"), "{err}");
 }
+
+#[test]
+fn diff_and_top_base_compare_two_files_of_any_formats() {
+    let (a, b) = (temp("before.folded"), temp("after.txt"));
+    std::fs::write(&a, "main;f 3\nmain;g 2\n").unwrap();
+    std::fs::write(&b, "main;f 1\nmain;h 5\n").unwrap();
+    let top = scorch(&[
+        "top",
+        "--base",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--format",
+        "tsv",
+    ]);
+    let (out, err) = text(&top);
+    assert!(top.status.success(), "{err}");
+    let line = |f: &str| {
+        out.lines()
+            .find(|l| l.ends_with(&format!("\t{f}")))
+            .unwrap_or_else(|| panic!("{f} in {out}"))
+            .to_string()
+    };
+    assert!(line("g").contains("removed"), "{out}");
+    assert!(line("h").contains("new"), "{out}");
+    let png = temp("diff.png");
+    let o = scorch(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    if o.status.success() {
+        assert!(out.starts_with("wrote "), "{out}");
+        assert!(png.exists());
+    } else {
+        // Without a device, the error says so (CI has one: lavapipe).
+        assert!(err.contains("adapter") || err.contains("device"), "{err}");
+    }
+    // Errors name the file.
+    let o = scorch(&[
+        "diff",
+        a.to_str().unwrap(),
+        "missing.folded",
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    let (_, err) = text(&o);
+    assert!(
+        !o.status.success() && err.contains("missing.folded"),
+        "{err}"
+    );
+    let o = scorch(&["diff", a.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(text(&o).1.contains("BEFORE AFTER"), "{}", text(&o).1);
+}

@@ -262,7 +262,7 @@ fn a_many_run_diff_carries_its_test_per_path() {
         .unwrap();
     let t = stats.of(f3).unwrap();
     assert!(t.significant && t.p < 1e-4, "{t:?}");
-    assert!(t.ci95.0 < t.change && t.change < t.ci95.1, "{t:?}");
+    assert!(t.ci95().0 < t.change && t.change < t.ci95().1, "{t:?}");
     // The pooled sides: every run's total.
     let total = |ps: &[Profile]| ps.iter().map(|p| p.tree.grand_total()).sum::<u64>();
     assert_eq!(d.diff_totals(), Some((total(&base), total(&vs))));

@@ -20,7 +20,8 @@ use super::stats::{benjamini_hochberg, welch};
 use super::tree::{CallTreeBuilder, ChildOrder, TotalOverflow};
 use super::{NameId, Names, NodeId, Profile, ProfileMeta, Warnings};
 use std::borrow::Cow;
-use std::collections::HashMap;
+/// Hash maps keyed by ids: a fast fixed hasher (the keys are not attacker-chosen).
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 use std::sync::Arc;
 
 /// How names are matched, and whether "before" is scaled.
@@ -67,14 +68,27 @@ pub struct PathTest {
     pub share_after: f64,
     /// Relative change of the mean share (`0.1`: 10 % more); infinite for a new path.
     pub change: f64,
-    /// 95 % confidence interval of `change`.
-    pub ci95: (f64, f64),
+    /// The standard error of `change`.
+    pub se: f64,
+    /// Welch's degrees of freedom.
+    pub df: f64,
     /// Welch's two-sided p-value.
     pub p: f64,
     /// Benjamini–Hochberg adjusted p-value.
     pub q: f64,
     /// `q ≤ alpha`.
     pub significant: bool,
+}
+
+impl PathTest {
+    /// The 95 % confidence interval of `change`.
+    pub fn ci95(&self) -> (f64, f64) {
+        if !self.change.is_finite() {
+            return (self.change, self.change);
+        }
+        let h = super::stats::half_width_95(self.se, self.df);
+        (self.change - h, self.change + h)
+    }
 }
 
 impl RunStats {
@@ -158,7 +172,8 @@ fn strip_suffixes(s: &str, first: bool) -> &str {
 }
 
 /// Adds one side of a comparison: every node of `p` under its matched path, each self
-/// value through `scale`.
+/// value through `scale`. Returns the builder's node of each of `p`'s nodes (the finished
+/// tree keeps the builder's ids).
 fn add_side(
     b: &mut CallTreeBuilder,
     names: &mut Names,
@@ -166,10 +181,11 @@ fn add_side(
     opts: CompareOptions,
     left: bool,
     scale: impl Fn(u64) -> u64,
-) -> Result<(), TotalOverflow> {
+) -> Result<Vec<NodeId>, TotalOverflow> {
+    let mut map = vec![0 as NodeId; p.tree.len()];
     let t = &p.tree;
     // Our name id of each of the side's names, for first frames and for the others.
-    let mut ids: [HashMap<NameId, NameId>; 2] = [HashMap::new(), HashMap::new()];
+    let mut ids: [HashMap<NameId, NameId>; 2] = Default::default();
     let mut stack: Vec<(NodeId, NodeId)> = vec![(0, 0)];
     while let Some((n, to)) = stack.pop() {
         let s = scale(t.self_ticks(n));
@@ -187,10 +203,11 @@ fn add_side(
                 .entry(name)
                 .or_insert_with(|| names.intern(&match_key(p.names.get(name), first, opts)));
             let nc = b.child(to, id);
+            map[c as usize] = nc;
             stack.push((c, nc));
         }
     }
-    Ok(())
+    Ok(map)
 }
 
 /// A note when the two sides count different things.
@@ -260,35 +277,6 @@ pub fn diff_profiles(
     })
 }
 
-/// Each node's total in `run`, on `tree`'s nodes (matched by path; a path `tree` lacks is
-/// skipped: `tree` holds every run, so there is none).
-fn totals_on(
-    run: &Profile,
-    diff: &Profile,
-    child_of: &HashMap<(NodeId, NameId), NodeId>,
-    opts: CompareOptions,
-) -> Vec<u64> {
-    let mut out = vec![0u64; diff.tree.len()];
-    let t = &run.tree;
-    let mut stack: Vec<(NodeId, NodeId)> = vec![(0, 0)];
-    out[0] = t.grand_total();
-    while let Some((n, to)) = stack.pop() {
-        let first = n == 0;
-        for &c in t.children(n) {
-            let key = match_key(run.names.get(t.name(c)), first, opts);
-            let Some(id) = diff.names.find(&key) else {
-                continue;
-            };
-            let Some(&dc) = child_of.get(&(to, id)) else {
-                continue;
-            };
-            out[dc as usize] += t.total(c);
-            stack.push((c, dc));
-        }
-    }
-    out
-}
-
 /// Many runs against many: the pooled difference of `base` and `vs` (each side's runs
 /// summed), with a Welch test per call path on the runs' shares and the
 /// Benjamini–Hochberg correction at false-discovery rate `alpha`.
@@ -304,11 +292,12 @@ pub fn compare_runs(
         normalize: false,
         ..opts
     };
+    let mut maps: Vec<Vec<NodeId>> = Vec::with_capacity(base.len() + vs.len());
     for p in base {
-        add_side(&mut b, &mut names, p, side_opts, true, |v| v)?;
+        maps.push(add_side(&mut b, &mut names, p, side_opts, true, |v| v)?);
     }
     for p in vs {
-        add_side(&mut b, &mut names, p, side_opts, false, |v| v)?;
+        maps.push(add_side(&mut b, &mut names, p, side_opts, false, |v| v)?);
     }
     let tree = b.finish(&names, ChildOrder::ByName)?;
     let mut diff = Profile {
@@ -330,20 +319,27 @@ pub fn compare_runs(
         unit_note(a, b, &mut diff.meta.warnings);
     }
     let n = diff.tree.len();
-    let mut child_of: HashMap<(NodeId, NameId), NodeId> = HashMap::with_capacity(n);
-    for c in 1..n as NodeId {
-        child_of.insert((diff.tree.parent(c), diff.tree.name(c)), c);
-    }
-    let shares = |runs: &[Profile]| -> Vec<Vec<f64>> {
+    // Each run's share of its own total on every node of the pooled tree (two of a run's
+    // nodes on one pooled node, names matched alike, add up).
+    let shares = |runs: &[Profile], maps: &[Vec<NodeId>]| -> Vec<Vec<f64>> {
         runs.iter()
-            .map(|r| {
-                let t = totals_on(r, &diff, &child_of, side_opts);
-                let total = t[0].max(1) as f64;
+            .zip(maps)
+            .map(|(r, map)| {
+                let mut t = vec![0u64; n];
+                for c in 1..r.tree.len() {
+                    t[map[c] as usize] += r.tree.total(c as NodeId);
+                }
+                let total = r.tree.grand_total().max(1) as f64;
+                t[0] = r.tree.grand_total();
                 t.iter().map(|&v| v as f64 / total).collect()
             })
             .collect()
     };
-    let (sa, sb) = (shares(base), shares(vs));
+    let (sa, sb) = (
+        shares(base, &maps[..base.len()]),
+        shares(vs, &maps[base.len()..]),
+    );
+    drop(maps);
     let mut tests: Vec<Option<PathTest>> = vec![None; n];
     let mut ps: Vec<(usize, f64)> = Vec::new();
     let (mut xa, mut xb) = (Vec::new(), Vec::new());
@@ -366,7 +362,8 @@ pub fn compare_runs(
             share_before: w.mean_a,
             share_after: w.mean_b,
             change: rel(w.diff),
-            ci95: (rel(w.ci95.0), rel(w.ci95.1)),
+            se: if w.mean_a > 0.0 { w.se / w.mean_a } else { 0.0 },
+            df: w.df,
             p: w.p,
             q: 1.0,
             significant: false,

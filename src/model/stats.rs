@@ -15,10 +15,29 @@ pub struct Welch {
     pub mean_a: f64,
     /// The second sample's mean.
     pub mean_b: f64,
-    /// The 95 % confidence interval of `diff`.
-    pub ci95: (f64, f64),
+    /// The standard error of `diff`.
+    pub se: f64,
+    /// Welch–Satterthwaite degrees of freedom.
+    pub df: f64,
     /// Two-sided p-value of "the means are equal".
     pub p: f64,
+}
+
+impl Welch {
+    /// The 95 % confidence interval of `diff` (computed on demand: the quantile is a
+    /// search).
+    pub fn ci95(&self) -> (f64, f64) {
+        let h = half_width_95(self.se, self.df);
+        (self.diff - h, self.diff + h)
+    }
+}
+
+/// Half the width of a 95 % interval of standard error `se` at `df` degrees of freedom.
+pub fn half_width_95(se: f64, df: f64) -> f64 {
+    if se <= 0.0 || !df.is_finite() {
+        return 0.0;
+    }
+    student_t_quantile(0.975, df) * se
 }
 
 fn mean_var(x: &[f64]) -> (f64, f64) {
@@ -49,7 +68,8 @@ pub fn welch(a: &[f64], b: &[f64]) -> Option<Welch> {
             diff,
             mean_a: ma,
             mean_b: mb,
-            ci95: (diff, diff),
+            se: 0.0,
+            df: f64::INFINITY,
             p: if diff == 0.0 { 1.0 } else { 0.0 },
         });
     }
@@ -57,12 +77,12 @@ pub fn welch(a: &[f64], b: &[f64]) -> Option<Welch> {
     let df = se2 * se2 / ((va / na) * (va / na) / (na - 1.0) + (vb / nb) * (vb / nb) / (nb - 1.0));
     let t = diff / se;
     let p = 2.0 * student_t_sf(t.abs(), df);
-    let q = student_t_quantile(0.975, df);
     Some(Welch {
         diff,
         mean_a: ma,
         mean_b: mb,
-        ci95: (diff - q * se, diff + q * se),
+        se,
+        df,
         p: p.clamp(0.0, 1.0),
     })
 }
@@ -229,7 +249,9 @@ mod tests {
         let w = welch(&a, &b).unwrap();
         assert!((w.diff - 314.0 / 100.0).abs() < 1e-9, "{w:?}");
         assert!((w.p - 0.064280).abs() < 1e-5, "{w:?}");
-        assert!(w.ci95.0 < w.diff && w.diff < w.ci95.1);
+        let (lo, hi) = w.ci95();
+        assert!(lo < w.diff && w.diff < hi);
+        assert!((hi - w.diff - student_t_quantile(0.975, w.df) * w.se).abs() < 1e-12);
         assert!(welch(&[1.0], &[2.0, 3.0]).is_none());
         assert_eq!(welch(&[1.0, 1.0], &[1.0, 1.0]).unwrap().p, 1.0);
         assert_eq!(welch(&[1.0, 1.0], &[2.0, 2.0]).unwrap().p, 0.0);

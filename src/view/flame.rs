@@ -545,8 +545,8 @@ pub fn diff_lines(p: &Profile, n: NodeId, lt: u64, rt: u64) -> Vec<String> {
             format_percent(test.share_before),
             format_percent(test.share_after),
             pct(test.change),
-            pct(test.ci95.0),
-            pct(test.ci95.1)
+            pct(test.ci95().0),
+            pct(test.ci95().1)
         ));
         lines.push(format!(
             "Welch p = {:.2e}, false-discovery q = {:.2e}: {}",
