@@ -440,4 +440,28 @@ fn the_table_sums_counters_per_function_and_sorts_by_them() {
     let v = t2.counter_values(CounterKind::CpuNs).unwrap();
     assert_eq!(v[ranged.names.find("hash").unwrap() as usize], 20_000_000);
     assert_eq!(v[ranged.names.find("read").unwrap() as usize], 0);
+    // Per node of the flame graph: the sums under each node, in its tooltip.
+    let node = |p: &scorch::model::Profile, name: &str| {
+        (0..p.tree.len() as scorch::model::NodeId)
+            .find(|&n| p.names.get(p.tree.name(n)) == name)
+            .unwrap()
+    };
+    let nc = p.meta.node_counters.as_ref().expect("counters per node");
+    let cpu_of = |n| nc.iter().find(|(k, _)| *k == CounterKind::CpuNs).unwrap().1[n as usize];
+    assert_eq!(cpu_of(node(&p, "hash")), 20_000_000);
+    assert_eq!(cpu_of(node(&p, "run")), 32_000_000);
+    assert_eq!(cpu_of(0), 32_000_000 + 55 * 50_000 + 5 * 800_000);
+    assert_eq!(
+        scorch::view::flame::counter_line(&p, node(&p, "read")).as_deref(),
+        Some("CPU time 2.00 ms")
+    );
+    // A transform makes other nodes: the sums are not carried over.
+    let rule = scorch::color::package_rule(None);
+    let t = scorch::model::transform::apply(
+        &p,
+        &scorch::model::transform::Transform::Merge("run".into()),
+        &rule,
+    )
+    .unwrap();
+    assert!(t.meta.node_counters.is_none());
 }

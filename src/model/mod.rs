@@ -168,7 +168,14 @@ pub struct ProfileMeta {
     pub sampled: Option<Sampled>,
     /// What was compared, when the profile is the difference of others.
     pub comparison: Option<std::sync::Arc<compare::Comparison>>,
+    /// Per counter of the samples it was aggregated from, per node of its tree (by id):
+    /// the sum over the samples under the node. A profile derived from it (a transform)
+    /// has other nodes and none.
+    pub node_counters: Option<std::sync::Arc<NodeCounters>>,
 }
+
+/// Per counter, a value per node of a call tree.
+pub type NodeCounters = Vec<(samples::CounterKind, Vec<u64>)>;
 
 impl ProfileMeta {
     /// What every importer states: the input's name, its format and the warnings; the
@@ -186,6 +193,7 @@ impl ProfileMeta {
             warnings,
             sampled: None,
             comparison: None,
+            node_counters: None,
         }
     }
 }
@@ -244,6 +252,7 @@ impl Profile {
             values: self.values.clone(),
             meta: ProfileMeta {
                 stated_total: None,
+                node_counters: None,
                 ..self.meta.clone()
             },
         }

@@ -732,21 +732,26 @@ impl Samples {
                 .collect::<std::collections::BTreeSet<_>>()
                 .len()
                 > 1;
-        let mut groups: Vec<(Option<u32>, Vec<u64>)> = Vec::new();
+        // Per group: the weight of each stack, and of each counter the event carries.
+        let kinds = self.counters_of(sel.event);
+        let nk = kinds.len();
+        type Group = (Option<u32>, Vec<u64>, Vec<Vec<u64>>);
+        let mut groups: Vec<Group> = Vec::new();
         for (_, s) in self.streams_of(sel.event) {
             let key = per_thread.then_some(s.thread);
             let gi = match groups.iter().position(|g| g.0 == key) {
                 Some(i) => i,
                 None => {
-                    groups.push((key, vec![0u64; self.stacks.len() + 1]));
+                    groups.push((key, vec![0u64; self.stacks.len() + 1], vec![Vec::new(); nk]));
                     groups.len() - 1
                 }
             };
-            let acc = &mut groups[gi].1;
+            let (_, acc, cacc) = &mut groups[gi];
             let r = match sel.range {
                 Some((a, b)) => s.range(a, b),
                 None => 0..s.len(),
             };
+            let cols: Vec<Option<&[u32]>> = kinds.iter().map(|&k| s.counter(k)).collect();
             for i in r {
                 let st = s.stack[i];
                 let slot = if st == EMPTY_STACK {
@@ -757,6 +762,17 @@ impl Samples {
                 acc[slot] = acc[slot]
                     .checked_add(s.weight.get(i))
                     .ok_or(super::tree::TotalOverflow)?;
+                for (c, col) in cols.iter().enumerate() {
+                    if let Some(col) = col
+                        && col[i] > 0
+                    {
+                        let v = &mut cacc[c];
+                        if v.is_empty() {
+                            v.resize(self.stacks.len() + 1, 0);
+                        }
+                        v[slot] += u64::from(col[i]);
+                    }
+                }
             }
         }
         groups.sort_by(|a, b| {
@@ -766,7 +782,16 @@ impl Samples {
         let n = self.stacks.len();
         let mut used = vec![false; n];
         let mut node = vec![NO_PARENT; n];
-        for (key, acc) in &groups {
+        // Counter sums per builder node (self first, totals below).
+        let mut node_sums: Vec<Vec<u64>> = vec![Vec::new(); nk];
+        let add_sum = |sums: &mut Vec<Vec<u64>>, c: usize, at: super::NodeId, v: u64| {
+            let s = &mut sums[c];
+            if s.len() <= at as usize {
+                s.resize(at as usize + 1, 0);
+            }
+            s[at as usize] += v;
+        };
+        for (key, acc, cacc) in &groups {
             let top = match key {
                 Some(t) => {
                     let label = self.threads[*t as usize].label();
@@ -777,7 +802,8 @@ impl Samples {
             };
             used.iter_mut().for_each(|u| *u = false);
             for i in (0..n).rev() {
-                if acc[i] > 0 || used[i] {
+                let counted = acc[i] > 0 || cacc.iter().any(|v| v.get(i).is_some_and(|&x| x > 0));
+                if counted || used[i] {
                     used[i] = true;
                     let p = self.stacks.parent(i as StackId);
                     if p != EMPTY_STACK {
@@ -799,9 +825,19 @@ impl Samples {
                 if acc[i] > 0 {
                     builder.add_self(node[i], acc[i])?;
                 }
+                for (c, v) in cacc.iter().enumerate() {
+                    if let Some(&x) = v.get(i).filter(|&&x| x > 0) {
+                        add_sum(&mut node_sums, c, node[i], x);
+                    }
+                }
             }
             if acc[n] > 0 {
                 builder.add_self(top, acc[n])?;
+            }
+            for (c, v) in cacc.iter().enumerate() {
+                if let Some(&x) = v.get(n).filter(|&&x| x > 0) {
+                    add_sum(&mut node_sums, c, top, x);
+                }
             }
         }
         let tree = builder.finish(&names, ChildOrder::ByName)?;
@@ -810,11 +846,25 @@ impl Samples {
             .get(sel.event as usize)
             .map(|e| e.values.clone())
             .unwrap_or_default();
+        let mut meta = self.meta().clone();
+        if nk > 0 {
+            // Totals: children have larger ids than their parents.
+            for s in &mut node_sums {
+                s.resize(tree.len(), 0);
+                for i in (1..tree.len()).rev() {
+                    let p = tree.parent(i as super::NodeId) as usize;
+                    s[p] += s[i];
+                }
+            }
+            meta.node_counters = Some(std::sync::Arc::new(
+                kinds.into_iter().zip(node_sums).collect(),
+            ));
+        }
         Ok(Profile {
             names,
             tree,
             values,
-            meta: self.meta().clone(),
+            meta,
         })
     }
 }

@@ -500,6 +500,33 @@ pub fn selection_note(profile: &Profile) -> Option<String> {
     }
 }
 
+/// The sums of the samples' counters under node `n` (a profile aggregated from samples
+/// that carry any): `CPU 8.1 ms (66 % of its time) · voluntary switches 3`.
+pub fn counter_line(p: &Profile, n: NodeId) -> Option<String> {
+    use crate::model::samples::CounterKind;
+    let counters = p.meta.node_counters.as_ref()?;
+    let parts: Vec<String> = counters
+        .iter()
+        .filter_map(|(k, v)| {
+            let x = *v.get(n as usize)?;
+            Some(match k {
+                // Of the node's time, when the weights are time.
+                CounterKind::CpuNs if p.values.unit == crate::model::units::Unit::Nanoseconds => {
+                    let total =
+                        p.tree.total(n).max(1) as f64 / p.values.ticks_per_unit.max(1) as f64;
+                    format!(
+                        "CPU {} ({:.0} % of its time)",
+                        k.format(x),
+                        100.0 * (x as f64 / total).min(1.0)
+                    )
+                }
+                k => format!("{} {}", k.name(), k.format(x)),
+            })
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
 /// A diff bar's tooltip lines: both sides (each as a share of its side), the change as
 /// an amount and relative to the share, the test across runs when there is one, and self.
 pub fn diff_lines(p: &Profile, n: NodeId, lt: u64, rt: u64) -> Vec<String> {
@@ -925,6 +952,7 @@ impl View for FlameView {
                 format_percent(st as f64 / grand as f64)
             ));
         }
+        lines.extend(counter_line(p, n));
         lines.push(format!(
             "depth {} · click to zoom · right-click for more",
             bar.row
