@@ -241,6 +241,22 @@ impl Session {
     fn screenshot(&self, name: &str, n: usize) -> scorch::render::RgbaImage {
         screenshot(&self.display, &self.dir, name, n)
     }
+
+    /// The scorch process is still running.
+    fn alive(&mut self) -> bool {
+        matches!(self._app.0.try_wait(), Ok(None))
+    }
+
+    /// Its resident memory, KiB.
+    fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self._app.0.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    }
 }
 
 #[test]
@@ -759,4 +775,270 @@ fn window_table_tabs_sorting_selection_sandwich_and_transforms() {
         log.contains("restored the view the screenshot recorded"),
         "{log}"
     );
+}
+
+/// A small deterministic generator for the soak test's actions.
+struct Dice(u64);
+
+impl Dice {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// Drives the window with a seeded random sequence of wheel steps, drags, clicks, keys,
+/// resizes (down to 1×1) and unmapping (minimised), and screenshots, for `seconds`:
+/// the process must stay alive, answer (a screenshot asked for is written), and its
+/// memory must stay flat once warm. Returns a summary line.
+fn soak(s: &mut Session, seed: u64, seconds: u64, shots_name: &str) -> String {
+    const KEYS: &[&str] = &[
+        "w",
+        "s",
+        "a",
+        "d",
+        "0",
+        "i",
+        "c",
+        "t",
+        "x",
+        "h",
+        "e",
+        "n",
+        "N",
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "6",
+        "7",
+        "Escape",
+        "BackSpace",
+        "Return",
+        "Up",
+        "Down",
+        "Prior",
+        "Next",
+        "Home",
+        "End",
+        "f",
+        "F12",
+        "question",
+        "u",
+        "r",
+        "k",
+        "bracketleft",
+        "v",
+    ];
+    let mut dice = Dice(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let start = Instant::now();
+    let warm_at = Duration::from_secs(seconds / 3);
+    let (mut warm_rss, mut late_max, mut first_rss) = (0u64, 0u64, 0u64);
+    let (mut steps, mut shots, mut probes) = (0u64, 0usize, 0u64);
+    let mut last_probe = Instant::now();
+    let mut hidden = false;
+    if std::env::var_os("SCORCH_SOAK_VERBOSE").is_some() {
+        eprintln!("soak on display {} window {} ({})", s.display, s.win, s.dir.display());
+    }
+    while start.elapsed() < Duration::from_secs(seconds) {
+        assert!(
+            s.alive(),
+            "scorch exited during the soak after {steps} steps:\n{}",
+            std::fs::read_to_string(&s.log).unwrap_or_default()
+        );
+        let (w, h) = (1200, 800);
+        let (x, y) = (dice.below(w).to_string(), dice.below(h).to_string());
+        let win = s.win.clone();
+        let roll = dice.below(100);
+        if std::env::var_os("SCORCH_SOAK_VERBOSE").is_some() {
+            eprintln!("{:6.2} s: action {roll} at {x},{y}", start.elapsed().as_secs_f64());
+        }
+        match roll {
+            0..30 => {
+                let button = if dice.below(2) == 0 { "4" } else { "5" };
+                let mods = ["", "ctrl", "shift", "alt"][dice.below(4) as usize];
+                s.xdo(&["mousemove", "--window", &win, &x, &y]);
+                if mods.is_empty() {
+                    s.xdo(&[
+                        "click",
+                        "--repeat",
+                        &(1 + dice.below(5)).to_string(),
+                        button,
+                    ]);
+                } else {
+                    s.xdo(&["keydown", mods, "click", button, "keyup", mods]);
+                }
+            }
+            30..45 => {
+                let (x2, y2) = (dice.below(w).to_string(), dice.below(h).to_string());
+                let shift = dice.below(3) == 0;
+                s.xdo(&["mousemove", "--window", &win, &x, &y]);
+                if shift {
+                    s.xdo(&["keydown", "shift"]);
+                }
+                s.xdo(&[
+                    "mousedown",
+                    "1",
+                    "mousemove",
+                    "--window",
+                    &win,
+                    &x2,
+                    &y2,
+                    "mouseup",
+                    "1",
+                ]);
+                if shift {
+                    s.xdo(&["keyup", "shift"]);
+                }
+            }
+            45..60 => {
+                s.xdo(&["mousemove", "--window", &win, &x, &y, "click", "1"]);
+            }
+            60..85 => {
+                let k = KEYS[dice.below(KEYS.len() as u64) as usize];
+                s.xdo(&["key", "--window", &win, k]);
+            }
+            85..92 => {
+                // A size, sometimes 1×1.
+                let (rw, rh) = if dice.below(4) == 0 {
+                    (1, 1)
+                } else {
+                    (1 + dice.below(1400), 1 + dice.below(900))
+                };
+                s.xdo(&["windowsize", &win, &rw.to_string(), &rh.to_string()]);
+            }
+            92..95 => {
+                // Minimised (unmapped), then back.
+                if hidden {
+                    // Mapped again, it gets the keyboard back (no window manager here).
+                    s.xdo(&["windowmap", "--sync", &win]);
+                    s.xdo(&["windowfocus", "--sync", &win]);
+                } else {
+                    s.xdo(&["windowunmap", "--sync", &win]);
+                }
+                hidden = !hidden;
+            }
+            _ => {
+                s.xdo(&["key", "--window", &win, "p"]);
+                shots += 1;
+            }
+        }
+        steps += 1;
+        let rss = s.rss_kib();
+        if first_rss == 0 {
+            first_rss = rss;
+        }
+        if start.elapsed() < warm_at {
+            warm_rss = warm_rss.max(rss);
+        } else {
+            late_max = late_max.max(rss);
+        }
+        // Every few seconds: does it answer? (A screenshot asked for is written.)
+        if last_probe.elapsed() > Duration::from_secs(5) {
+            if hidden {
+                s.xdo(&["windowmap", "--sync", &win]);
+                hidden = false;
+            }
+            s.xdo(&["windowsize", "--sync", &win, "1200", "800"]);
+            let count = || {
+                std::fs::read_dir(&s.dir).map_or(0, |d| {
+                    d.filter(|e| {
+                        e.as_ref().is_ok_and(|e| {
+                            let n = e.file_name().to_string_lossy().to_string();
+                            n.starts_with(shots_name) && n.ends_with(".png")
+                        })
+                    })
+                    .count()
+                })
+            };
+            let before = count();
+            s.xdo(&["windowfocus", "--sync", &win]);
+            // A click on the toolbar may have opened the search field (keys then type
+            // into it) or the help: Escape closes them first.
+            s.xdo(&["key", "--window", &win, "Escape", "p"]);
+            wait_for(
+                "a screenshot (does the window answer?)",
+                Duration::from_secs(60),
+                || count() > before,
+            );
+            probes += 1;
+            last_probe = Instant::now();
+        }
+    }
+    assert!(s.alive(), "scorch exited at the end of the soak");
+    let summary = format!(
+        "{steps} actions, {shots} screenshots asked, {probes} answers checked; RSS first {} MiB, \
+         highest in the first {} s {} MiB, highest after {} MiB",
+        first_rss >> 10,
+        warm_at.as_secs(),
+        warm_rss >> 10,
+        late_max >> 10
+    );
+    // Flat once warm: a quarter more at most, plus room for one big screenshot in flight.
+    if warm_rss > 0 && late_max > 0 {
+        assert!(
+            late_max <= warm_rss + warm_rss / 4 + 96 * 1024,
+            "memory grew after warming up: {summary}"
+        );
+    }
+    summary
+}
+
+/// The soak test on a large profile and a large trace: 30 s in all by default (`.ci/run`),
+/// `SCORCH_SOAK_SECONDS=600` for the 10-minute run.
+#[test]
+fn window_soak_random_input() {
+    use scorch::generator::{self, GenFormat, GenOptions, Limit, Workload};
+    let seconds: u64 = std::env::var("SCORCH_SOAK_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30);
+    let dir = std::env::temp_dir().join(format!("scorch-soak-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (tag, workload, format, file, bytes) in [
+        (
+            "soak-profile",
+            Workload::W1,
+            GenFormat::Folded,
+            "big.folded",
+            40u64 << 20,
+        ),
+        (
+            "soak-trace",
+            Workload::W6,
+            GenFormat::Chrome,
+            "big.json",
+            40 << 20,
+        ),
+    ] {
+        // `SCORCH_SOAK_ONLY=trace` (or `profile`) runs one of the two.
+        if std::env::var("SCORCH_SOAK_ONLY").is_ok_and(|o| !tag.ends_with(&o)) {
+            continue;
+        }
+        let src = dir.join(file);
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&src).unwrap());
+        generator::generate(
+            &GenOptions {
+                workload,
+                format: Some(format),
+                seed: 11,
+                limit: Some(Limit::Bytes(bytes)),
+            },
+            &mut out,
+        )
+        .unwrap();
+        drop(out);
+        let Some(mut s) = Session::start(tag, &src, file) else {
+            return;
+        };
+        let summary = soak(&mut s, 7, seconds / 2, file);
+        eprintln!("soak {file} for {} s: {summary}", seconds / 2);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
