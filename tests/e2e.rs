@@ -844,7 +844,12 @@ fn soak(s: &mut Session, seed: u64, seconds: u64, shots_name: &str) -> String {
     let mut last_probe = Instant::now();
     let mut hidden = false;
     if std::env::var_os("SCORCH_SOAK_VERBOSE").is_some() {
-        eprintln!("soak on display {} window {} ({})", s.display, s.win, s.dir.display());
+        eprintln!(
+            "soak on display {} window {} ({})",
+            s.display,
+            s.win,
+            s.dir.display()
+        );
     }
     while start.elapsed() < Duration::from_secs(seconds) {
         assert!(
@@ -857,7 +862,10 @@ fn soak(s: &mut Session, seed: u64, seconds: u64, shots_name: &str) -> String {
         let win = s.win.clone();
         let roll = dice.below(100);
         if std::env::var_os("SCORCH_SOAK_VERBOSE").is_some() {
-            eprintln!("{:6.2} s: action {roll} at {x},{y}", start.elapsed().as_secs_f64());
+            eprintln!(
+                "{:6.2} s: action {roll} at {x},{y}",
+                start.elapsed().as_secs_f64()
+            );
         }
         match roll {
             0..30 => {
@@ -969,6 +977,13 @@ fn soak(s: &mut Session, seed: u64, seconds: u64, shots_name: &str) -> String {
             );
             probes += 1;
             last_probe = Instant::now();
+            if std::env::var_os("SCORCH_SOAK_RSS").is_some() {
+                eprintln!(
+                    "soak rss {:5.0} s {} MiB",
+                    start.elapsed().as_secs_f64(),
+                    s.rss_kib() >> 10
+                );
+            }
         }
     }
     assert!(s.alive(), "scorch exited at the end of the soak");

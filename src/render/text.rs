@@ -20,6 +20,11 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// Shaped labels kept per font size by [`TextLayer`].
+const SHAPED_CAP: usize = 4096;
+/// Measured strings kept per font size (each keeps its glyph ends).
+const MEASURED_CAP: usize = 32_768;
+
 /// The bundled font.
 pub const FONT_BYTES: &[u8] = include_bytes!("../../data/fonts/DejaVuSans.ttf");
 /// Its family name.
@@ -265,7 +270,7 @@ impl Shaper {
         }
         let m = Arc::new(measure_shaped(&mut self.font_system, text, size));
         let by = self.measures.entry(size.to_bits()).or_default();
-        if by.len() > 200_000 {
+        if by.len() >= MEASURED_CAP {
             by.clear();
         }
         by.insert(text.to_string(), m.clone());
@@ -341,7 +346,10 @@ impl TextLayer {
             None => {
                 let b = Arc::new(shape(&mut self.shaper.font_system, text, size));
                 let by = self.shaped.entry(size.to_bits()).or_default();
-                if by.len() > 50_000 {
+                // A shaped label holds its glyphs and their layout (about 5 KB for 30
+                // characters): a frame draws a few thousand at most, and the cache is
+                // emptied beyond that so that zooming for hours keeps memory flat.
+                if by.len() >= SHAPED_CAP {
                     by.clear();
                 }
                 by.insert(text.to_string(), b.clone());
