@@ -33,7 +33,11 @@ pub fn decode<'a>(file: &str, bytes: &'a [u8], limits: Limits) -> Result<Decoded
             (Cow::Borrowed(bytes), false, None)
         };
     let text = match to_utf8(&raw) {
-        Some(converted) => Cow::Owned(converted),
+        Some(converted) => {
+            // The UTF-16 bytes are not needed once converted: free them before parsing.
+            drop(raw);
+            Cow::Owned(converted)
+        }
         None => match raw {
             Cow::Borrowed(b) => Cow::Borrowed(strip_utf8_bom(b)),
             Cow::Owned(mut v) => {
@@ -78,21 +82,24 @@ fn gunzip(
         inner: bytes,
         consumed: 0,
     };
-    let mut out: Vec<u8> = Vec::with_capacity(bytes.len().saturating_mul(4).min(1 << 30));
+    let limit = limits.max_input_bytes;
+    // The buffer is sized once from the size the gzip trailer records (modulo 2^32, and
+    // only a hint: a stream of several members, or a lying trailer, grows it further), so
+    // a well-formed stream is decompressed into exactly its size: no doubling past it.
+    let mut out: Vec<u8> = Vec::new();
+    let hint = (bytes.len() as u64 * 4).max(trailer_size(bytes)).min(limit);
+    if out.try_reserve_exact(hint as usize).is_err() {
+        return Err(ImportError::OutOfMemory {
+            file: file.to_string(),
+            bytes: hint,
+        });
+    }
     let mut buf = vec![0u8; 256 * 1024];
     let mut dec = flate2::read::MultiGzDecoder::new(&mut counting);
     loop {
         match dec.read(&mut buf) {
             Ok(0) => return Ok((out, None)),
-            Ok(n) => {
-                if out.len() as u64 + n as u64 > limits.max_decompressed_bytes {
-                    return Err(ImportError::TooLarge {
-                        file: file.to_string(),
-                        limit: limits.max_decompressed_bytes,
-                    });
-                }
-                out.extend_from_slice(&buf[..n]);
-            }
+            Ok(n) => super::limits::push_capped(&mut out, &buf[..n], file, limit)?,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
                 drop(dec);
@@ -114,6 +121,15 @@ fn gunzip(
                 return Ok((out, Some(note)));
             }
         }
+    }
+}
+
+/// The uncompressed size a gzip stream's last member records in its trailer (`ISIZE`:
+/// the size modulo 2^32); 0 when the input is too short to have one.
+fn trailer_size(bytes: &[u8]) -> u64 {
+    match bytes.len().checked_sub(4).map(|at| &bytes[at..]) {
+        Some(&[a, b, c, d]) if bytes.len() >= 18 => u32::from_le_bytes([a, b, c, d]).into(),
+        _ => 0,
     }
 }
 
@@ -209,18 +225,48 @@ mod tests {
         );
     }
 
+    fn small(max_input_bytes: u64) -> Limits {
+        Limits {
+            max_input_bytes,
+            ..Limits::default()
+        }
+    }
+
     #[test]
     fn decompression_limit() {
         let z = gz(&vec![b'a'; 100_000]);
-        let err = decode(
-            "bomb.gz",
-            &z,
-            Limits {
-                max_decompressed_bytes: 1000,
-            },
-        )
-        .unwrap_err();
+        let err = decode("bomb.gz", &z, small(1000)).unwrap_err();
         assert!(matches!(err, ImportError::TooLarge { .. }));
+    }
+
+    #[test]
+    fn gzip_bomb_of_zeros_fails_naming_the_file_and_the_limit() {
+        // 16 MiB of zeros in a few KiB: the shape of a 2 GB bomb in a 2 MB file.
+        let z = gz(&vec![0u8; 16 << 20]);
+        assert!(z.len() < (16 << 20) / 100, "{}", z.len());
+        let err = decode("bomb.gz", &z, small(4 << 20)).unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, ImportError::TooLarge { limit, .. } if limit == 4 << 20));
+        assert!(msg.starts_with("bomb.gz: "), "{msg}");
+        assert!(msg.contains("4 MiB"), "{msg}");
+    }
+
+    #[test]
+    fn gzip_bomb_of_folded_lines_fails_naming_the_file_and_the_limit() {
+        let mut lines = Vec::new();
+        while lines.len() < 8 << 20 {
+            lines.extend_from_slice(b"main;serve;handle;parse 1\n");
+        }
+        let z = gz(&lines);
+        let err = super::super::load_any_bytes("lines.gz", &z, small(1 << 20)).unwrap_err();
+        assert!(matches!(err, ImportError::TooLarge { .. }), "{err}");
+        assert!(err.to_string().starts_with("lines.gz: "), "{err}");
+        // Within the limit the same stream loads, decompressed into exactly its size.
+        let d = decode("lines.gz", &z, small(16 << 20)).unwrap();
+        assert_eq!(d.text.len(), lines.len());
+        if let Cow::Owned(v) = &d.text {
+            assert_eq!(v.capacity(), lines.len(), "one buffer of the stream's size");
+        }
     }
 
     #[test]
