@@ -167,8 +167,8 @@ pub enum ImportError {
     },
     /// The input (decompressed, or read from a pipe or device) exceeds the size limit.
     #[error(
-        "{file}: the input exceeds the limit of {} held in memory (decompressed, or read \
-         from a pipe or device); --max-input SIZE raises it",
+        "{file}: the input exceeds the limit of {} read or decompressed into memory; \
+         --max-input SIZE raises it",
         limits::describe_bytes(*.limit)
     )]
     TooLarge {
