@@ -27,8 +27,9 @@ pub const BYTES_PER_LEVEL: u64 = 384;
 /// Limits that keep a hostile or broken input from exhausting memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Largest input held in memory: the decompressed data of a gzip stream, or the
-    /// bytes read from standard input, a pipe, a device or a file that cannot be mapped.
+    /// Largest input held in memory: the decompressed data of a gzip stream (for folded
+    /// stacks, parsed as they are decompressed, a block of lines), or the bytes read from
+    /// standard input, a pipe, a device or a file that cannot be mapped.
     pub max_input_bytes: u64,
     /// Deepest call tree accepted (a level costs [`BYTES_PER_LEVEL`] to lay out).
     pub max_depth: u64,

@@ -8,8 +8,9 @@
 //! 3. hand the text to the importer for that format.
 //!
 //! Files of [`MMAP_MIN_BYTES`] or more are memory-mapped rather than read into a `Vec`
-//! (see [`InputBytes`] for why that is sound enough and what the risk is); gzip input is
-//! still decompressed into memory by [`decode`].
+//! (see [`InputBytes`] for why that is sound enough and what the risk is). Gzip input of
+//! folded stacks is parsed as it is decompressed, a block of lines at a time; other gzip
+//! input is decompressed into memory by [`decode`], at most [`Limits::max_input_bytes`].
 //!
 //! [`load_any_path_progressive`] first hands a quick [`preview`] of a big input (slices
 //! sampled across a folded or perf file, the head of a Chrome trace) to the caller.
@@ -716,8 +717,85 @@ fn load_any_bytes_with(
     options: ImportOptions<'_>,
     progress: Option<&Progress>,
 ) -> Result<Imported, ImportError> {
+    if let Some(imported) = stream_gzip_folded(file, bytes, options, progress)? {
+        return Ok(imported);
+    }
     let decoded = decode::decode(file, bytes, options.limits)?;
     import_decoded(file, decoded, options, progress, true)
+}
+
+/// Decompressed folded stacks are parsed in blocks of this many bytes.
+const STREAM_BLOCK_BYTES: usize = 16 << 20;
+
+/// A gzip stream whose head is folded stacks, parsed while it is decompressed (block by
+/// block, never held whole); `None` for any other input, which takes the buffered path.
+fn stream_gzip_folded(
+    file: &str,
+    bytes: &[u8],
+    options: ImportOptions<'_>,
+    progress: Option<&Progress>,
+) -> Result<Option<Imported>, ImportError> {
+    if !bytes.starts_with(&decode::GZIP_MAGIC) {
+        return Ok(None);
+    }
+    let Some(head) = decode::gzip_head(bytes, 1 << 20) else {
+        return Ok(None);
+    };
+    if !matches!(
+        detect::detect(&head, Some(file)),
+        Ok(SourceFormat::Folded | SourceFormat::FoldedDiff)
+    ) {
+        return Ok(None);
+    }
+    drop(head);
+    let mut lines = decode::GzipLines::new(file, bytes, options.limits);
+    // A block, and the read that completes it, stay well within the input limit.
+    let size = usize::try_from(options.limits.max_input_bytes / 4)
+        .unwrap_or(usize::MAX)
+        .clamp(1, STREAM_BLOCK_BYTES);
+    // One thread decompresses the next block while this one parses the last: at most
+    // four blocks are held, and parsed ones go back to be filled again.
+    let (profile, note) = std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<u8>, ImportError>>(1);
+        let (back_tx, back_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+        let producer = s.spawn(move || {
+            loop {
+                let mut block = back_rx.try_recv().unwrap_or_default();
+                match lines.next_block(&mut block, size) {
+                    Ok(false) => break,
+                    Ok(true) => {
+                        if tx.send(Ok(block)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        break;
+                    }
+                }
+            }
+            lines.note
+        });
+        let profile = folded::parse_blocks(file, |block| match rx.recv() {
+            Ok(next) => {
+                let parsed = std::mem::replace(block, next?);
+                let _ = back_tx.try_send(parsed);
+                Ok(true)
+            }
+            Err(_) => Ok(false),
+        });
+        // A parse that failed early stops the producer at its next send.
+        drop(rx);
+        let note = producer.join().unwrap_or(None);
+        (profile, note)
+    });
+    let profile = profile?;
+    let decoded = decode::Decoded {
+        text: std::borrow::Cow::Borrowed(&[]),
+        gzipped: true,
+        note,
+    };
+    finish_profile(file, profile, &decoded, options.limits, progress).map(Some)
 }
 
 /// Detects and parses decoded input; with `traces` false a trace is refused
@@ -867,11 +945,14 @@ pub fn load_bytes_with(
     limits: Limits,
     progress: Option<&Progress>,
 ) -> Result<Profile, ImportError> {
-    let decoded = decode::decode(file, bytes, limits)?;
     let options = ImportOptions {
         limits,
         ..ImportOptions::default()
     };
+    if let Some(Imported::Profile(p)) = stream_gzip_folded(file, bytes, options, progress)? {
+        return Ok(*p);
+    }
+    let decoded = decode::decode(file, bytes, limits)?;
     match import_decoded(file, decoded, options, progress, false)? {
         Imported::Profile(p) => Ok(*p),
         Imported::Trace(t) => Err(ImportError::IsTrace {
