@@ -748,6 +748,10 @@ fn stream_gzip_folded(
         return Ok(None);
     }
     drop(head);
+    if let Some(p) = progress {
+        // The decompressed size is not known until the end: say so, as traces do.
+        p.set_total(0);
+    }
     let mut lines = decode::GzipLines::new(file, bytes, options.limits);
     // A block, and the read that completes it, stay well within the input limit.
     let size = usize::try_from(options.limits.max_input_bytes / 4)
