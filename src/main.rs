@@ -73,6 +73,8 @@ struct OpenArgs {
     sample_type: Option<String>,
     #[command(flatten)]
     samples: SampleArgs,
+    #[command(flatten)]
+    limits: InputArgs,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -130,6 +132,8 @@ enum Command {
         sample_type: Option<String>,
         #[command(flatten)]
         samples: SampleArgs,
+        #[command(flatten)]
+        limits: InputArgs,
     },
 }
 
@@ -191,6 +195,8 @@ struct DiffArgs {
     sample_type: Option<String>,
     #[command(flatten)]
     samples: SampleArgs,
+    #[command(flatten)]
+    limits: InputArgs,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -269,6 +275,8 @@ struct RenderArgs {
     verbose: bool,
     #[command(flatten)]
     samples: SampleArgs,
+    #[command(flatten)]
+    limits: InputArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -302,6 +310,8 @@ struct TopArgs {
     matching: MatchArgs,
     #[command(flatten)]
     samples: SampleArgs,
+    #[command(flatten)]
+    limits: InputArgs,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -460,7 +470,8 @@ fn run(cli: Cli) -> Result<()> {
             input,
             sample_type,
             samples,
-        }) => info(&input, sample_type.as_deref(), &samples),
+            limits,
+        }) => info(&input, sample_type.as_deref(), &samples, &limits),
         Some(Command::Top(args)) => top(args),
         Some(Command::Diff(args)) => diff(args),
         Some(Command::Gen(args)) => generate(args),
@@ -529,6 +540,7 @@ fn open(a: OpenArgs) -> Result<()> {
                 pids: a.samples.pid,
                 tids: a.samples.tid,
                 max_gap_ns: a.samples.max_gap,
+                max_input: a.limits.max_input,
             },
         },
     )
@@ -550,9 +562,10 @@ fn ms(d: Duration) -> f64 {
 fn import_options<'a>(
     sample_type: Option<&'a str>,
     samples: &'a SampleArgs,
+    input: &InputArgs,
 ) -> import::ImportOptions<'a> {
     import::ImportOptions {
-        limits: Limits::default(),
+        limits: Limits::default().with_max_input(input.max_input),
         sample_type,
         samples: import::sampled::SampleOptions {
             event: samples.event.as_deref(),
@@ -561,6 +574,15 @@ fn import_options<'a>(
             max_gap_ns: samples.max_gap,
         },
     }
+}
+
+/// How much of an input may be held in memory.
+#[derive(clap::Args, Debug, Default)]
+struct InputArgs {
+    /// Largest input held in memory: decompressed gzip data, or what is read from standard
+    /// input, a pipe or a device (`500M`, `2G`) [default: a quarter of the memory available].
+    #[arg(long, value_name = "SIZE", value_parser = import::limits::parse_size)]
+    max_input: Option<u64>,
 }
 
 /// Options of inputs with time-ordered samples (perf script, .cpuprofile, speedscope,
@@ -597,7 +619,7 @@ fn render(a: RenderArgs) -> Result<()> {
         .context("starting the device thread")?;
     let loaded = import::load_input(
         &a.input,
-        import_options(a.sample_type.as_deref(), &a.samples),
+        import_options(a.sample_type.as_deref(), &a.samples, &a.limits),
         Some(&progress),
     );
     warmup.release();
@@ -753,12 +775,13 @@ fn diff(a: DiffArgs) -> Result<()> {
                     pids: a.samples.pid,
                     tids: a.samples.tid,
                     max_gap_ns: a.samples.max_gap,
+                    max_input: a.limits.max_input,
                 },
                 ..scorch::app::AppOptions::default()
             },
         );
     };
-    let opts = import_options(a.sample_type.as_deref(), &a.samples);
+    let opts = import_options(a.sample_type.as_deref(), &a.samples, &a.limits);
     let p = scorch::import::compare::load_comparison(&inputs, opts, None)?;
     for w in p.meta.warnings.lines() {
         eprintln!("scorch: warning: {w}");
@@ -831,9 +854,14 @@ fn generate(a: GenArgs) -> Result<()> {
     Ok(())
 }
 
-fn info(input: &Path, sample_type: Option<&str>, samples: &SampleArgs) -> Result<()> {
+fn info(
+    input: &Path,
+    sample_type: Option<&str>,
+    samples: &SampleArgs,
+    limits: &InputArgs,
+) -> Result<()> {
     let t0 = Instant::now();
-    let imported = import::load_input(input, import_options(sample_type, samples), None)?;
+    let imported = import::load_input(input, import_options(sample_type, samples, limits), None)?;
     let load = t0.elapsed();
     let mut out = std::io::stdout().lock();
     match imported {
@@ -920,14 +948,14 @@ fn sampled_profile(imported: import::Imported) -> import::Imported {
 fn top(a: TopArgs) -> Result<()> {
     let imported = import::load_input(
         &a.input,
-        import_options(a.sample_type.as_deref(), &a.samples),
+        import_options(a.sample_type.as_deref(), &a.samples, &a.limits),
         None,
     )?;
     let imported = sampled_profile(imported);
     let imported = transformed(imported, &a.transforms)?;
     let imported = match (&a.base, imported) {
         (Some(base), import::Imported::Profile(after)) => {
-            let opts = import_options(a.sample_type.as_deref(), &a.samples);
+            let opts = import_options(a.sample_type.as_deref(), &a.samples, &a.limits);
             let before = scorch::import::compare::load_profile(base, opts, None)?;
             let before =
                 match transformed(import::Imported::Profile(Box::new(before)), &a.transforms)? {

@@ -720,3 +720,48 @@ fn diff_and_top_base_compare_two_files_of_any_formats() {
     assert!(!o.status.success());
     assert!(text(&o).1.contains("BEFORE AFTER"), "{}", text(&o).1);
 }
+
+/// Issue 14, failure 6: `yes | scorch info -` read standard input until memory ran out.
+/// It stops at `--max-input` with a message naming `<stdin>` and the limit.
+#[test]
+fn plain_input_without_an_end_is_read_until_memory_runs_out() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_scorch"))
+        .args(["info", "-", "--max-input", "2M"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let line = b"y\n".repeat(32 << 10);
+    // Writes until scorch stops reading (a broken pipe); a scorch that never stopped
+    // would take this loop past 64 MiB, where it gives up.
+    let mut written = 0usize;
+    while written < 64 << 20 && stdin.write_all(&line).is_ok() {
+        written += line.len();
+    }
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(written < 64 << 20, "scorch read on past its limit");
+    assert!(
+        err.contains("<stdin>: the input exceeds the limit of 2 MiB"),
+        "{err}"
+    );
+    assert!(err.contains("--max-input"), "{err}");
+    // Sizes are checked.
+    let o = scorch(&["info", "data/demo.folded", "--max-input", "lots"]);
+    assert!(!o.status.success());
+    assert!(text(&o).1.contains("not a size"), "{}", text(&o).1);
+    // A small file is read, not mapped: the limit holds for it too, in every command.
+    for cmd in ["info", "top"] {
+        let o = scorch(&[cmd, "data/demo.folded", "--max-input", "1K"]);
+        let (_, err) = text(&o);
+        assert!(!o.status.success());
+        assert!(
+            err.contains("data/demo.folded: the input exceeds the limit of 1 KiB"),
+            "{err}"
+        );
+    }
+}

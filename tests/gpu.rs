@@ -556,3 +556,31 @@ fn lod_bounds_the_bars_drawn_per_frame() {
         "merged run: got {got:?}, want {want:?}"
     );
 }
+
+/// Issue 14, failure 3: a buffer the device refuses (out of memory in the export's
+/// readback buffer, under a 4 GB limit) panicked in wgpu's default error handler. In
+/// the allocation scope a refused buffer, and what then uses it, is an error naming
+/// what was being allocated.
+#[test]
+fn panic_on_gpu_out_of_memory_in_the_export_readback_buffer() {
+    let Some(gpu) = gpu() else { return };
+    let too_big = gpu.device.limits().max_buffer_size + 4;
+    let r = gpu.allocating("reading the image back", too_big, || {
+        let b = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("too big"),
+            size: too_big,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&b, 0, Some(4));
+        gpu.queue.submit([enc.finish()]);
+    });
+    let err = r.unwrap_err().to_string();
+    assert!(err.contains("reading the image back"), "{err}");
+    // The device is still usable afterwards.
+    let p = profile_at("data/demo.folded");
+    let v = flame_view(&p, &opts(300, Orientation::Flame, None), true);
+    let (img, _) = render_view_stats(gpu, &v, 8192);
+    assert_eq!(img.width, 300);
+}

@@ -33,7 +33,11 @@ pub fn decode<'a>(file: &str, bytes: &'a [u8], limits: Limits) -> Result<Decoded
             (Cow::Borrowed(bytes), false, None)
         };
     let text = match to_utf8(&raw) {
-        Some(converted) => Cow::Owned(converted),
+        Some(converted) => {
+            // The UTF-16 bytes are not needed once converted: free them before parsing.
+            drop(raw);
+            Cow::Owned(converted)
+        }
         None => match raw {
             Cow::Borrowed(b) => Cow::Borrowed(strip_utf8_bom(b)),
             Cow::Owned(mut v) => {
@@ -78,21 +82,24 @@ fn gunzip(
         inner: bytes,
         consumed: 0,
     };
-    let mut out: Vec<u8> = Vec::with_capacity(bytes.len().saturating_mul(4).min(1 << 30));
+    let limit = limits.max_input_bytes;
+    // The buffer is sized once from the size the gzip trailer records (modulo 2^32, and
+    // only a hint: a stream of several members, or a lying trailer, grows it further), so
+    // a well-formed stream is decompressed into exactly its size: no doubling past it.
+    let mut out: Vec<u8> = Vec::new();
+    let hint = (bytes.len() as u64 * 4).max(trailer_size(bytes)).min(limit);
+    if out.try_reserve_exact(hint as usize).is_err() {
+        return Err(ImportError::OutOfMemory {
+            file: file.to_string(),
+            bytes: hint,
+        });
+    }
     let mut buf = vec![0u8; 256 * 1024];
     let mut dec = flate2::read::MultiGzDecoder::new(&mut counting);
     loop {
         match dec.read(&mut buf) {
             Ok(0) => return Ok((out, None)),
-            Ok(n) => {
-                if out.len() as u64 + n as u64 > limits.max_decompressed_bytes {
-                    return Err(ImportError::TooLarge {
-                        file: file.to_string(),
-                        limit: limits.max_decompressed_bytes,
-                    });
-                }
-                out.extend_from_slice(&buf[..n]);
-            }
+            Ok(n) => super::limits::push_capped(&mut out, &buf[..n], file, limit)?,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
                 drop(dec);
@@ -114,6 +121,115 @@ fn gunzip(
                 return Ok((out, Some(note)));
             }
         }
+    }
+}
+
+/// The first `max` decompressed bytes of a gzip stream, cut after its last whole line,
+/// for detecting the format; `None` when the stream is damaged there, or when the text
+/// is UTF-16 or starts with a byte order mark (those take the buffered path).
+pub(super) fn gzip_head(bytes: &[u8], max: usize) -> Option<Vec<u8>> {
+    let mut head = Vec::new();
+    let mut dec = flate2::read::MultiGzDecoder::new(bytes).take(max as u64);
+    dec.read_to_end(&mut head).ok()?;
+    if head.len() == max {
+        let keep = head.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        head.truncate(keep);
+    }
+    let marked = [&[0xEF, 0xBB, 0xBF][..], &[0xFF, 0xFE], &[0xFE, 0xFF]]
+        .iter()
+        .any(|m| head.starts_with(m));
+    (!head.is_empty() && !marked && looks_utf16(&head).is_none()).then_some(head)
+}
+
+/// A gzip stream decompressed in blocks of whole lines, for parsers that take their
+/// input a block at a time: the decompressed text is never held whole, so the input
+/// limit bounds what is held (a block, or one line longer than a block), not the total.
+/// Damage part-way ends the stream after the last whole line with the note [`decode`]
+/// gives.
+pub(super) struct GzipLines<'a> {
+    file: &'a str,
+    dec: flate2::read::MultiGzDecoder<Counting<'a>>,
+    carry: Vec<u8>,
+    emitted: u64,
+    limit: u64,
+    done: bool,
+    /// The damage found, once the stream has ended there.
+    pub note: Option<String>,
+}
+
+impl<'a> GzipLines<'a> {
+    /// Lines of the gzip stream `bytes`, at most `limits.max_input_bytes` in all.
+    pub(super) fn new(file: &'a str, bytes: &'a [u8], limits: Limits) -> Self {
+        GzipLines {
+            file,
+            dec: flate2::read::MultiGzDecoder::new(Counting {
+                inner: bytes,
+                consumed: 0,
+            }),
+            carry: Vec::new(),
+            emitted: 0,
+            limit: limits.max_input_bytes,
+            done: false,
+            note: None,
+        }
+    }
+
+    /// Fills `block` (cleared first) with the next whole lines, at least `size` bytes
+    /// of them unless the stream ends first (its last line may lack a newline); false
+    /// when nothing is left.
+    pub(super) fn next_block(
+        &mut self,
+        block: &mut Vec<u8>,
+        size: usize,
+    ) -> Result<bool, ImportError> {
+        block.clear();
+        block.append(&mut self.carry);
+        let mut buf = vec![0u8; 256 * 1024];
+        while !self.done {
+            match self.dec.read(&mut buf) {
+                Ok(0) => self.done = true,
+                Ok(n) => {
+                    if (block.len() + n) as u64 > self.limit {
+                        return Err(ImportError::TooLarge {
+                            file: self.file.to_string(),
+                            limit: self.limit,
+                        });
+                    }
+                    block.extend_from_slice(&buf[..n]);
+                    if block.len() >= size
+                        && let Some(nl) = block.iter().rposition(|&b| b == b'\n')
+                    {
+                        self.carry.extend_from_slice(&block[nl + 1..]);
+                        block.truncate(nl + 1);
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    // Keep whole lines only, as decode does.
+                    let keep = block.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+                    block.truncate(keep);
+                    let offset = self.dec.get_ref().consumed;
+                    let kept = self.emitted + keep as u64;
+                    self.note = Some(format!(
+                        "the gzip stream is damaged near compressed byte {offset} ({e}); \
+                         loaded the {kept} bytes before the damage"
+                    ));
+                    self.done = true;
+                }
+            }
+        }
+        self.emitted += block.len() as u64;
+        Ok(!block.is_empty())
+    }
+}
+
+/// The uncompressed size a gzip stream's last member records in its trailer (`ISIZE`:
+/// the size modulo 2^32); 0 when the input is too short to have one.
+fn trailer_size(bytes: &[u8]) -> u64 {
+    match bytes.len().checked_sub(4).map(|at| &bytes[at..]) {
+        Some(&[a, b, c, d]) if bytes.len() >= 18 => u32::from_le_bytes([a, b, c, d]).into(),
+        _ => 0,
     }
 }
 
@@ -186,6 +302,36 @@ mod tests {
     }
 
     #[test]
+    fn gzip_in_blocks_of_lines_is_the_decompressed_text() {
+        let mut big = Vec::new();
+        for i in 0..20_000 {
+            writeln!(big, "main;work;f{} {}", i % 97, i).unwrap();
+        }
+        big.extend_from_slice(b"last;line 1");
+        let z = gz(&big);
+        for size in [1, 1000, 1 << 20] {
+            let mut lines = GzipLines::new("x.gz", &z, Limits::default());
+            let (mut all, mut block) = (Vec::new(), Vec::new());
+            while lines.next_block(&mut block, size).unwrap() {
+                assert!(block.ends_with(b"\n") || all.len() + block.len() == big.len());
+                all.extend_from_slice(&block);
+            }
+            assert_eq!(all, big);
+            assert!(lines.note.is_none());
+        }
+        // Damage part-way: the whole lines before it and decode's note.
+        let cut = &z[..z.len() / 2];
+        let want = decode("x.gz", cut, Limits::default()).unwrap();
+        let mut lines = GzipLines::new("x.gz", cut, Limits::default());
+        let (mut all, mut block) = (Vec::new(), Vec::new());
+        while lines.next_block(&mut block, 4096).unwrap() {
+            all.extend_from_slice(&block);
+        }
+        assert_eq!(&all[..], &want.text[..]);
+        assert_eq!(lines.note, want.note);
+    }
+
+    #[test]
     fn truncated_gzip_keeps_whole_lines() {
         let mut big = Vec::new();
         for i in 0..20_000 {
@@ -209,18 +355,60 @@ mod tests {
         );
     }
 
+    fn small(max_input_bytes: u64) -> Limits {
+        Limits {
+            max_input_bytes,
+            ..Limits::default()
+        }
+    }
+
     #[test]
     fn decompression_limit() {
         let z = gz(&vec![b'a'; 100_000]);
-        let err = decode(
-            "bomb.gz",
-            &z,
-            Limits {
-                max_decompressed_bytes: 1000,
-            },
-        )
-        .unwrap_err();
+        let err = decode("bomb.gz", &z, small(1000)).unwrap_err();
         assert!(matches!(err, ImportError::TooLarge { .. }));
+    }
+
+    #[test]
+    fn gzip_bomb_of_zeros_fails_naming_the_file_and_the_limit() {
+        // 16 MiB of zeros in a few KiB: the shape of a 2 GB bomb in a 2 MB file.
+        let z = gz(&vec![0u8; 16 << 20]);
+        assert!(z.len() < (16 << 20) / 100, "{}", z.len());
+        let err = decode("bomb.gz", &z, small(4 << 20)).unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, ImportError::TooLarge { limit, .. } if limit == 4 << 20));
+        assert!(msg.starts_with("bomb.gz: "), "{msg}");
+        assert!(msg.contains("4 MiB"), "{msg}");
+    }
+
+    /// Issue 14, failure 5: 2 GB of folded lines in a 2 MB gzip aborted, decompressed
+    /// whole. Folded stacks are parsed as they are decompressed: 8 MiB of lines load
+    /// under an input limit of 1 MiB, which only the buffered path would exceed; one line
+    /// longer than the limit is refused naming the file and the limit.
+    #[test]
+    fn gzip_bomb_of_folded_lines_aborts() {
+        let line = b"main;serve;handle;parse 1\n";
+        let mut lines = Vec::new();
+        while lines.len() < 8 << 20 {
+            lines.extend_from_slice(line);
+        }
+        let z = gz(&lines);
+        let p = super::super::load_bytes("lines.gz", &z, small(1 << 20)).unwrap();
+        assert_eq!(p.tree.grand_total(), (lines.len() / line.len()) as u64);
+        assert!(p.meta.gzipped);
+        let err = decode("lines.gz", &z, small(1 << 20)).unwrap_err();
+        assert!(matches!(err, ImportError::TooLarge { .. }), "{err}");
+        let one = format!("{} 1\n", vec!["f"; 1 << 20].join(";"));
+        let err = super::super::load_any_bytes("one.gz", &gz(one.as_bytes()), small(1 << 20))
+            .unwrap_err();
+        assert!(matches!(err, ImportError::TooLarge { .. }), "{err}");
+        assert!(err.to_string().starts_with("one.gz: "), "{err}");
+        // The buffered path decompresses into exactly the stream's size.
+        let d = decode("lines.gz", &z, small(16 << 20)).unwrap();
+        assert_eq!(d.text.len(), lines.len());
+        if let Cow::Owned(v) = &d.text {
+            assert_eq!(v.capacity(), lines.len(), "one buffer of the stream's size");
+        }
     }
 
     #[test]

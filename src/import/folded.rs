@@ -236,15 +236,7 @@ pub fn parse_with_threads(
         return finish(file, chunk, progress);
     }
     // The first valid line decides the mode for every chunk, as it does sequentially.
-    let mode = text
-        .split(|&b| b == b'\n')
-        .enumerate()
-        .find_map(|(i, raw)| {
-            split_counts(raw.trim_ascii()).map(|c| Mode {
-                diff: c.diff.is_some(),
-                decided_at: i as u64 + 1,
-            })
-        });
+    let mode = find_mode(text, 1);
     let Some(mode) = mode else {
         let chunk = parse_chunk(file, text, 1, None, progress)?;
         super::Progress::stage(progress, "parse", t0.elapsed());
@@ -263,6 +255,48 @@ pub fn parse_with_threads(
     }
     super::Progress::stage(progress, "merge", t1.elapsed());
     finish(file, merged, progress)
+}
+
+/// The mode the first valid line of `text` (whose lines are numbered from `first_line`)
+/// decides.
+fn find_mode(text: &[u8], first_line: u64) -> Option<Mode> {
+    text.split(|&b| b == b'\n')
+        .enumerate()
+        .find_map(|(i, raw)| {
+            split_counts(raw.trim_ascii()).map(|c| Mode {
+                diff: c.diff.is_some(),
+                decided_at: first_line + i as u64,
+            })
+        })
+}
+
+/// Parses folded stacks handed over a block of whole lines at a time by `next` (which
+/// fills the block it is given and says whether there was one), so that the text is
+/// never held whole: the profile is what [`parse`] gives for the blocks' concatenation.
+pub fn parse_blocks(
+    file: &str,
+    mut next: impl FnMut(&mut Vec<u8>) -> Result<bool, ImportError>,
+) -> Result<Profile, ImportError> {
+    let mut block = Vec::new();
+    let mut merged: Option<Chunk> = None;
+    let mut mode: Option<Mode> = None;
+    let mut line = 1u64;
+    while next(&mut block)? {
+        if mode.is_none() {
+            mode = find_mode(&block, line);
+        }
+        let chunk = parse_chunk(file, &block, line, mode, None)?;
+        line += memchr::memchr_iter(b'\n', &block).count() as u64;
+        match &mut merged {
+            None => merged = Some(chunk),
+            Some(m) => merge(file, m, chunk)?,
+        }
+    }
+    let chunk = match merged {
+        Some(c) => c,
+        None => parse_chunk(file, b"", 1, None, None)?,
+    };
+    finish(file, chunk, None)
 }
 
 /// Adds `other`'s samples into `into`, re-interning names; O(nodes of `other`).
@@ -951,6 +985,65 @@ mod tests {
                 .unwrap()
                 .starts_with("line 1:")
         );
+    }
+
+    /// Feeds `text` to [`parse_blocks`] in blocks of whole lines of about `size` bytes.
+    fn parse_in_blocks(text: &[u8], size: usize) -> Result<Profile, ImportError> {
+        let mut rest = text;
+        parse_blocks("r", |block| {
+            block.clear();
+            if rest.is_empty() {
+                return Ok(false);
+            }
+            let end = rest
+                .iter()
+                .skip(size)
+                .position(|&b| b == b'\n')
+                .map_or(rest.len(), |p| size + p + 1);
+            block.extend_from_slice(&rest[..end]);
+            rest = &rest[end..];
+            Ok(true)
+        })
+    }
+
+    /// Issue 14, failure 5: a gzip of folded lines was decompressed whole before it was
+    /// parsed. Parsed a block at a time, it gives what one parse of the whole text does:
+    /// counts, precision, modes, invalid lines and their line numbers.
+    #[test]
+    fn gzip_bombs_abort_parsed_in_blocks_as_whole() {
+        for (seed, diff) in [(1, false), (2, false), (3, true), (4, true), (5, false)] {
+            let text = random_folded(seed, 3000, diff);
+            let whole = parse_with_threads("r", text.as_bytes(), None, 1, usize::MAX).unwrap();
+            for size in [1, 100, 5000, 1 << 20] {
+                let blocks = parse_in_blocks(text.as_bytes(), size).unwrap();
+                assert_eq!(dump(&whole), dump(&blocks), "seed {seed}, blocks of {size}");
+                assert_eq!(blocks.meta.format, whole.meta.format);
+            }
+        }
+        let mut text = String::from("bad\n");
+        for i in 0..500 {
+            text.push_str(&format!("a;b{} {}\n", i % 3, i));
+        }
+        text.push_str("a;c 1.25\n");
+        let whole = parse("r", text.as_bytes()).unwrap();
+        let blocks = parse_in_blocks(text.as_bytes(), 64).unwrap();
+        assert_eq!(dump(&whole), dump(&blocks));
+        assert_eq!(blocks.values.ticks_per_unit, 100);
+        // The first valid line decides the mode for later blocks, with its line number.
+        let mut text = String::from("a;b 6 4\n");
+        for i in 0..500 {
+            text.push_str(&format!("a;b{} {} 1\n", i % 3, i));
+        }
+        text.push_str("a;c 5\n");
+        let blocks = parse_in_blocks(text.as_bytes(), 64).unwrap();
+        assert_eq!(dump(&parse("r", text.as_bytes()).unwrap()), dump(&blocks));
+        let first = blocks.meta.warnings.first_invalid.unwrap();
+        assert!(
+            first.starts_with("line 502:") && first.contains("differential"),
+            "{first}"
+        );
+        let none = parse_in_blocks(b"", 64).unwrap_err().to_string();
+        assert_eq!(none, parse("r", b"").unwrap_err().to_string());
     }
 
     /// Issue 14, failure 9: a count of 10^22 (more than 64 bits hold) was "a line without

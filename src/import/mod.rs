@@ -8,8 +8,9 @@
 //! 3. hand the text to the importer for that format.
 //!
 //! Files of [`MMAP_MIN_BYTES`] or more are memory-mapped rather than read into a `Vec`
-//! (see [`InputBytes`] for why that is sound enough and what the risk is); gzip input is
-//! still decompressed into memory by [`decode`].
+//! (see [`InputBytes`] for why that is sound enough and what the risk is). Gzip input of
+//! folded stacks is parsed as it is decompressed, a block of lines at a time; other gzip
+//! input is decompressed into memory by [`decode`], at most [`Limits::max_input_bytes`].
 //!
 //! [`load_any_path_progressive`] first hands a quick [`preview`] of a big input (slices
 //! sampled across a folded or perf file, the head of a Chrome trace) to the caller.
@@ -30,6 +31,7 @@ pub mod firefox;
 pub mod flamebearer;
 pub mod folded;
 pub mod jaeger;
+pub mod limits;
 pub mod otlp;
 pub mod perf;
 mod perf_sched;
@@ -38,6 +40,7 @@ pub mod preview;
 pub mod sampled;
 pub mod speedscope;
 mod text;
+pub use limits::Limits;
 pub mod tidb;
 mod trace_json;
 
@@ -163,12 +166,38 @@ pub enum ImportError {
         /// The decompressor's message.
         detail: String,
     },
-    /// Decompressing would exceed the size limit.
-    #[error("{file}: decompressed data exceeds the limit of {limit} bytes")]
+    /// The input (decompressed, or read from a pipe or device) exceeds the size limit.
+    #[error(
+        "{file}: the input exceeds the limit of {} read or decompressed into memory; \
+         --max-input SIZE raises it",
+        limits::describe_bytes(*.limit)
+    )]
     TooLarge {
         /// The input's name.
         file: String,
         /// The limit in bytes.
+        limit: u64,
+    },
+    /// The system refused memory for the input.
+    #[error("{file}: out of memory holding {} of input", limits::describe_bytes(*.bytes))]
+    OutOfMemory {
+        /// The input's name.
+        file: String,
+        /// How many bytes were asked for.
+        bytes: u64,
+    },
+    /// The call tree is deeper than the memory available can lay out.
+    #[error(
+        "{file}: the call tree is {depth} frames deep; the memory available lays out at most \
+         {limit} levels (about {} a level)",
+        limits::describe_bytes(limits::BYTES_PER_LEVEL)
+    )]
+    TooDeep {
+        /// The input's name.
+        file: String,
+        /// The tree's depth.
+        depth: u64,
+        /// The deepest accepted.
         limit: u64,
     },
     /// The input holds no bytes (or only whitespace).
@@ -277,21 +306,6 @@ impl ImportError {
     }
 }
 
-/// Limits that keep a hostile or broken input from exhausting memory.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    /// Largest decompressed size accepted from a gzip stream.
-    pub max_decompressed_bytes: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            max_decompressed_bytes: 16 << 30,
-        }
-    }
-}
-
 /// What to import, beyond the bytes.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ImportOptions<'a> {
@@ -305,7 +319,7 @@ pub struct ImportOptions<'a> {
 }
 
 /// [`ImportOptions`] that own their strings, for a loader on a thread of its own (the
-/// window's): the memory limits are the defaults.
+/// window's): the memory limits are the defaults but for the input limit chosen.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ImportChoice {
     /// pprof: the sample type ([`ImportOptions::sample_type`]).
@@ -318,13 +332,15 @@ pub struct ImportChoice {
     pub tids: Vec<i64>,
     /// The time order's gap rule, nanoseconds.
     pub max_gap_ns: Option<u64>,
+    /// The input limit ([`Limits::max_input_bytes`]) [default: from the memory available].
+    pub max_input: Option<u64>,
 }
 
 impl ImportChoice {
     /// The options these choices make.
     pub fn options(&self) -> ImportOptions<'_> {
         ImportOptions {
-            limits: Limits::default(),
+            limits: Limits::default().with_max_input(self.max_input),
             sample_type: self.sample_type.as_deref(),
             samples: sampled::SampleOptions {
                 event: self.event.as_deref(),
@@ -552,10 +568,19 @@ impl InputBytes {
         matches!(self, InputBytes::Mapped(_))
     }
 }
-/// Opens `path` and maps it (regular files of [`MMAP_MIN_BYTES`] or more) or reads it.
+/// Opens `path` and maps it (regular files of [`MMAP_MIN_BYTES`] or more) or reads it,
+/// with the default [`Limits`].
 pub fn read_input(path: &Path) -> Result<InputBytes, ImportError> {
+    read_input_limited(path, Limits::default())
+}
+
+/// [`read_input`]: what is read rather than mapped (a small file, a pipe, a device, a file
+/// that cannot be mapped) is at most [`Limits::max_input_bytes`]; an input with more, or
+/// without an end (`/dev/zero`), is [`ImportError::TooLarge`].
+pub fn read_input_limited(path: &Path, limits: Limits) -> Result<InputBytes, ImportError> {
+    let name = path.display().to_string();
     let io = |error| ImportError::Io {
-        file: path.display().to_string(),
+        file: name.clone(),
         error,
     };
     let mut file = std::fs::File::open(path).map_err(io)?;
@@ -570,8 +595,11 @@ pub fn read_input(path: &Path) -> Result<InputBytes, ImportError> {
             return Ok(InputBytes::Mapped(map));
         }
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(io)?;
+    let limit = limits.max_input_bytes;
+    if meta.is_file() && meta.len() > limit {
+        return Err(ImportError::TooLarge { file: name, limit });
+    }
+    let bytes = limits::read_capped(&mut file, &name, meta.len(), limit)?;
     Ok(InputBytes::Read(bytes))
 }
 
@@ -597,7 +625,7 @@ pub fn load_any_path_with_options(
 ) -> Result<Imported, ImportError> {
     let file = path.display().to_string();
     let t0 = std::time::Instant::now();
-    let bytes = read_input(path)?;
+    let bytes = read_input_limited(path, options.limits)?;
     Progress::stage(progress, "read", t0.elapsed());
     let imported = load_any_bytes_with(&file, &bytes, options, progress);
     // Unmapping a large input takes a while (8-11 ms for 200 MB: every page table entry
@@ -648,16 +676,14 @@ pub fn load_input(
     options: ImportOptions<'_>,
     progress: Option<&Progress>,
 ) -> Result<Imported, ImportError> {
-    use std::io::Read;
     let sample_type = options.sample_type;
     let imported = if input == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|error| ImportError::Io {
-                file: "<stdin>".into(),
-                error,
-            })?;
+        let bytes = limits::read_capped(
+            std::io::stdin().lock(),
+            "<stdin>",
+            0,
+            options.limits.max_input_bytes,
+        )?;
         load_any_bytes_with_options("<stdin>", &bytes, options)?
     } else {
         load_any_path_with_options(input, options, progress)?
@@ -691,8 +717,89 @@ fn load_any_bytes_with(
     options: ImportOptions<'_>,
     progress: Option<&Progress>,
 ) -> Result<Imported, ImportError> {
+    if let Some(imported) = stream_gzip_folded(file, bytes, options, progress)? {
+        return Ok(imported);
+    }
     let decoded = decode::decode(file, bytes, options.limits)?;
     import_decoded(file, decoded, options, progress, true)
+}
+
+/// Decompressed folded stacks are parsed in blocks of this many bytes.
+const STREAM_BLOCK_BYTES: usize = 16 << 20;
+
+/// A gzip stream whose head is folded stacks, parsed while it is decompressed (block by
+/// block, never held whole); `None` for any other input, which takes the buffered path.
+fn stream_gzip_folded(
+    file: &str,
+    bytes: &[u8],
+    options: ImportOptions<'_>,
+    progress: Option<&Progress>,
+) -> Result<Option<Imported>, ImportError> {
+    if !bytes.starts_with(&decode::GZIP_MAGIC) {
+        return Ok(None);
+    }
+    let Some(head) = decode::gzip_head(bytes, 1 << 20) else {
+        return Ok(None);
+    };
+    if !matches!(
+        detect::detect(&head, Some(file)),
+        Ok(SourceFormat::Folded | SourceFormat::FoldedDiff)
+    ) {
+        return Ok(None);
+    }
+    drop(head);
+    if let Some(p) = progress {
+        // The decompressed size is not known until the end: say so, as traces do.
+        p.set_total(0);
+    }
+    let mut lines = decode::GzipLines::new(file, bytes, options.limits);
+    // A block, and the read that completes it, stay well within the input limit.
+    let size = usize::try_from(options.limits.max_input_bytes / 4)
+        .unwrap_or(usize::MAX)
+        .clamp(1, STREAM_BLOCK_BYTES);
+    // One thread decompresses the next block while this one parses the last: at most
+    // four blocks are held, and parsed ones go back to be filled again.
+    let (profile, note) = std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<u8>, ImportError>>(1);
+        let (back_tx, back_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+        let producer = s.spawn(move || {
+            loop {
+                let mut block = back_rx.try_recv().unwrap_or_default();
+                match lines.next_block(&mut block, size) {
+                    Ok(false) => break,
+                    Ok(true) => {
+                        if tx.send(Ok(block)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        break;
+                    }
+                }
+            }
+            lines.note
+        });
+        let profile = folded::parse_blocks(file, |block| match rx.recv() {
+            Ok(next) => {
+                let parsed = std::mem::replace(block, next?);
+                let _ = back_tx.try_send(parsed);
+                Ok(true)
+            }
+            Err(_) => Ok(false),
+        });
+        // A parse that failed early stops the producer at its next send.
+        drop(rx);
+        let note = producer.join().unwrap_or(None);
+        (profile, note)
+    });
+    let profile = profile?;
+    let decoded = decode::Decoded {
+        text: std::borrow::Cow::Borrowed(&[]),
+        gzipped: true,
+        note,
+    };
+    finish_profile(file, profile, &decoded, options.limits, progress).map(Some)
 }
 
 /// Detects and parses decoded input; with `traces` false a trace is refused
@@ -739,12 +846,14 @@ fn import_decoded(
         Parsed::Spans(spans) => (spans, None),
         // A caller that takes profiles only gets the samples aggregated.
         Parsed::SpansAndSamples(_, samples) if !traces => {
-            return import_decoded_samples(file, samples, &decoded, options, text.len(), progress);
+            return import_decoded_samples(file, samples, &decoded, options, progress);
         }
         Parsed::SpansAndSamples(spans, samples) => (spans, Some(samples)),
-        Parsed::Profile(p) => return Ok(finish_profile(p, &decoded, text.len(), progress)),
+        Parsed::Profile(p) => {
+            return finish_profile(file, p, &decoded, options.limits, progress);
+        }
         Parsed::Samples(samples) => {
-            return import_decoded_samples(file, samples, &decoded, options, text.len(), progress);
+            return import_decoded_samples(file, samples, &decoded, options, progress);
         }
     };
     let mut spans = spans;
@@ -770,7 +879,6 @@ fn import_decoded_samples(
     mut samples: crate::model::samples::Samples,
     decoded: &decode::Decoded<'_>,
     options: ImportOptions<'_>,
-    len: usize,
     progress: Option<&Progress>,
 ) -> Result<Imported, ImportError> {
     samples.meta_mut().gzipped = decoded.gzipped;
@@ -787,22 +895,33 @@ fn import_decoded_samples(
         .warnings
         .notes
         .retain(|n| Some(n) != decoded.note.as_ref());
-    Ok(finish_profile(p, decoded, len, progress))
+    finish_profile(file, p, decoded, options.limits, progress)
 }
 
-/// A parsed profile with what decoding found (gzip, a note) and the progress at the end.
+/// A parsed profile with what decoding found (gzip, a note) and the progress at the end;
+/// a tree deeper than [`Limits::max_depth`] is [`ImportError::TooDeep`] (laying it out
+/// would exhaust memory).
 fn finish_profile(
+    file: &str,
     mut profile: Profile,
     decoded: &decode::Decoded<'_>,
-    len: usize,
+    limits: Limits,
     progress: Option<&Progress>,
-) -> Imported {
-    Progress::set_done_opt(progress, len as u64);
+) -> Result<Imported, ImportError> {
+    let depth = u64::from(profile.tree.max_depth());
+    if depth > limits.max_depth {
+        return Err(ImportError::TooDeep {
+            file: file.to_string(),
+            depth,
+            limit: limits.max_depth,
+        });
+    }
+    Progress::set_done_opt(progress, decoded.text.len() as u64);
     profile.meta.gzipped = decoded.gzipped;
     if let Some(note) = &decoded.note {
         profile.meta.warnings.notes.push(note.clone());
     }
-    Imported::Profile(Box::new(profile))
+    Ok(Imported::Profile(Box::new(profile)))
 }
 
 /// Reads and imports the profile at `path`.
@@ -813,8 +932,9 @@ pub fn load_path(path: &Path) -> Result<Profile, ImportError> {
 /// [`load_path`], reporting progress.
 pub fn load_path_with(path: &Path, progress: Option<&Progress>) -> Result<Profile, ImportError> {
     let file = path.display().to_string();
-    let bytes = read_input(path)?;
-    load_bytes_with(&file, &bytes, Limits::default(), progress)
+    let limits = Limits::default();
+    let bytes = read_input_limited(path, limits)?;
+    load_bytes_with(&file, &bytes, limits, progress)
 }
 
 /// Imports a profile from `bytes`; `file` names it in errors (a path, or `<stdin>`).
@@ -829,11 +949,14 @@ pub fn load_bytes_with(
     limits: Limits,
     progress: Option<&Progress>,
 ) -> Result<Profile, ImportError> {
-    let decoded = decode::decode(file, bytes, limits)?;
     let options = ImportOptions {
         limits,
         ..ImportOptions::default()
     };
+    if let Some(Imported::Profile(p)) = stream_gzip_folded(file, bytes, options, progress)? {
+        return Ok(*p);
+    }
+    let decoded = decode::decode(file, bytes, limits)?;
     match import_decoded(file, decoded, options, progress, false)? {
         Imported::Profile(p) => Ok(*p),
         Imported::Trace(t) => Err(ImportError::IsTrace {
@@ -950,6 +1073,60 @@ mod tests {
         assert_eq!(load_path(&small).unwrap().tree.grand_total(), 1);
         let missing = load_path(&dir.join("nope")).unwrap_err().to_string();
         assert!(missing.contains("nope: cannot read"), "{missing}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 14, failure 5: a 38 KB gzip holding one folded line of 20 M frames aborted
+    /// laying out a row per level. A tree deeper than the memory lays out is an error
+    /// naming the file and the limit (here a limit of 1000 levels and 5000 frames).
+    #[test]
+    fn abort_on_a_gzip_holding_one_folded_line_of_20m_frames() {
+        let line = format!("{} 1\n", vec!["f"; 5000].join(";"));
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut e, line.as_bytes()).unwrap();
+        let z = e.finish().unwrap();
+        let limits = Limits {
+            max_depth: 1000,
+            ..Limits::default()
+        };
+        let err = load_bytes("deep.folded.gz", &z, limits).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ImportError::TooDeep {
+                    depth: 5000,
+                    limit: 1000,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().starts_with("deep.folded.gz: "), "{err}");
+        let err = load_any_bytes("deep.folded.gz", &z, limits).unwrap_err();
+        assert!(matches!(err, ImportError::TooDeep { .. }), "{err}");
+        // Within the limit it loads.
+        let p = load_bytes("deep.folded.gz", &z, Limits::default()).unwrap();
+        assert_eq!(p.tree.max_depth(), 5000);
+    }
+
+    /// Issue 14, failure 6: a file read rather than mapped stops at the input limit too.
+    #[test]
+    fn plain_file_over_the_limit_names_the_file_and_the_limit() {
+        let dir = std::env::temp_dir().join(format!("scorch-limit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("small.folded");
+        std::fs::write(&path, "main;work 1\n".repeat(100)).unwrap();
+        let limits = Limits {
+            max_input_bytes: 500,
+            ..Limits::default()
+        };
+        let err = read_input_limited(&path, limits).err().unwrap();
+        assert!(
+            matches!(err, ImportError::TooLarge { limit: 500, .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("small.folded: "), "{err}");
+        assert!(read_input_limited(&path, Limits::default()).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -257,6 +257,47 @@ struct Segment {
     len: usize,
 }
 
+/// The segments of every list of every row, flat: `lists[row_lists[r] + l]` is where
+/// list `l` of row `r` starts in `segments`, and the next entry where it ends.
+#[derive(Debug, Default)]
+struct SegmentTable {
+    segments: Vec<Segment>,
+    /// Per list (and one past the last): its first segment.
+    lists: Vec<u32>,
+    /// Per row (and one past the last): its first list.
+    row_lists: Vec<u32>,
+}
+
+impl SegmentTable {
+    fn start_row(&mut self) {
+        self.row_lists.push(self.lists.len() as u32);
+    }
+
+    fn start_list(&mut self) {
+        self.lists.push(self.segments.len() as u32);
+    }
+
+    fn finish(&mut self) {
+        self.start_row();
+        self.start_list();
+        self.segments.shrink_to_fit();
+        self.lists.shrink_to_fit();
+        self.row_lists.shrink_to_fit();
+    }
+
+    /// The segments of list `list` of row `row`, if it has one.
+    fn list(&self, row: usize, list: usize) -> Option<&[Segment]> {
+        let first = *self.row_lists.get(row)? as usize;
+        let end = *self.row_lists.get(row + 1)? as usize;
+        let at = first + list;
+        if at >= end {
+            return None;
+        }
+        let (lo, hi) = (self.lists[at] as usize, self.lists[at + 1] as usize);
+        Some(&self.segments[lo..hi])
+    }
+}
+
 /// Packs instance lists into chunk buffers of at most `chunk_cap` instances.
 struct Uploader<'a> {
     gpu: &'a Gpu,
@@ -285,9 +326,13 @@ impl Uploader<'_> {
         self.staging.clear();
     }
 
-    /// Appends `len` instances made by `make`, returning where they went.
-    fn push_list(&mut self, len: usize, make: impl Fn(usize) -> BarInstance) -> Vec<Segment> {
-        let mut segs = Vec::new();
+    /// Appends `len` instances made by `make`, and to `segs` where they went.
+    fn push_list(
+        &mut self,
+        segs: &mut Vec<Segment>,
+        len: usize,
+        make: impl Fn(usize) -> BarInstance,
+    ) {
         let mut i = 0;
         while i < len {
             if self.staging.len() as u64 == self.chunk_cap {
@@ -305,7 +350,6 @@ impl Uploader<'_> {
             self.bytes += take as u64 * std::mem::size_of::<BarInstance>() as u64;
             i += take;
         }
-        segs
     }
 }
 
@@ -313,8 +357,10 @@ impl Uploader<'_> {
 pub struct BarScene {
     /// One bind group (group 1) per instance chunk (which it keeps alive).
     chunk_groups: Vec<wgpu::BindGroup>,
-    /// Per row: the row's own bars, then each LOD tier's.
-    rows: Vec<Vec<Vec<Segment>>>,
+    /// Where the bars are, list by list: per row, the row's own bars, then each LOD
+    /// tier's. One flat table rather than vectors per row and list, so that a layout of
+    /// a million one-bar rows costs tens of bytes a row, not hundreds.
+    segments: SegmentTable,
     globals: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     name_hashes: NameHashes,
@@ -352,20 +398,21 @@ impl BarScene {
             chunks: Vec::new(),
             bytes: 0,
         };
-        let mut rows = Vec::with_capacity(layout.rows.len());
+        let mut table = SegmentTable::default();
         for (r, row) in layout.rows.iter().enumerate() {
-            let mut lists = Vec::new();
+            table.start_row();
             let row_len = if src.wants(r, TierRef::Row) {
                 row.len()
             } else {
                 0
             };
-            lists.push(up.push_list(row_len, |k| BarInstance {
+            table.start_list();
+            up.push_list(&mut table.segments, row_len, |k| BarInstance {
                 x0: BarInstance::split(row.x0[k]),
                 x1: BarInstance::split(row.x1[k]),
                 name: row.name[k],
                 values: (values.of)(row.node[k]),
-            }));
+            });
             for (i, tier) in lod
                 .rows
                 .get(r)
@@ -378,7 +425,8 @@ impl BarScene {
                 } else {
                     0
                 };
-                lists.push(up.push_list(tier_len, |j| {
+                table.start_list();
+                up.push_list(&mut table.segments, tier_len, |j| {
                     let members = tier.members(j);
                     let (first, count) = (members.start, members.len());
                     let mut v = (values.of)(row.node[first]);
@@ -395,10 +443,10 @@ impl BarScene {
                         name: tier.name[j],
                         values: v,
                     }
-                }));
+                });
             }
-            rows.push(lists);
         }
+        table.finish();
         up.flush();
         let Uploader {
             chunks,
@@ -451,7 +499,7 @@ impl BarScene {
             .collect();
         BarScene {
             chunk_groups,
-            rows,
+            segments: table,
             globals,
             bind_group,
             name_hashes,
@@ -526,7 +574,7 @@ impl BarScene {
                 TierRef::Row => 0,
                 TierRef::Tier(i) => i + 1,
             };
-            let Some(segs) = self.rows.get(row).and_then(|l| l.get(list)) else {
+            let Some(segs) = self.segments.list(row, list) else {
                 continue;
             };
             if range.is_empty() {
@@ -551,5 +599,49 @@ impl BarScene {
             }
         }
         drawn
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(row_start: usize, len: usize) -> Segment {
+        Segment {
+            chunk: 0,
+            chunk_start: 0,
+            row_start,
+            len,
+        }
+    }
+
+    /// Issue 14, failure 2: a scene kept three levels of vectors per row (rows, lists,
+    /// segments), hundreds of bytes for each of a million one-bar rows. The flat table
+    /// gives back every row's lists as they were pushed.
+    #[test]
+    fn a_million_deep_trace_costs_hundreds_of_bytes_a_row_in_its_scene() {
+        let mut t = SegmentTable::default();
+        // Row 0: its bars in two segments, one tier of one; row 1: no bars; row 2: one.
+        t.start_row();
+        t.start_list();
+        t.segments.extend([seg(0, 5), seg(5, 3)]);
+        t.start_list();
+        t.segments.push(seg(0, 1));
+        t.start_row();
+        t.start_list();
+        t.start_row();
+        t.start_list();
+        t.segments.push(seg(0, 1));
+        t.finish();
+        assert_eq!(t.list(0, 0), Some(&[seg(0, 5), seg(5, 3)][..]));
+        assert_eq!(t.list(0, 1), Some(&[seg(0, 1)][..]));
+        assert_eq!(t.list(0, 2), None);
+        assert_eq!(t.list(1, 0), Some(&[][..]));
+        assert_eq!(t.list(1, 1), None);
+        assert_eq!(t.list(2, 0), Some(&[seg(0, 1)][..]));
+        assert_eq!(t.list(3, 0), None);
+        // A row of one bar and no tier: one segment and two indices.
+        let per_row = std::mem::size_of::<Segment>() + 2 * std::mem::size_of::<u32>();
+        assert!(per_row <= 48, "{per_row}");
     }
 }

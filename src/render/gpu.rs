@@ -75,6 +75,16 @@ pub enum GpuError {
         /// wgpu's message.
         detail: String,
     },
+    /// The device refused an operation (a validation error) while allocating.
+    #[error("the GPU '{adapter}' refused {what}: {detail}")]
+    Refused {
+        /// Adapter name.
+        adapter: String,
+        /// What was being done.
+        what: String,
+        /// wgpu's message.
+        detail: String,
+    },
 }
 
 /// How to choose the adapter.
@@ -233,21 +243,32 @@ impl Gpu {
 
     /// Runs `upload` (which allocates GPU memory for `what`, about `bytes`) inside an
     /// out-of-memory error scope, so a profile too big for the device gives a message
-    /// instead of wgpu's default handler aborting the process.
+    /// instead of wgpu's default handler aborting the process. A validation error in the
+    /// same scope (using what an allocation that failed returned, most often) is an error
+    /// too; the out-of-memory one is reported first.
     pub fn allocating<T>(
         &self,
         what: &str,
         bytes: u64,
         upload: impl FnOnce() -> T,
     ) -> Result<T, GpuError> {
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let invalid = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let out = upload();
-        match pollster::block_on(scope.pop()) {
-            None => Ok(out),
-            Some(e) => Err(GpuError::OutOfMemory {
+        let invalid = pollster::block_on(invalid.pop());
+        if let Some(e) = pollster::block_on(oom.pop()) {
+            return Err(GpuError::OutOfMemory {
                 adapter: self.describe(),
                 what: what.to_string(),
                 mib: bytes >> 20,
+                detail: e.to_string(),
+            });
+        }
+        match invalid {
+            None => Ok(out),
+            Some(e) => Err(GpuError::Refused {
+                adapter: self.describe(),
+                what: what.to_string(),
                 detail: e.to_string(),
             }),
         }

@@ -87,6 +87,62 @@ pub enum RenderError {
     /// Reading the image back failed.
     #[error("reading the rendered image back from the GPU failed: {0}")]
     Readback(String),
+    /// The device (out of memory, most often) refused what rendering needs.
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    /// Not even one row of a tile fits the device's largest buffer.
+    #[error(
+        "reading back a tile {width} pixels wide needs a buffer of {bytes} bytes, more \
+         than the device's limit of {limit} bytes; lower --width or --scale"
+    )]
+    ReadbackTooLarge {
+        /// The tile's width in pixels.
+        width: u32,
+        /// The buffer's size (of one row, when not even one fits).
+        bytes: u64,
+        /// The device's `max_buffer_size`.
+        limit: u64,
+    },
+    /// The system refused memory for the image.
+    #[error("out of memory for an image of {width}×{height} pixels ({mib} MiB)")]
+    OutOfMemory {
+        /// Width asked for.
+        width: u32,
+        /// Height asked for.
+        height: u32,
+        /// Its size in MiB.
+        mib: u64,
+    },
+}
+
+/// The tile an image of `w` × `h` is rendered in: at most `max_side` a side, and no more
+/// rows than a readback buffer of at most `max_buffer` bytes holds (rows padded to
+/// [`wgpu::COPY_BYTES_PER_ROW_ALIGNMENT`]), so that no readback ever asks the device for
+/// a buffer larger than it allows.
+pub fn tile_size(
+    w: u32,
+    h: u32,
+    max_side: u32,
+    max_buffer: u64,
+) -> Result<(u32, u32), RenderError> {
+    let tile_w = w.min(max_side).max(1);
+    let row = padded_row(tile_w);
+    let rows = max_buffer / u64::from(row);
+    if rows == 0 {
+        return Err(RenderError::ReadbackTooLarge {
+            width: tile_w,
+            bytes: u64::from(row),
+            limit: max_buffer,
+        });
+    }
+    let tile_h = h.min(max_side).max(1);
+    Ok((tile_w, tile_h.min(u32::try_from(rows).unwrap_or(u32::MAX))))
+}
+
+/// Bytes of a row of `w` RGBA pixels in a readback buffer.
+fn padded_row(w: u32) -> u32 {
+    let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+    (w * 4).div_ceil(align) * align
 }
 
 /// What rendering an image did.
@@ -176,28 +232,39 @@ pub fn render_tiles_timed(
         });
     }
     let max_side = max_tile.min(gpu.max_texture_side()).clamp(16, 8192);
+    let (tile_w, tile_h) = tile_size(w, h, max_side, gpu.device.limits().max_buffer_size)?;
+    let mut pixels = Vec::new();
+    pixels
+        .try_reserve_exact(bytes as usize)
+        .map_err(|_| RenderError::OutOfMemory {
+            width: w,
+            height: h,
+            mib: bytes >> 20,
+        })?;
+    pixels.resize(bytes as usize, 0);
     let mut image = RgbaImage {
         width: w,
         height: h,
-        pixels: vec![0; bytes as usize],
+        pixels,
     };
     let mut stats = ImageStats::default();
-    let tile_w = w.min(max_side);
-    let tile_h = h.min(max_side);
-    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("render_image::tile"),
-        size: wgpu::Extent3d {
-            width: tile_w,
-            height: tile_h,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: TARGET_FORMAT,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
+    let tile_bytes = u64::from(tile_w) * u64::from(tile_h) * 4;
+    let texture = gpu.allocating("the image's tile", tile_bytes, || {
+        gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("render_image::tile"),
+            size: wgpu::Extent3d {
+                width: tile_w,
+                height: tile_h,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: TARGET_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        })
+    })?;
     let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
     let mut y = 0;
     while y < h {
@@ -213,7 +280,8 @@ pub fn render_tiles_timed(
                 h: tile_h,
             };
             let t0 = std::time::Instant::now();
-            let fs = draw(&view, tile)?;
+            // What a frame allocates (instances, glyph atlases) is in the scope too.
+            let fs = gpu.allocating("a tile's frame", tile_bytes, || draw(&view, tile))??;
             times.encode += t0.elapsed();
             stats.tiles += 1;
             stats.bars_drawn += fs.bars_drawn;
@@ -242,15 +310,24 @@ fn read_texture_with(
     mut row: impl FnMut(u32, &[u8]),
 ) -> Result<(), RenderError> {
     let t0 = std::time::Instant::now();
-    let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-    let padded = (w * 4).div_ceil(align) * align;
+    let padded = padded_row(w);
     let size = u64::from(padded) * u64::from(h);
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("read_texture::staging"),
-        size,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
+    let limit = gpu.device.limits().max_buffer_size;
+    if size > limit {
+        return Err(RenderError::ReadbackTooLarge {
+            width: w,
+            bytes: size,
+            limit,
+        });
+    }
+    let buffer = gpu.allocating("reading the image back", size, || {
+        gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("read_texture::staging"),
+            size,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        })
+    })?;
     let mut enc = gpu
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -337,4 +414,38 @@ pub fn read_buffer(gpu: &Gpu, src: &wgpu::Buffer, size: u64) -> Vec<u8> {
     enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
     gpu.queue.submit([enc.finish()]);
     map_read(gpu, &staging, size).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 14, failure 3: the export's readback buffer was asked for whatever a tile
+    /// needed. Tiles are now cut so that no readback buffer exceeds the device's
+    /// `max_buffer_size`, and a width whose single row exceeds it is an error naming
+    /// both sizes.
+    #[test]
+    fn panic_on_gpu_out_of_memory_in_the_export_readback_buffer() {
+        // A device with the default 256 MiB limit: a full 8192² tile fits exactly.
+        assert_eq!(
+            tile_size(20_000, 300_000, 8192, 256 << 20).unwrap(),
+            (8192, 8192)
+        );
+        // A small limit cuts tiles to the rows it holds; every readback fits.
+        for (w, h, limit) in [(1000, 5000, 1 << 20), (8192, 8192, 100_000), (7, 9, 256)] {
+            let (tw, th) = tile_size(w, h, 8192, limit).unwrap();
+            assert!(th >= 1 && th <= h && tw <= w, "{tw}×{th}");
+            assert!(
+                u64::from(padded_row(tw)) * u64::from(th) <= limit,
+                "{tw}×{th}"
+            );
+        }
+        let err = tile_size(8192, 10, 8192, 1000).unwrap_err();
+        assert!(matches!(err, RenderError::ReadbackTooLarge { .. }));
+        let msg = err.to_string();
+        assert!(
+            msg.contains("32768 bytes") && msg.contains("limit of 1000 bytes"),
+            "{msg}"
+        );
+    }
 }

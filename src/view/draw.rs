@@ -364,6 +364,10 @@ impl OverviewLayer<'_> {
 
     /// The bars of a `w` × `h` texture showing the whole layout: every row, at most 8
     /// logical pixels tall and at least one pixel, spread evenly when they do not fit.
+    /// When more than [`OVERVIEW_ROWS_PER_PIXEL`] rows share a pixel row, only that many
+    /// of them, evenly chosen (the first and the last included), are drawn: a million-deep
+    /// trace costs a draw per row, and the driver memory with it, for pixels that later
+    /// rows overwrite anyway.
     pub fn bars(&self, w: u32, h: u32) -> BarsLayer<'_> {
         let layout = self.layout;
         let total = layout.total_ticks.max(1);
@@ -376,8 +380,19 @@ impl OverviewLayer<'_> {
             row_h
         };
         let tpp = 1.0 / cam.px_per_tick;
-        let rows = (0..layout.rows.len())
-            .map(|r| {
+        let n = layout.rows.len();
+        let most = (h as usize).max(1) * OVERVIEW_ROWS_PER_PIXEL;
+        let drawn = n.min(most);
+        let rows = (0..drawn)
+            .map(|i| {
+                // Evenly chosen: row i·n/drawn, and the last row last.
+                let r = if drawn == n {
+                    i
+                } else if i + 1 == drawn {
+                    n - 1
+                } else {
+                    (i as u64 * n as u64 / drawn as u64) as usize
+                };
                 let tier = self.lod.tier_for(r, tpp);
                 let len = match tier {
                     TierRef::Row => layout.rows[r].len(),
@@ -410,6 +425,9 @@ impl OverviewLayer<'_> {
         }
     }
 }
+
+/// Rows of the overview drawn per pixel row at most ([`OverviewLayer::bars`]).
+pub const OVERVIEW_ROWS_PER_PIXEL: usize = 4;
 
 /// A whole frame, in image pixels.
 #[derive(Clone, Debug)]
@@ -698,6 +716,43 @@ mod tests {
         assert_eq!((b.bar_height, b.rows[1].top), (8.0, 8.0));
         assert_eq!(b.rows[1].range, 0..10);
         assert_ne!(o.key(400, 50), o.key(400, 51));
+    }
+
+    /// Issue 14, failure 2: a million-deep trace took 2.8 GB and 20 s to render (and
+    /// segfaulted under a 4 GB limit) although almost all its rows are outside the image:
+    /// the overview strip drew every row, a draw call (and driver memory) each. It draws
+    /// at most a few rows per pixel row, evenly chosen, the first and the last included.
+    #[test]
+    fn segfault_rendering_a_million_deep_trace() {
+        let l = layout((0..10_000).map(|_| row(10, 1)).collect());
+        let lod = Lod::build(&l);
+        let o = OverviewLayer {
+            rect: RectPx::default(),
+            scene: SceneKey(9),
+            layout: &l,
+            lod: &lod,
+            scale: 1.0,
+            color: ColorMode::Name,
+            search: None,
+        };
+        let b = o.bars(400, 40);
+        assert_eq!(b.rows.len(), 40 * OVERVIEW_ROWS_PER_PIXEL);
+        assert_eq!(b.rows[0].row, 0);
+        assert_eq!(b.rows.last().unwrap().row, 9_999);
+        assert_eq!(b.rows.last().unwrap().top, 39.0);
+        assert!(
+            b.rows
+                .windows(2)
+                .all(|w| w[0].row < w[1].row && w[0].top <= w[1].top)
+        );
+        // Every pixel row still gets its rows.
+        for p in 0..40 {
+            let n = b.rows.iter().filter(|r| r.top == p as f32).count();
+            assert!(
+                (1..=OVERVIEW_ROWS_PER_PIXEL + 1).contains(&n),
+                "pixel {p}: {n}"
+            );
+        }
     }
 
     #[test]
