@@ -93,6 +93,13 @@ impl Job<'_> {
                 )
             }
             Source::Compare(c) => {
+                if let Some((p, extent)) = self.preview.and_then(|o| compare_preview(c, o)) {
+                    let doc = import::Imported::Profile(Box::new(p));
+                    match prepare(doc, self.device.get(), self.view) {
+                        Ok(loaded) => send(LoadStep::Preview(loaded, extent)),
+                        Err(e) => eprintln!("scorch: no preview: {e}"),
+                    }
+                }
                 import::compare::load_comparison(c, self.choice.options(), Some(self.progress))
                     .map(|p| import::Imported::Profile(Box::new(p)))
             }
@@ -117,6 +124,34 @@ impl Job<'_> {
             .and_then(|imported| prepare(imported, self.device.get(), self.view));
         send(LoadStep::Full(result));
     }
+}
+
+/// A preview of a comparison of two files of which at least one is big: the big sides'
+/// previews (a small side read whole) compared. Shares, not totals, are what it shows
+/// (each preview counts its own sample of lines).
+fn compare_preview(
+    c: &import::compare::CompareInputs,
+    opts: &PreviewOptions,
+) -> Option<(crate::model::Profile, PreviewExtent)> {
+    let ([before], [after]) = (c.before.as_slice(), c.after.as_slice()) else {
+        return None;
+    };
+    let (pb, pa) = (
+        import::preview::preview_path(before, opts),
+        import::preview::preview_path(after, opts),
+    );
+    let extent = pa.as_ref().or(pb.as_ref())?.extent.clone();
+    let side = |pv: Option<import::preview::Preview>, path: &std::path::Path| match pv {
+        Some(import::preview::Preview {
+            imported: import::Imported::Profile(p),
+            ..
+        }) => Some(*p),
+        Some(_) => None,
+        None => import::compare::load_profile(path, Default::default(), None).ok(),
+    };
+    let (b, a) = (side(pb, before)?, side(pa, after)?);
+    let d = crate::model::compare::diff_profiles(&b, &a, c.options).ok()?;
+    Some((d, extent))
 }
 
 /// Opens the view of what a loader read and, when the device is up, uploads its bars
@@ -448,5 +483,68 @@ mod choice_tests {
             s.samples.events[s.selection.event as usize].name,
             "sched:sched_switch"
         );
+    }
+}
+
+#[cfg(test)]
+mod compare_tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_comparison_of_big_files_shows_a_preview_first() {
+        let dir = std::env::temp_dir().join(format!("scorch-cmp-preview-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.folded"), dir.join("b.folded"));
+        let lines = |f: &str, n: usize| -> String {
+            (0..n)
+                .map(|i| format!("main;{f}{} {}\n", i % 5, 1 + i % 3))
+                .collect()
+        };
+        std::fs::write(&a, lines("f", 4000)).unwrap();
+        std::fs::write(&b, "main;f1 7\nmain;g 3\n").unwrap();
+        let opts = PreviewOptions {
+            min_bytes: 10_000,
+            min_gzip_bytes: 10_000,
+            slices: 4,
+            max_sampled_bytes: 4096,
+            head_bytes: 4096,
+        };
+        let device: DeviceSlot = Arc::new(std::sync::OnceLock::new());
+        let source = Source::Compare(import::compare::CompareInputs {
+            before: vec![a],
+            after: vec![b],
+            options: Default::default(),
+        });
+        let mut steps = Vec::new();
+        Job {
+            source: &source,
+            progress: &Progress::default(),
+            device: &device,
+            preview: Some(&opts),
+            view: &ViewOptions::default(),
+            choice: &import::ImportChoice::default(),
+        }
+        .run(&mut |s| steps.push(s));
+        assert_eq!(steps.len(), 2, "a preview, then the whole comparison");
+        let LoadStep::Preview(pv, _) = &steps[0] else {
+            panic!("a preview first")
+        };
+        let LoadStep::Full(Ok(full)) = &steps[1] else {
+            panic!("then the whole")
+        };
+        for l in [pv, full] {
+            let Document::Profile(p) = l.view.document() else {
+                panic!("a profile")
+            };
+            assert!(p.is_diff() && p.meta.comparison.is_some());
+        }
+        let Document::Profile(p) = full.view.document() else {
+            unreachable!()
+        };
+        // The whole: 4000 lines of 1–3 before, 10 after.
+        let before: u64 = (0..4000u64).map(|i| 1 + i % 3).sum();
+        assert_eq!(p.diff_totals(), Some((before, 10)));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
