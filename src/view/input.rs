@@ -208,10 +208,13 @@ pub fn key_action(key: &Key, mods: Mods) -> Option<Action> {
 /// Every key and mouse action, as the `?` help lists them: `(keys, what they do)`.
 pub const HELP: &[(&str, &str)] = &[
     (
-        "1 – 6, click a tab",
+        "1 – 7, click a tab",
         "view: flame graph, icicle, left heavy, table, both, sandwich",
     ),
-    ("", "(a trace: 1 is its timeline)"),
+    (
+        "",
+        "7: a diff side by side, samples in time order (a trace: 1 is its timeline)",
+    ),
     (
         "click",
         "zoom to a bar · select a row · sort by a column header",
@@ -228,6 +231,14 @@ pub const HELP: &[(&str, &str)] = &[
     (
         "E, click Event",
         "samples: show the next event (cpu-clock, sched …)",
+    ),
+    (
+        "Shift + drop a file",
+        "compare: the dropped file is the base (before) of the one shown",
+    ),
+    (
+        "V, [ and ], click Swap",
+        "a comparison: swap its sides · before alone · after alone",
     ),
     (
         "wheel",
