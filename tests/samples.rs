@@ -465,3 +465,39 @@ fn the_table_sums_counters_per_function_and_sorts_by_them() {
     .unwrap();
     assert!(t.meta.node_counters.is_none());
 }
+
+#[test]
+fn colors_cycle_through_cpu_share_after_the_value_heat() {
+    use scorch::view::input::Action;
+    use scorch::view::{Purpose, View};
+    let doc = cpu_and_waits();
+    let mut v =
+        scorch::view::timeline::TimelineView::new(doc.as_trace().unwrap(), &Default::default());
+    let mut seen = Vec::new();
+    for _ in 0..7 {
+        v.act(Action::CycleColor, 0.0);
+        seen.push(v.color_label().unwrap());
+    }
+    // Bands per thread start by name: package, value, CPU share, then around again.
+    assert_eq!(
+        seen,
+        [
+            "package",
+            "value",
+            "CPU share",
+            "track",
+            "category",
+            "name",
+            "package"
+        ]
+    );
+    for _ in 0..2 {
+        v.act(Action::CycleColor, 0.0);
+    }
+    assert_eq!(v.color_label(), Some("CPU share"));
+    assert!(
+        v.heading(Purpose::Window)
+            .subtitle
+            .contains("CPU share colors")
+    );
+}

@@ -253,6 +253,10 @@ pub trait View: AsAny + Send {
     }
     /// Takes over what `memo` carries from the view this one replaces.
     fn restore(&mut self, _memo: &ViewMemo, _now_s: f64) {}
+    /// The colors' name on the toolbar's button (`None`: no colors to choose).
+    fn color_label(&self) -> Option<&'static str> {
+        self.memo().color.map(|c| c.name())
+    }
     /// The time range of samples the view selects, in the samples' relative nanoseconds
     /// (`Some(None)`: all of them), for a view that chooses one (a timeline of samples);
     /// `None`: the view shows what its document selects. Switching views carries it: the

@@ -81,8 +81,8 @@ impl Session {
             items.push(button(Tool::After, "After".into(), false));
         }
         let memo = v.memo();
-        if let Some(c) = memo.color {
-            items.push(button(Tool::Color, caption("Colors: ", c.name()), false));
+        if let Some(c) = v.color_label() {
+            items.push(button(Tool::Color, caption("Colors: ", c), false));
         }
         if let Some(f) = memo.fit {
             items.push(button(Tool::Fit, caption("Fit: ", f.name()), false));

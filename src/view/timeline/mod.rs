@@ -1116,6 +1116,10 @@ impl View for TimelineView {
         }
     }
 
+    fn color_label(&self) -> Option<&'static str> {
+        Some(self.attr.map_or(self.state.color.name(), AttrColor::name))
+    }
+
     fn sample_range(&self) -> Option<Option<(u64, u64)>> {
         self.trace.sampled.as_ref()?;
         Some(self.range_in_samples())
