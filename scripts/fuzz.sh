@@ -106,8 +106,8 @@ for t in "${targets[@]}"; do
     cargo +nightly fuzz run "${flags[@]}" "$t" -- \
         -max_total_time="$secs" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=20 \
         -max_len="$(max_len "$t")" -print_final_stats=1 >"$log" 2>&1 || status=$?
-    execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-    took=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+    took=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
     if ((status == 0)); then result=ok; else result="FAILED (exit $status; see $log and fuzz/artifacts/$t/)"; fi
     line="$t: $execs executions ($took/s) in ${secs}s: $result"
     echo "$line" >&2
