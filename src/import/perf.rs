@@ -1123,8 +1123,17 @@ fn finish(
     out.timed = timed;
     out.thread_root_frames = true;
     for (e, period) in &events {
-        let name = String::from_utf8_lossy(e);
-        out.event(&name, event_values(&name, *period));
+        // Event `i` must stay index `i`: two names that differ only in invalid UTF-8 read
+        // the same once it is replaced, so a repeat gets a number.
+        let lossy = String::from_utf8_lossy(e);
+        let mut name = lossy.to_string();
+        for n in 2.. {
+            if !out.events.iter().any(|x| x.name == name) {
+                break;
+            }
+            name = format!("{lossy} #{n}");
+        }
+        out.event(&name, event_values(&lossy, *period));
     }
     if events.len() > 1 {
         let counts: Vec<String> = (0..events.len() as u32)
@@ -1247,6 +1256,16 @@ mod tests {
             p.meta.warnings.notes
         );
         assert_eq!(p.values.unit, Unit::Other("cycles".into()));
+    }
+
+    #[test]
+    fn event_names_alike_once_invalid_utf8_is_replaced_stay_apart() {
+        // Found by fuzzing: `ev\xff` and `ev\xfe` both read `ev\u{fffd}`, and the second
+        // event's samples pointed past the list of events.
+        let text = b"a 1 1.0: 5 ev\xff:\n\tf x (/x)\n\na 1 2.0: 5 ev\xfe:\n\tf y (/x)\n";
+        let s = parse_with("t.perf", text, None).unwrap();
+        assert_eq!(s.events.len(), 2);
+        assert_eq!(s.events[1].name, "ev\u{fffd} #2");
     }
 
     #[test]

@@ -128,9 +128,10 @@ pub struct TrackLayout {
     pub bands: Vec<Band>,
     /// Connector lines (rows of `layout`).
     pub connectors: Vec<Connector>,
-    /// Parent of each span as laid out (links across bands cut), only when that differs
-    /// from the span set's own parents; empty otherwise (Chrome traces never link across
-    /// threads, so they keep no copy). Read with [`TrackLayout::parents`].
+    /// Parent of each span as laid out (links across bands, and to a parent that starts
+    /// later, cut), only when that differs from the span set's own parents; empty otherwise
+    /// (Chrome traces never link across threads, so they keep no copy). Read with
+    /// [`TrackLayout::parents`].
     pub parent: Vec<u32>,
 }
 
@@ -382,30 +383,31 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
             BandMode::OneTree => 0,
         }
     };
-    // Per track: cut the links that cross bands (when there are any: a second tree
-    // costs as much as the first).
+    // Cut the links that cross bands (per track), and those of a span that starts before
+    // its parent (clock skew, or a broken file): placing a subtree from its root's start
+    // would put such a span over another tree's. Only when there are any: a second tree
+    // costs as much as the first.
     let cut;
     let tree_parent = tree.parents(set);
     let crosses = |i: usize| {
         let p = tree_parent[i];
-        p != NO_PARENT && band_of(p as usize) != band_of(i)
+        p != NO_PARENT
+            && (band_of(p as usize) != band_of(i) || set.start_ns[i] < set.start_ns[p as usize])
     };
-    let t: &SpanTree = match mode {
-        BandMode::PerTrack if (0..n).any(crosses) => {
-            let parent = (0..n)
-                .map(|i| {
-                    let p = tree_parent[i];
-                    if p != NO_PARENT && band_of(p as usize) != band_of(i) {
-                        NO_PARENT
-                    } else {
-                        p
-                    }
-                })
-                .collect();
-            cut = SpanTree::build_with_parents(set, parent);
-            &cut
-        }
-        _ => tree,
+    let t: &SpanTree = if (0..n).any(crosses) {
+        let parent = (0..n)
+            .map(|i| {
+                if crosses(i) {
+                    NO_PARENT
+                } else {
+                    tree_parent[i]
+                }
+            })
+            .collect();
+        cut = SpanTree::build_with_parents(set, parent);
+        &cut
+    } else {
+        tree
     };
     let parent = t.parents(set);
 
@@ -762,6 +764,30 @@ mod tests {
         }
         let total: u64 = l.bands.iter().map(|b| b.spans).sum();
         assert_eq!(total, s.len() as u64);
+    }
+
+    /// Found by fuzzing (a Jaeger trace): a span that starts before its parent was placed
+    /// from its root's start, on the row where another tree's span already was at that time.
+    #[test]
+    fn a_span_that_starts_before_its_parent_overlaps_no_other_tree() {
+        let text = br#"[
+          {"traceID":"1","spanID":"a","operationName":"a","startTime":1000,"duration":5,
+           "process":{"serviceName":"s","tags":[]}},
+          {"traceID":"1","spanID":"b","operationName":"b","startTime":10,"duration":5,
+           "references":[{"refType":"CHILD_OF","traceID":"1","spanID":"a"}],
+           "process":{"serviceName":"s","tags":[]}},
+          {"traceID":"1","spanID":"c","operationName":"c","startTime":0,"duration":5,
+           "process":{"serviceName":"s","tags":[]}},
+          {"traceID":"1","spanID":"d","operationName":"d","startTime":10,"duration":5,
+           "references":[{"refType":"CHILD_OF","traceID":"1","spanID":"c"}],
+           "process":{"serviceName":"s","tags":[]}}]"#;
+        let s = crate::import::jaeger::parse("t.json", text).unwrap();
+        let t = SpanTree::build(&s);
+        for mode in [BandMode::PerTrack, BandMode::OneTree] {
+            let l = track_layout(&s, &t, mode);
+            check_tracks(&s, &l);
+            crate::lod::Lod::build(&l.layout);
+        }
     }
 
     /// A chain of async spans, each overlapping only the next: lanes, not a staircase.

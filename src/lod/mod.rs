@@ -459,6 +459,27 @@ mod tests {
         }
     }
 
+    /// Found by fuzzing: two samples at the same time made a zero-duration span at the very
+    /// end of its parent; drawn one nanosecond wide, it overlapped the next tree's span on
+    /// the same row, and building the tiers of that row underflowed.
+    #[test]
+    fn zero_duration_span_at_its_parents_end_overlaps_no_bar() {
+        use crate::layout::timeline::{BandMode, track_layout};
+        let text = b"p 1 1.000001: 1 cycles:\n\t1 a (/x)\n\t2 main (/x)\n\n\
+                     p 1 1.000002: 1 cycles:\n\t1 b (/x)\n\t2 main (/x)\n\n\
+                     p 1 1.000002: 1 cycles:\n\t1 c (/x)\n\t2 other (/x)\n\n\
+                     p 1 1.000003: 1 cycles:\n\t1 c (/x)\n\t2 other (/x)\n";
+        let p = load_bytes("t.perf", text, Limits::default()).unwrap();
+        let t = p.meta.sampled.as_ref().unwrap().trace();
+        let tracks = track_layout(&t.spans, &t.tree, BandMode::PerTrack);
+        for r in &tracks.layout.rows {
+            for i in 1..r.len() {
+                assert!(r.x1[i - 1] <= r.x0[i], "{:?} {:?}", r.x0, r.x1);
+            }
+        }
+        Lod::build(&tracks.layout);
+    }
+
     #[test]
     fn merges_small_neighbours_keeps_wide_bars() {
         // Four 1-tick bars, a wide bar, two 1-tick bars after a big gap.

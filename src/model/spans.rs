@@ -498,7 +498,8 @@ pub struct SpanTree {
     pub roots: Vec<u32>,
     child_start: Vec<u32>,
     child_list: Vec<u32>,
-    /// Latest end over each span and all its descendants (relative ns).
+    /// Latest end over each span and all its descendants (relative ns), as they are
+    /// drawn: a zero-duration span reaches one nanosecond past its start.
     pub max_end_ns: Vec<u64>,
     /// Parent links removed to break cycles.
     pub cycles_broken: u64,
@@ -655,8 +656,12 @@ impl SpanTree {
         }
         roots.shrink_to_fit();
 
-        // Latest end over subtrees: a post-order by explicit stack.
-        let mut max_end_ns: Vec<u64> = (0..n).map(|i| set.end_ns(i)).collect();
+        // Latest end over subtrees: a post-order by explicit stack. A zero-duration span
+        // is drawn one nanosecond wide, so it reaches that far: one at the very end of its
+        // parent must keep the next tree off its row.
+        let mut max_end_ns: Vec<u64> = (0..n)
+            .map(|i| set.end_ns(i).max(set.start_ns[i].saturating_add(1)))
+            .collect();
         let mut order = Vec::with_capacity(n);
         let mut stack: Vec<u32> = roots.clone();
         while let Some(v) = stack.pop() {

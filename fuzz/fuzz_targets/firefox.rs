@@ -1,0 +1,11 @@
+//! Firefox profiler JSON (Gecko, processed, DevTools) through its parser, and its samples aggregated.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use scorch_fuzz::FILE;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok((s, _spans)) = scorch::import::firefox::parse(FILE, data) {
+        let _ = scorch_fuzz::aggregate(s);
+    }
+});

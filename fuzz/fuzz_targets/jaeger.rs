@@ -1,0 +1,9 @@
+//! Jaeger JSON traces through the Jaeger parser.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use scorch_fuzz::FILE;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = scorch::import::jaeger::parse(FILE, data);
+});

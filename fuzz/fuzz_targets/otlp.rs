@@ -1,0 +1,9 @@
+//! OpenTelemetry (OTLP) JSON traces through the OTLP parser.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use scorch_fuzz::FILE;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = scorch::import::otlp::parse(FILE, data);
+});

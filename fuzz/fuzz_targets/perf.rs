@@ -1,0 +1,9 @@
+//! `perf script` text through the perf parser.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use scorch_fuzz::FILE;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = scorch::import::perf::parse(FILE, data);
+});
