@@ -17,7 +17,8 @@ pub const FILE: &str = "fuzz-input";
 /// Limits small enough that no input can ask for more than a few hundred MB.
 pub fn limits() -> Limits {
     let mut limits = Limits::default();
-    limits.max_decompressed_bytes = 64 << 20;
+    limits.max_input_bytes = 64 << 20;
+    limits.max_depth = 1 << 20;
     limits
 }
 
