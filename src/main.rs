@@ -534,14 +534,7 @@ fn open(a: OpenArgs) -> Result<()> {
             size: a.size,
             preview: !a.no_preview,
             fit: fit_arg(a.fit),
-            choice: scorch::import::ImportChoice {
-                sample_type: a.sample_type,
-                event: a.samples.event,
-                pids: a.samples.pid,
-                tids: a.samples.tid,
-                max_gap_ns: a.samples.max_gap,
-                max_input: a.limits.max_input,
-            },
+            choice: import_choice(a.sample_type, a.samples, &a.limits),
         },
     )
 }
@@ -557,6 +550,22 @@ fn stage_list(stages: &[(&str, Duration)]) -> String {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
+}
+
+/// The window's import options (owned: its loader runs on a thread of its own).
+fn import_choice(
+    sample_type: Option<String>,
+    samples: SampleArgs,
+    input: &InputArgs,
+) -> scorch::import::ImportChoice {
+    scorch::import::ImportChoice {
+        sample_type,
+        event: samples.event,
+        pids: samples.pid,
+        tids: samples.tid,
+        max_gap_ns: samples.max_gap,
+        max_input: input.max_input,
+    }
 }
 
 fn import_options<'a>(
@@ -769,14 +778,7 @@ fn diff(a: DiffArgs) -> Result<()> {
                     Some(DiffViewArg::Icicle) => Orientation::Icicle,
                     _ => Orientation::Flame,
                 },
-                choice: scorch::import::ImportChoice {
-                    sample_type: a.sample_type,
-                    event: a.samples.event,
-                    pids: a.samples.pid,
-                    tids: a.samples.tid,
-                    max_gap_ns: a.samples.max_gap,
-                    max_input: a.limits.max_input,
-                },
+                choice: import_choice(a.sample_type, a.samples, &a.limits),
                 ..scorch::app::AppOptions::default()
             },
         );

@@ -12,22 +12,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 fn corpus() -> Option<PathBuf> {
-    let dir = root().join("../shared/corpus");
-    if !dir.join("MANIFEST.tsv").exists() {
-        let required = std::env::var_os("CI").is_some()
-            || std::env::var_os("SCORCH_REQUIRE_CORPUS").is_some_and(|v| v == "1");
-        assert!(
-            !required,
-            "the corpus is required but {} is missing",
-            dir.display()
-        );
-        eprintln!(
-            "comparison corpus tests skipped: {} not found",
-            dir.display()
-        );
-        return None;
-    }
-    Some(dir)
+    common::corpus_dir("comparison corpus tests")
 }
 
 fn load(path: &std::path::Path) -> Profile {

@@ -33,6 +33,15 @@ fn per_event_tid(s: &Samples) -> BTreeMap<(String, i64), usize> {
     m
 }
 
+/// Samples of event `e` (all threads).
+fn event_count(s: &Samples, e: &str) -> usize {
+    per_event_tid(s)
+        .iter()
+        .filter(|((ev, _), _)| ev == e)
+        .map(|(_, n)| n)
+        .sum()
+}
+
 #[test]
 fn a_perf_recording_keeps_events_threads_and_time() {
     let path = root().join("data/recordings/python-threads.perf.gz");
@@ -40,13 +49,7 @@ fn a_perf_recording_keeps_events_threads_and_time() {
     let s = samples_of(&imported);
     // `perf script -F event | sort | uniq -c` on the recording: 298 cpu-clock, 79
     // sched:sched_switch; `-F tid,event` for the threads.
-    let count = |e: &str| {
-        per_event_tid(s)
-            .iter()
-            .filter(|((ev, _), _)| ev == e)
-            .map(|(_, n)| n)
-            .sum::<usize>()
-    };
+    let count = |e: &str| event_count(s, e);
     assert_eq!(count("cpu-clock"), 298);
     assert_eq!(count("sched:sched_switch"), 79);
     let m = per_event_tid(s);
@@ -103,13 +106,7 @@ fn a_perf_recording_with_scheduler_events_attributes_switches_and_wakers() {
     let path = root().join("data/recordings/python-wakeups.perf.gz");
     let imported = import::load_any_path(&path).unwrap();
     let s = samples_of(&imported);
-    let count = |e: &str| {
-        per_event_tid(s)
-            .iter()
-            .filter(|((ev, _), _)| ev == e)
-            .map(|(_, n)| n)
-            .sum::<usize>()
-    };
+    let count = |e: &str| event_count(s, e);
     // `perf script -F event | sort | uniq -c` on the recording.
     assert_eq!(count("cpu-clock"), 368);
     assert_eq!(count("sched:sched_switch"), 209);

@@ -149,19 +149,7 @@ fn oracle(v: &Value) -> Oracle {
 }
 
 fn corpus() -> Option<PathBuf> {
-    let dir = common::root().join("../shared/corpus");
-    if !dir.join("MANIFEST.tsv").exists() {
-        let required = std::env::var_os("CI").is_some()
-            || std::env::var_os("SCORCH_REQUIRE_CORPUS").is_some_and(|v| v == "1");
-        assert!(
-            !required,
-            "the corpus is required but {} is missing",
-            dir.display()
-        );
-        eprintln!("Firefox corpus test skipped: {} not found", dir.display());
-        return None;
-    }
-    Some(dir)
+    common::corpus_dir("Firefox corpus test")
 }
 
 #[test]

@@ -172,31 +172,28 @@ fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
     }
     d = 1.0 / d;
     let mut h = d;
+    // One modified-Lentz step with partial numerator `aa`: the factor `h` takes.
+    let step = |aa: f64, c: &mut f64, d: &mut f64| {
+        *d = 1.0 + aa * *d;
+        if d.abs() < TINY {
+            *d = TINY;
+        }
+        *c = 1.0 + aa / *c;
+        if c.abs() < TINY {
+            *c = TINY;
+        }
+        *d = 1.0 / *d;
+        *d * *c
+    };
     for m in 1..=300 {
         let m = f64::from(m);
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        let del = d * c;
+        h *= step(m * (b - m) * x / ((qam + m2) * (a + m2)), &mut c, &mut d);
+        let del = step(
+            -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)),
+            &mut c,
+            &mut d,
+        );
         h *= del;
         if (del - 1.0).abs() < 1e-15 {
             break;

@@ -182,3 +182,22 @@ pub fn check_golden(name: &str, img: &RgbaImage) {
 pub fn write_png(path: &Path, img: &RgbaImage) {
     std::fs::write(path, export::encode_png(img).unwrap()).unwrap();
 }
+
+/// The shared corpus folder (`../shared/corpus`), or `None` with a note naming `what`
+/// was skipped when it is absent; with `CI` or `SCORCH_REQUIRE_CORPUS=1` an absent
+/// corpus fails the test instead.
+pub fn corpus_dir(what: &str) -> Option<PathBuf> {
+    let dir = root().join("../shared/corpus");
+    if !dir.join("MANIFEST.tsv").exists() {
+        let required = std::env::var_os("CI").is_some()
+            || std::env::var_os("SCORCH_REQUIRE_CORPUS").is_some_and(|v| v == "1");
+        assert!(
+            !required,
+            "the corpus is required but {} is missing",
+            dir.display()
+        );
+        eprintln!("{what} skipped: {} not found", dir.display());
+        return None;
+    }
+    Some(dir)
+}

@@ -22,15 +22,26 @@ fn session(text: &str) -> Session {
 /// [`session`] offering `views`.
 fn session_with(views: &'static [ViewEntry], text: &str) -> Session {
     let p = load_bytes("t.folded", text.as_bytes(), Limits::default()).unwrap();
-    let doc = Document::Profile(Arc::new(p));
+    session_on(views, Document::Profile(Arc::new(p)), 800, None)
+}
+
+/// A session showing `doc` in a window `width` × 600 px, in view `kind` (`None`: the
+/// document's usual one).
+fn session_on(
+    views: &'static [ViewEntry],
+    doc: Document,
+    width: u32,
+    kind: Option<crate::view::ViewKind>,
+) -> Session {
     let mut s = Session::with_views(views);
     s.resize(Viewport {
-        width_px: 800,
+        width_px: width,
         height_px: 600,
         scale: 1.0,
     });
     let opts = ViewOptions {
         style: crate::app::window_style(),
+        kind,
         ..ViewOptions::default()
     };
     s.show(default_view(&doc, &opts), opts);
@@ -671,18 +682,7 @@ fn perf_two_events() -> String {
 fn sampled_session() -> Session {
     let p = load_bytes("t.perf", perf_two_events().as_bytes(), Limits::default()).unwrap();
     let doc = Document::Profile(Arc::new(p));
-    let mut s = Session::with_views(VIEWS);
-    s.resize(Viewport {
-        width_px: 900,
-        height_px: 600,
-        scale: 1.0,
-    });
-    let opts = ViewOptions {
-        style: crate::app::window_style(),
-        kind: Some(crate::view::ViewKind::TIMELINE),
-        ..ViewOptions::default()
-    };
-    s.show(default_view(&doc, &opts), opts);
+    let s = session_on(VIEWS, doc, 900, Some(crate::view::ViewKind::TIMELINE));
     assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::TIMELINE);
     s
 }
@@ -833,17 +833,7 @@ fn a_comparison_has_swap_and_side_buttons_and_keys() {
     )
     .unwrap();
     let doc = Document::Profile(Arc::new(d));
-    let mut s = Session::with_views(VIEWS);
-    s.resize(Viewport {
-        width_px: 1200,
-        height_px: 600,
-        scale: 1.0,
-    });
-    let opts = ViewOptions {
-        style: crate::app::window_style(),
-        ..ViewOptions::default()
-    };
-    s.show(default_view(&doc, &opts), opts);
+    let mut s = session_on(VIEWS, doc, 1200, None);
     let items = s.toolbar().unwrap().items;
     for t in [Tool::Swap, Tool::Before, Tool::After] {
         assert!(items.iter().any(|i| i.tool == t), "{t:?}");

@@ -9,7 +9,7 @@ use super::paint::Sight;
 use crate::color;
 use crate::model::samples::CounterKind;
 use crate::model::units::format_duration_ns;
-use crate::view::draw::{BarSource, BarValues, Frame, Rect, RowDraw, rgba, single_bars};
+use crate::view::draw::{BarSource, Frame, Rect, RowDraw, rgba, single_bars};
 
 /// Arrows drawn per frame at most.
 const MAX_WAKES: usize = 5_000;
@@ -110,22 +110,12 @@ impl TimelineView {
             let track = color::track_palette_index(spans.track[s as usize]);
             [self.attr_value(a, s as usize), track as f32, track as f32]
         };
-        vec![BarSource {
-            key: self.key,
-            layout: &self.tracks.layout,
-            lod: &self.lod,
-            names: &spans.names,
-            spy: None,
-            values: BarValues {
-                of: Box::new(of),
-                // A merged run shows its hottest span.
-                merge: |a, b| [a[0].max(b[0]), a[1], a[2]],
-                max_self: self.attr_max(a),
-                diff_ticks: None,
-            },
-            only_at: None,
-            noun: "spans",
-        }]
+        // A merged run shows its hottest span.
+        self.scene_source(
+            Box::new(of),
+            |a, b| [a[0].max(b[0]), a[1], a[2]],
+            self.attr_max(a),
+        )
     }
 
     /// The color span `s` is drawn in under attribute mode `a` (for labels).

@@ -358,6 +358,31 @@ impl TimelineView {
             .resize(f64::from(g.graph.w), g.graph.h, g.row_pitch_px);
     }
 
+    /// The spans as one scene of bars with the values `of` gives (the shader's heat
+    /// scale tops at `max_self`; `merge` combines a merged run's values).
+    fn scene_source<'a>(
+        &'a self,
+        of: Box<dyn Fn(u32) -> [f32; 3] + 'a>,
+        merge: fn([f32; 3], [f32; 3]) -> [f32; 3],
+        max_self: f32,
+    ) -> Vec<BarSource<'a>> {
+        vec![BarSource {
+            key: self.key,
+            layout: &self.tracks.layout,
+            lod: &self.lod,
+            names: &self.trace.spans.names,
+            spy: None,
+            values: BarValues {
+                of,
+                merge,
+                max_self,
+                diff_ticks: None,
+            },
+            only_at: None,
+            noun: "spans",
+        }]
+    }
+
     /// The bar showing span `s` in the current layout.
     fn bar_of(&self, s: u32) -> Option<BarRef> {
         let tl = &self.tracks;
@@ -1011,22 +1036,12 @@ impl View for TimelineView {
                 .map_or(track, |&c| u32::from(names[c as usize]));
             [d, track as f32, cat as f32]
         };
-        vec![BarSource {
-            key: self.key,
-            layout: &self.tracks.layout,
-            lod: &self.lod,
-            names: &spans.names,
-            spy: None,
-            values: BarValues {
-                of: Box::new(of),
-                // A merged run keeps its first span's colors and sums the durations.
-                merge: |a, b| [a[0] + b[0], a[1], a[2]],
-                max_self: self.max_dur_ns as f32,
-                diff_ticks: None,
-            },
-            only_at: None,
-            noun: "spans",
-        }]
+        // A merged run keeps its first span's colors and sums the durations.
+        self.scene_source(
+            Box::new(of),
+            |a, b| [a[0] + b[0], a[1], a[2]],
+            self.max_dur_ns as f32,
+        )
     }
 
     fn draw<'a>(&'a self, frame: &mut Frame<'a>, m: &mut dyn Measure, purpose: Purpose) {
