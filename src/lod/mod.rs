@@ -196,11 +196,7 @@ impl Lod {
     /// Builds the tiers of every row of `layout`.
     pub fn build(layout: &Layout) -> Lod {
         Lod {
-            rows: layout
-                .rows
-                .iter()
-                .map(|r| build_row(r, f64::INFINITY, true))
-                .collect(),
+            rows: per_row(layout, |r, _: &mut ()| build_row(r, f64::INFINITY, true)),
         }
     }
 
@@ -211,11 +207,7 @@ impl Lod {
     /// wider than a pixel instead of building the whole pyramid.
     pub fn build_for_view(layout: &Layout, ticks_per_px: f64) -> Lod {
         Lod {
-            rows: layout
-                .rows
-                .iter()
-                .map(|r| build_row(r, ticks_per_px, false))
-                .collect(),
+            rows: per_row(layout, |r, _: &mut ()| build_row(r, ticks_per_px, false)),
         }
     }
 
@@ -364,6 +356,47 @@ fn merge_into(src: Bars<'_>, shift: u32, out: &mut Tier) {
         out.push(src.first(start), src.name(best));
     }
     out.seal(src.row.len());
+}
+
+/// `f` of every row, in row order: a big layout's rows on all cores, each thread taking
+/// the next row not yet taken (rows differ a lot in size) and keeping its own scratch `S`.
+pub(crate) fn per_row<T: Send + Default + Clone, S: Default>(
+    layout: &Layout,
+    f: impl Fn(&Row, &mut S) -> T + Sync,
+) -> Vec<T> {
+    let rows = &layout.rows;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads <= 1 || rows.len() < 2 || layout.bar_count() < 1 << 16 {
+        let mut scratch = S::default();
+        return rows.iter().map(|r| f(r, &mut scratch)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut scratch = S::default();
+        let mut built = Vec::new();
+        loop {
+            let r = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(row) = rows.get(r) else {
+                return built;
+            };
+            built.push((r, f(row, &mut scratch)));
+        }
+    };
+    let mut out = vec![T::default(); rows.len()];
+    std::thread::scope(|s| {
+        let others: Vec<_> = (1..threads.min(rows.len()))
+            .map(|_| s.spawn(work))
+            .collect();
+        let mine = work();
+        for (r, v) in others
+            .into_iter()
+            .flat_map(|h| h.join().expect("a LOD thread panicked"))
+            .chain(mine)
+        {
+            out[r] = v;
+        }
+    });
+    out
 }
 
 #[cfg(test)]

@@ -26,44 +26,11 @@ use crate::model::NameId;
 /// The tiers [`Lod::build_for_view`] builds for `ticks_per_px`, with the same bars;
 /// large layouts on all cores, a row per thread at a time.
 pub fn view_lod(layout: &Layout, ticks_per_px: f64) -> Lod {
-    let rows = &layout.rows;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads <= 1 || rows.len() < 2 || layout.bar_count() < 1 << 16 {
-        let mut scratch = Scratch::default();
-        return Lod {
-            rows: rows
-                .iter()
-                .map(|r| view_row(r, ticks_per_px, &mut scratch))
-                .collect(),
-        };
+    Lod {
+        rows: super::per_row(layout, |row, scratch: &mut Scratch| {
+            view_row(row, ticks_per_px, scratch)
+        }),
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let work = || {
-        let mut scratch = Scratch::default();
-        let mut built = Vec::new();
-        loop {
-            let r = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(row) = rows.get(r) else {
-                return built;
-            };
-            built.push((r, view_row(row, ticks_per_px, &mut scratch)));
-        }
-    };
-    let mut out: Vec<Vec<Tier>> = vec![Vec::new(); rows.len()];
-    std::thread::scope(|s| {
-        let others: Vec<_> = (1..threads.min(rows.len()))
-            .map(|_| s.spawn(work))
-            .collect();
-        let mine = work();
-        for (r, tiers) in others
-            .into_iter()
-            .flat_map(|h| h.join().expect("a LOD thread panicked"))
-            .chain(mine)
-        {
-            out[r] = tiers;
-        }
-    });
-    Lod { rows: out }
 }
 
 /// Buffers a thread reuses from row to row.

@@ -13,7 +13,7 @@ use super::gpu::{Gpu, IMMEDIATE_BYTES, PipelineSpec, render_pipeline, uniform_bu
 use super::names::{NameHashes, PackedKeys};
 use crate::color::{ColorMode, DiffPalette, HEAT_STOPS, PALETTE};
 use crate::lod::TierRef;
-use crate::view::draw::{BarSource, NameFlags, RowDraw};
+use crate::view::draw::{BarSource, INSTANCE_BYTES, NameFlags, RowDraw};
 use bytemuck::{Pod, Zeroable};
 
 /// One bar as the GPU sees it: 32 bytes of a storage buffer, read by `load_instance` in
@@ -32,7 +32,7 @@ pub struct BarInstance {
     pub values: [f32; 3],
 }
 
-const _: () = assert!(std::mem::size_of::<BarInstance>() == crate::view::draw::INSTANCE_BYTES);
+const _: () = assert!(std::mem::size_of::<BarInstance>() == INSTANCE_BYTES);
 
 impl BarInstance {
     fn split(t: u64) -> [u32; 2] {
@@ -298,59 +298,240 @@ impl SegmentTable {
     }
 }
 
-/// Packs instance lists into chunk buffers of at most `chunk_cap` instances.
-struct Uploader<'a> {
-    gpu: &'a Gpu,
-    chunk_cap: u64,
-    staging: Vec<BarInstance>,
-    chunks: Vec<wgpu::Buffer>,
-    bytes: u64,
+/// Where every list of every row goes: the segment table, and per row the lists it
+/// uploads (their lengths, in order), with the row's first instance in the global order.
+struct Plan {
+    table: SegmentTable,
+    /// Per row: (first global instance, whether the row's own bars are uploaded, which
+    /// tiers are); one more entry at the end holding the total.
+    rows: Vec<(u64, bool, Vec<usize>)>,
+    total: u64,
 }
 
-impl Uploader<'_> {
-    fn flush(&mut self) {
-        if self.staging.is_empty() {
-            return;
+impl Plan {
+    /// Lays out `src`'s wanted lists back to back in chunks of `chunk_cap` instances.
+    fn new(src: &BarSource<'_>, chunk_cap: u64) -> Plan {
+        let (layout, lod) = (src.layout, src.lod);
+        let mut table = SegmentTable::default();
+        let mut rows = Vec::with_capacity(layout.rows.len() + 1);
+        let mut at = 0u64;
+        let push_list = |segs: &mut Vec<Segment>, at: &mut u64, len: usize| {
+            let mut i = 0;
+            while i < len {
+                let in_chunk = *at % chunk_cap;
+                let take = ((chunk_cap - in_chunk) as usize).min(len - i);
+                segs.push(Segment {
+                    chunk: (*at / chunk_cap) as usize,
+                    chunk_start: in_chunk,
+                    row_start: i,
+                    len: take,
+                });
+                *at += take as u64;
+                i += take;
+            }
+        };
+        for (r, row) in layout.rows.iter().enumerate() {
+            table.start_row();
+            let first = at;
+            let own = src.wants(r, TierRef::Row);
+            table.start_list();
+            push_list(
+                &mut table.segments,
+                &mut at,
+                if own { row.len() } else { 0 },
+            );
+            let mut tiers = Vec::new();
+            for (i, tier) in lod
+                .rows
+                .get(r)
+                .map_or(&[][..], |t| &t[..])
+                .iter()
+                .enumerate()
+            {
+                table.start_list();
+                if src.wants(r, TierRef::Tier(i)) {
+                    push_list(&mut table.segments, &mut at, tier.len());
+                    tiers.push(i);
+                }
+            }
+            rows.push((first, own, tiers));
         }
-        let stride = std::mem::size_of::<BarInstance>() as u64;
-        let buf = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("BarScene::instances"),
-            size: (self.staging.len() as u64 * stride).max(stride),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        self.gpu
-            .queue
-            .write_buffer(&buf, 0, bytemuck::cast_slice(&self.staging));
-        self.chunks.push(buf);
-        self.staging.clear();
+        table.finish();
+        rows.push((at, false, Vec::new()));
+        Plan {
+            table,
+            rows,
+            total: at,
+        }
+    }
+}
+
+/// Mapped memory of one instance.
+type Slot = [u8; INSTANCE_BYTES];
+
+/// A thread's share of the mapped instance memory: consecutive pieces of chunk buffers,
+/// written in order through a small buffer (mapped memory is written with copies, never
+/// read).
+struct Sink<'m> {
+    pieces: std::collections::VecDeque<wgpu::WriteOnly<'m, [Slot]>>,
+    buf: Vec<BarInstance>,
+}
+
+// SAFETY: each piece is an exclusive view of a range of mapped memory no other sink
+// holds, like a `&mut [u8]`, which is `Send`. `WriteOnly<T>` is `Send` for `T: Send`, but
+// its impl leaves out unsized `T` such as these slices.
+unsafe impl Send for Sink<'_> {}
+
+impl Sink<'_> {
+    const BUF: usize = 4096;
+
+    fn put(&mut self, b: BarInstance) {
+        self.buf.push(b);
+        if self.buf.len() == Self::BUF {
+            self.flush();
+        }
     }
 
-    /// Appends `len` instances made by `make`, and to `segs` where they went.
-    fn push_list(
-        &mut self,
-        segs: &mut Vec<Segment>,
-        len: usize,
-        make: impl Fn(usize) -> BarInstance,
-    ) {
-        let mut i = 0;
-        while i < len {
-            if self.staging.len() as u64 == self.chunk_cap {
-                self.flush();
+    fn flush(&mut self) {
+        let mut src: &[Slot] = bytemuck::cast_slice(&self.buf);
+        while !src.is_empty() {
+            let front = self.pieces.front_mut().expect("the plan sized every piece");
+            let n = front.len().min(src.len());
+            if n == 0 {
+                self.pieces.pop_front();
+                continue;
             }
-            let room = (self.chunk_cap - self.staging.len() as u64) as usize;
-            let take = room.min(len - i);
-            segs.push(Segment {
-                chunk: self.chunks.len(),
-                chunk_start: self.staging.len() as u64,
-                row_start: i,
-                len: take,
+            let mut dst = front
+                .split_off(..n)
+                .expect("n is at most the piece's length");
+            dst.copy_from_slice(&src[..n]);
+            src = &src[n..];
+        }
+        self.buf.clear();
+    }
+}
+
+/// Writes the instances of row `r` (its own bars, then its wanted tiers, as the plan
+/// has them); `vals` is scratch for the values of the row's bars, computed once and
+/// summed for each tier's merged runs.
+fn fill_row(
+    src: &BarSource<'_>,
+    r: usize,
+    own: bool,
+    tiers: &[usize],
+    vals: &mut Vec<[f32; 3]>,
+    out: &mut Sink<'_>,
+) {
+    let row = &src.layout.rows[r];
+    let values = &src.values;
+    vals.clear();
+    vals.extend(row.node.iter().map(|&n| (values.of)(n)));
+    if own {
+        for (k, v) in vals.iter().enumerate() {
+            out.put(BarInstance {
+                x0: BarInstance::split(row.x0[k]),
+                x1: BarInstance::split(row.x1[k]),
+                name: row.name[k],
+                values: *v,
             });
-            self.staging.extend((i..i + take).map(&make));
-            self.bytes += take as u64 * std::mem::size_of::<BarInstance>() as u64;
-            i += take;
         }
     }
+    let row_tiers = src.lod.rows.get(r).map_or(&[][..], |t| &t[..]);
+    for &i in tiers {
+        let tier = &row_tiers[i];
+        for j in 0..tier.len() {
+            let members = tier.members(j);
+            let (first, count) = (members.start, members.len());
+            let mut v = vals[first];
+            for w in &vals[first + 1..members.end] {
+                v = (values.merge)(v, *w);
+            }
+            // A merged run is marked by a negative first value (see bars.wgsl).
+            if count > 1 {
+                v[0] = -(v[0] + 1.0);
+            }
+            out.put(BarInstance {
+                x0: BarInstance::split(row.x0[first]),
+                x1: BarInstance::split(row.x1[members.end - 1]),
+                name: tier.name[j],
+                values: v,
+            });
+        }
+    }
+}
+
+/// Fills the mapped chunks with every row's instances, rows split into contiguous
+/// groups of about equal size, one per core (big scenes only).
+fn fill(src: &BarSource<'_>, plan: &Plan, chunks: Vec<wgpu::WriteOnly<'_, [Slot]>>) {
+    let rows = plan.rows.len() - 1;
+    let threads = if plan.total < 1 << 16 {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(rows.max(1))
+    };
+    // Row boundaries of the groups: group g takes rows bounds[g]..bounds[g + 1].
+    let mut bounds = vec![0usize];
+    for g in 1..threads {
+        let goal = plan.total * g as u64 / threads as u64;
+        let r = plan.rows.partition_point(|e| e.0 < goal).min(rows);
+        bounds.push(r.max(*bounds.last().expect("starts with 0")));
+    }
+    bounds.push(rows);
+    // Cut the chunks at the groups' first instances.
+    let mut sinks = Vec::with_capacity(threads);
+    let mut pieces: std::collections::VecDeque<_> = chunks.into_iter().collect();
+    for g in 0..threads {
+        let want = plan.rows[bounds[g + 1]].0 - plan.rows[bounds[g]].0;
+        let mut mine = std::collections::VecDeque::new();
+        let mut left = want as usize;
+        while left > 0 {
+            let piece = pieces
+                .pop_front()
+                .expect("the chunks hold the plan's total");
+            if piece.len() <= left {
+                left -= piece.len();
+                mine.push_back(piece);
+            } else {
+                let (a, b) = piece.split_at(left);
+                mine.push_back(a);
+                pieces.push_front(b);
+                left = 0;
+            }
+        }
+        sinks.push(Sink {
+            pieces: mine,
+            buf: Vec::with_capacity(Sink::BUF),
+        });
+    }
+    let work = |g: usize, mut sink: Sink<'_>| {
+        let mut vals = Vec::new();
+        for r in bounds[g]..bounds[g + 1] {
+            let (_, own, tiers) = &plan.rows[r];
+            if *own || !tiers.is_empty() {
+                fill_row(src, r, *own, tiers, &mut vals, &mut sink);
+            }
+        }
+        sink.flush();
+    };
+    if threads == 1 {
+        let sink = sinks.pop().expect("one group");
+        work(0, sink);
+        return;
+    }
+    std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        let mut sinks = sinks.into_iter().enumerate();
+        let (g0, first) = sinks.next().expect("one group at least");
+        for (g, sink) in sinks {
+            handles.push(s.spawn(move || work(g, sink)));
+        }
+        work(g0, first);
+        for h in handles {
+            h.join().expect("an upload thread panicked");
+        }
+    });
 }
 
 /// A layout's bars, tiers and name hashes, resident on the GPU.
@@ -377,11 +558,15 @@ pub struct BarScene {
 impl BarScene {
     /// Uploads `src`'s bars and tiers (only those it [`wants`](BarSource::wants)) with
     /// the values it gives, and hashes its names.
-    pub fn build(gpu: &Gpu, bind_layout: &wgpu::BindGroupLayout, src: &BarSource<'_>) -> BarScene {
+    pub fn build(
+        gpu: &Gpu,
+        bind_layout: &wgpu::BindGroupLayout,
+        src: &BarSource<'_>,
+    ) -> Result<BarScene, super::gpu::GpuError> {
         let keys = PackedKeys::for_names(src.names, src.spy);
         let name_hashes = NameHashes::compute_packed(gpu, &keys);
         let names = src.names.len();
-        let (layout, lod, values) = (src.layout, src.lod, &src.values);
+        let values = &src.values;
         let device = &gpu.device;
         let stride = std::mem::size_of::<BarInstance>() as u64;
         // A chunk is bound whole as a storage buffer, and its vertex numbers (six a bar)
@@ -391,68 +576,46 @@ impl BarScene {
             .max_buffer_size
             .min(limits.max_storage_buffer_binding_size)
             .min(256 << 20);
-        let mut up = Uploader {
-            gpu,
-            chunk_cap: (max_chunk_bytes / stride).max(1),
-            staging: Vec::new(),
-            chunks: Vec::new(),
-            bytes: 0,
-        };
-        let mut table = SegmentTable::default();
-        for (r, row) in layout.rows.iter().enumerate() {
-            table.start_row();
-            let row_len = if src.wants(r, TierRef::Row) {
-                row.len()
-            } else {
-                0
-            };
-            table.start_list();
-            up.push_list(&mut table.segments, row_len, |k| BarInstance {
-                x0: BarInstance::split(row.x0[k]),
-                x1: BarInstance::split(row.x1[k]),
-                name: row.name[k],
-                values: (values.of)(row.node[k]),
-            });
-            for (i, tier) in lod
-                .rows
-                .get(r)
-                .map_or(&[][..], |t| &t[..])
+        let chunk_cap = (max_chunk_bytes / stride).max(1);
+        let plan = Plan::new(src, chunk_cap);
+        // Mapped at creation and filled in place on all cores: no staging copy of our
+        // own, and the values of a row's bars are computed once for all its tiers.
+        // Their own out-of-memory scope: a buffer that failed must not be mapped.
+        let chunks: Vec<wgpu::Buffer> =
+            gpu.allocating(&src.describe(), plan.total * stride, || {
+                (0..plan.total.div_ceil(chunk_cap))
+                    .map(|c| {
+                        let len = (plan.total - c * chunk_cap).min(chunk_cap);
+                        device.create_buffer(&wgpu::BufferDescriptor {
+                            label: Some("BarScene::instances"),
+                            size: len * stride,
+                            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                            mapped_at_creation: true,
+                        })
+                    })
+                    .collect()
+            })?;
+        {
+            let mut views = chunks
                 .iter()
-                .enumerate()
-            {
-                let tier_len = if src.wants(r, TierRef::Tier(i)) {
-                    tier.len()
-                } else {
-                    0
-                };
-                table.start_list();
-                up.push_list(&mut table.segments, tier_len, |j| {
-                    let members = tier.members(j);
-                    let (first, count) = (members.start, members.len());
-                    let mut v = (values.of)(row.node[first]);
-                    for k in first + 1..members.end {
-                        v = (values.merge)(v, (values.of)(row.node[k]));
-                    }
-                    // A merged run is marked by a negative first value (see bars.wgsl).
-                    if count > 1 {
-                        v[0] = -(v[0] + 1.0);
-                    }
-                    BarInstance {
-                        x0: BarInstance::split(row.x0[first]),
-                        x1: BarInstance::split(row.x1[members.end - 1]),
-                        name: tier.name[j],
-                        values: v,
-                    }
-                });
-            }
+                .map(|c| c.get_mapped_range_mut(..))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| super::gpu::GpuError::Refused {
+                    adapter: gpu.describe(),
+                    what: src.describe(),
+                    detail: e.to_string(),
+                })?;
+            let slices = views
+                .iter_mut()
+                .map(|v| v.slice(..).into_chunks::<INSTANCE_BYTES>().0)
+                .collect();
+            fill(src, &plan, slices);
         }
-        table.finish();
-        up.flush();
-        let Uploader {
-            chunks,
-            bytes: instance_bytes,
-            ..
-        } = up;
+        for c in &chunks {
+            c.unmap();
+        }
+        let instance_bytes = plan.total * stride;
+        let table = plan.table;
 
         let globals = uniform_buffer(
             device,
@@ -497,7 +660,7 @@ impl BarScene {
                 })
             })
             .collect();
-        BarScene {
+        Ok(BarScene {
             chunk_groups,
             segments: table,
             globals,
@@ -509,7 +672,7 @@ impl BarScene {
             max_self: values.max_self,
             diff_ticks: values.diff_ticks,
             search_uploaded: std::cell::Cell::new(None),
-        }
+        })
     }
 
     /// The GPU name hashes (for tests that compare them with the CPU reference).
@@ -612,6 +775,122 @@ mod tests {
             chunk_start: 0,
             row_start,
             len,
+        }
+    }
+
+    /// The reference: every wanted list of every row in order, each value computed from
+    /// the tree directly (members summed one by one).
+    fn reference(src: &BarSource<'_>) -> Vec<BarInstance> {
+        let mut out = Vec::new();
+        for (r, row) in src.layout.rows.iter().enumerate() {
+            if src.wants(r, TierRef::Row) {
+                for k in 0..row.len() {
+                    out.push(BarInstance {
+                        x0: BarInstance::split(row.x0[k]),
+                        x1: BarInstance::split(row.x1[k]),
+                        name: row.name[k],
+                        values: (src.values.of)(row.node[k]),
+                    });
+                }
+            }
+            for (i, tier) in src.lod.rows[r].iter().enumerate() {
+                if !src.wants(r, TierRef::Tier(i)) {
+                    continue;
+                }
+                for j in 0..tier.len() {
+                    let m = tier.members(j);
+                    let mut v = (src.values.of)(row.node[m.start]);
+                    for k in m.start + 1..m.end {
+                        v = (src.values.merge)(v, (src.values.of)(row.node[k]));
+                    }
+                    if m.len() > 1 {
+                        v[0] = -(v[0] + 1.0);
+                    }
+                    out.push(BarInstance {
+                        x0: BarInstance::split(row.x0[m.start]),
+                        x1: BarInstance::split(row.x1[m.end - 1]),
+                        name: tier.name[j],
+                        values: v,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The upload fills mapped chunks from all cores, rows cut into groups and groups
+    /// into chunk pieces: the instances are those of one sequential pass, in the order
+    /// the segment table says, whatever the chunk size, for all lists and for an
+    /// export's single tier per row.
+    #[test]
+    fn the_parallel_fill_writes_what_a_sequential_pass_does() {
+        let mut text = Vec::new();
+        let opts = crate::generator::GenOptions {
+            workload: crate::generator::Workload::parse("w1").unwrap(),
+            format: None,
+            seed: 3,
+            limit: Some(crate::generator::Limit::Bytes(8 << 20)),
+        };
+        crate::generator::generate(&opts, &mut text).unwrap();
+        let p = crate::import::folded::parse("w1.folded", &text).unwrap();
+        let layout = crate::layout::flame_layout(&p.tree);
+        let lod = crate::lod::Lod::build(&layout);
+        let tree = &p.tree;
+        for only_at in [None, Some(layout.rows[0].x1[0] as f64 / 700.0)] {
+            let src = BarSource {
+                key: crate::view::draw::SceneKey(1),
+                layout: &layout,
+                lod: &lod,
+                names: &p.names,
+                spy: None,
+                values: crate::view::draw::BarValues {
+                    of: Box::new(move |n| {
+                        [tree.self_ticks(n) as f32, tree.total(n) as f32, n as f32]
+                    }),
+                    merge: |a, b| [a[0] + b[0], a[1] + b[1], a[2].max(b[2])],
+                    max_self: 1.0,
+                    diff_ticks: None,
+                },
+                only_at,
+                noun: "bars",
+            };
+            let want = reference(&src);
+            for chunk_cap in [7u64, 1000, 1 << 20] {
+                let plan = Plan::new(&src, chunk_cap);
+                assert_eq!(plan.total as usize, want.len());
+                // Big enough to be filled on all cores.
+                assert!(only_at.is_some() || plan.total > 1 << 16, "{}", plan.total);
+                let mut mem = vec![[0u8; INSTANCE_BYTES]; want.len()];
+                let mut chunks = Vec::new();
+                let mut rest = &mut mem[..];
+                while !rest.is_empty() {
+                    let n = rest.len().min(chunk_cap as usize);
+                    let (a, b) = rest.split_at_mut(n);
+                    chunks.push(wgpu::WriteOnly::from_mut(a));
+                    rest = b;
+                }
+                fill(&src, &plan, chunks);
+                let got: &[BarInstance] = bytemuck::cast_slice(&mem);
+                // Through the segment table: list l of row r, piece by piece.
+                for (r, row) in layout.rows.iter().enumerate() {
+                    let lists = 1 + lod.rows[r].len();
+                    for l in 0..lists {
+                        for s in plan.table.list(r, l).unwrap() {
+                            let g = (s.chunk as u64 * chunk_cap + s.chunk_start) as usize;
+                            let first = &got[g];
+                            if l == 0 {
+                                assert_eq!(first.name, row.name[s.row_start]);
+                            } else {
+                                assert_eq!(first.name, lod.rows[r][l - 1].name[s.row_start]);
+                            }
+                        }
+                    }
+                }
+                assert!(
+                    got == &want[..],
+                    "chunk_cap {chunk_cap}, only_at {only_at:?}"
+                );
+            }
         }
     }
 

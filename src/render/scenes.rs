@@ -49,7 +49,7 @@ impl Scenes {
             }
             let scene = gpu.allocating(&src.describe(), src.estimated_bytes(), || {
                 BarScene::build(gpu, bind_layout, src)
-            })?;
+            })??;
             self.held.push((src.key, scene));
         }
         Ok(())

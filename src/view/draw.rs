@@ -206,7 +206,7 @@ impl SceneKey {
 /// the track and category palette indices.
 pub struct BarValues<'a> {
     /// The three values of the bar showing `node`.
-    pub of: Box<dyn Fn(u32) -> [f32; 3] + 'a>,
+    pub of: Box<dyn Fn(u32) -> [f32; 3] + Sync + 'a>,
     /// Combines the values of a merged run's bars (level of detail).
     pub merge: fn([f32; 3], [f32; 3]) -> [f32; 3],
     /// The heat scale (largest first value).

@@ -362,7 +362,7 @@ impl TimelineView {
     /// scale tops at `max_self`; `merge` combines a merged run's values).
     fn scene_source<'a>(
         &'a self,
-        of: Box<dyn Fn(u32) -> [f32; 3] + 'a>,
+        of: Box<dyn Fn(u32) -> [f32; 3] + Sync + 'a>,
         merge: fn([f32; 3], [f32; 3]) -> [f32; 3],
         max_self: f32,
     ) -> Vec<BarSource<'a>> {
