@@ -148,10 +148,18 @@ fn main() {
         }
     };
     println!("adapter: {}", gpu.describe());
+    let budget = match std::env::var_os("FRAMES_ALL_LABELS") {
+        Some(_) => None,
+        None => Some(scorch::render::LABEL_SHAPING),
+    };
     println!(
-        "| spans | size | CPU encode p50 | p99 | GPU pass p50 | p99 | wall p50 | p99 | bars drawn p50 | CPU B/span | GPU B/span | hover pick p50 | p99 |"
+        "label shaping per frame: {}",
+        budget.map_or("no limit".to_string(), |d| format!("{} µs", d.as_micros()))
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!(
+        "| spans | size | CPU encode p50 | p99 | GPU pass p50 | p99 | wall p50 | p99 | bars drawn p50 | CPU B/span | GPU B/span | hover pick p50 | p99 | frames leaving labels | most left |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &n in &spans {
         let t = Instant::now();
         let (set, tl) = w5(n);
@@ -224,6 +232,7 @@ fn main() {
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let mut picks: Vec<f64> = Vec::new();
             let mut rng = 0x9e37_79b9_u64;
+            let (mut left_frames, mut most_left) = (0usize, 0usize);
             let tile = Tile { x: 0, y: 0, w, h };
             // One frame first: the overview texture is drawn once and then reused.
             let warm = compose(&view, Purpose::Export, None, renderer.text());
@@ -256,12 +265,20 @@ fn main() {
                     picks.push(t.elapsed().as_nanos() as f64);
                 }
                 let t0 = Instant::now();
+                // As the window does: at most `LABEL_SHAPING` of shaping new label text
+                // per frame (FRAMES_ALL_LABELS: every label in every frame, as an export).
+                renderer.text().begin_frame(budget);
                 let frame = compose(&view, Purpose::Export, None, renderer.text());
                 let built_ms = t0.elapsed().as_secs_f64() * 1000.0;
                 let stats = renderer
                     .render(&gpu, &frame, &scenes, &target, tile, timer.as_mut())
                     .expect("frame");
                 drop(frame);
+                let left = renderer.text().deferred();
+                if left > 0 {
+                    left_frames += 1;
+                    most_left = most_left.max(left);
+                }
                 gpu.device
                     .poll(wgpu::PollType::wait_indefinitely())
                     .expect("device poll");
@@ -269,10 +286,11 @@ fn main() {
                 let encode_ms = built_ms + f64::from(stats.encode_ms);
                 if std::env::var_os("FRAMES_TRACE").is_some() {
                     eprintln!(
-                        "step {step}: {:.2} ms wall, {:.3} ms encode, {} bars, {:.3e} ns/px",
+                        "step {step}: {:.2} ms wall, {:.3} ms encode ({built_ms:.3} compose), {} bars, {} labels ({left} left), {:.3e} ns/px",
                         wall.last().unwrap(),
                         encode_ms,
                         stats.bars_drawn,
+                        stats.labels,
                         1.0 / cam.px_per_tick
                     );
                 }
@@ -295,7 +313,7 @@ fn main() {
                 )
             };
             println!(
-                "| {n} | {w}×{h} | {:.3} ms | {:.3} ms | {} | {} | {:.2} ms | {:.2} ms | {:.0} | {:.1} | {:.1} | {:.0} ns | {:.0} ns |",
+                "| {n} | {w}×{h} | {:.3} ms | {:.3} ms | {} | {} | {:.2} ms | {:.2} ms | {:.0} | {:.1} | {:.1} | {:.0} ns | {:.0} ns | {left_frames} of {STEPS} | {most_left} |",
                 pct(&mut cpu, 0.5),
                 pct(&mut cpu, 0.99),
                 gpu_col.0,

@@ -685,6 +685,7 @@ impl App {
             .window
             .as_ref()
             .map_or(1.0, |w| w.scale_factor() as f32);
+        gfx.renderer.text().begin_frame(Some(render::LABEL_SHAPING));
         let frame = match self.session.view() {
             Some(v) => compose(v, Purpose::Window, Some(&chrome), gfx.renderer.text()),
             None => {
@@ -716,6 +717,8 @@ impl App {
             gfx.timer.as_mut(),
         );
         drop(frame);
+        // Labels left for lack of time this frame: the next frame shapes them.
+        let labels_left = gfx.renderer.text().deferred() > 0;
         match result {
             Ok(stats) => FrameTimes::push(
                 &mut self.times.encode_ms,
@@ -742,7 +745,7 @@ impl App {
             );
         }
         // While a load runs, `about_to_wait` schedules the progress display's redraws.
-        if animating {
+        if animating || labels_left {
             self.redraw();
         }
     }

@@ -80,6 +80,10 @@ fn push_text(text: &mut TextLayer, layer: Layer, items: &[Text], tile: Tile) {
     }
 }
 
+/// How long a window frame may spend shaping new label text
+/// ([`TextLayer::begin_frame`]): what is left is shaped in the next frames.
+pub const LABEL_SHAPING: std::time::Duration = std::time::Duration::from_micros(400);
+
 /// Trim the text atlas every this many frames (glyphs not used since are dropped).
 const TRIM_EVERY: u64 = 256;
 
@@ -164,7 +168,9 @@ impl Renderer {
         self.text.clear();
         push_text(&mut self.text, Layer::Base, &frame.text, tile);
         push_text(&mut self.text, Layer::Overlay, &frame.top_text, tile);
-        self.text.prepare(&gpu.device, &gpu.queue, tile.w, tile.h)?;
+        let prepared = self.text.prepare(&gpu.device, &gpu.queue, tile.w, tile.h);
+        self.text.end_frame();
+        prepared?;
         for layer in &frame.bars {
             let Some(scene) = scenes.get(layer.scene) else {
                 continue;

@@ -19,6 +19,7 @@ use glyphon::{
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Shaped labels kept per font size by [`TextLayer`].
 const SHAPED_CAP: usize = 4096;
@@ -143,9 +144,16 @@ pub enum Layer {
 /// fit their labels with.
 pub struct Shaper {
     font_system: FontSystem,
-    measures: HashMap<u32, HashMap<String, Arc<Measure>>>,
+    /// Per size: each string's measure, and whether it came from shaping (`false`: an
+    /// estimate from summed advances, made when a frame had no time to shape).
+    measures: HashMap<u32, HashMap<String, (Arc<Measure>, bool)>>,
     /// Advance of each [`PLAIN`] character by size.
     advances: HashMap<(char, u32), f32>,
+    /// Until when this frame may shape new strings (`None`: no limit); see
+    /// [`TextLayer::begin_frame`].
+    deadline: Option<Instant>,
+    /// Strings this frame measured approximately or left undrawn for lack of time.
+    deferred: usize,
 }
 
 /// Shaping, caching and drawing of text.
@@ -225,7 +233,43 @@ impl Shaper {
             font_system: font_system(),
             measures: HashMap::new(),
             advances: HashMap::new(),
+            deadline: None,
+            deferred: 0,
         }
+    }
+
+    /// Whether this frame may still shape a new string; counts one deferred otherwise.
+    fn may_shape(&mut self) -> bool {
+        let ok = self.deadline.is_none_or(|d| Instant::now() < d);
+        if !ok {
+            self.deferred += 1;
+        }
+        ok
+    }
+
+    /// Advance of the [`PLAIN`] character `c` at `size` (cached).
+    fn advance(&mut self, c: char, size: f32) -> f32 {
+        let key = (c, size.to_bits());
+        if let Some(&a) = self.advances.get(&key) {
+            return a;
+        }
+        let mut buf = [0u8; 4];
+        let a = measure_shaped(&mut self.font_system, c.encode_utf8(&mut buf), size).width;
+        self.advances.insert(key, a);
+        a
+    }
+
+    /// `text` measured by adding per-character advances (exact for [`PLAIN`] text, a
+    /// close estimate for other text, whose kerning it leaves out).
+    fn summed(&mut self, text: &str, size: f32) -> Measure {
+        let mut m = Measure::default();
+        let mut x = 0.0f32;
+        for (i, c) in text.char_indices() {
+            x += self.advance(c, size);
+            m.ends.push((x, i + c.len_utf8()));
+        }
+        m.width = x;
+        m
     }
 
     /// Glyph extents of `text` at `size` pixels (cached).
@@ -239,41 +283,33 @@ impl Shaper {
     /// methods call it).
     pub fn measure(&mut self, text: &str, size: f32) -> Arc<Measure> {
         if is_plain(text) {
-            let mut m = Measure::default();
-            let mut x = 0.0f32;
-            for (i, c) in text.char_indices() {
-                let key = (c, size.to_bits());
-                let adv = match self.advances.get(&key) {
-                    Some(&a) => a,
-                    None => {
-                        let mut buf = [0u8; 4];
-                        let a =
-                            measure_shaped(&mut self.font_system, c.encode_utf8(&mut buf), size)
-                                .width;
-                        self.advances.insert(key, a);
-                        a
-                    }
-                };
-                x += adv;
-                m.ends.push((x, i + c.len_utf8()));
-            }
-            m.width = x;
-            return Arc::new(m);
+            return Arc::new(self.summed(text, size));
         }
         // Looked up by `&str`: no key allocated on the hit path.
-        if let Some(m) = self
+        let known = self
             .measures
             .get(&size.to_bits())
             .and_then(|by| by.get(text))
+            .cloned();
+        if let Some((m, exact)) = &known
+            && (*exact || !self.may_shape())
         {
             return m.clone();
         }
-        let m = Arc::new(measure_shaped(&mut self.font_system, text, size));
+        // Out of time this frame: an estimate, kept until a frame has the time.
+        let (m, exact) = if known.is_none() && !self.may_shape() {
+            (Arc::new(self.summed(text, size)), false)
+        } else {
+            (
+                Arc::new(measure_shaped(&mut self.font_system, text, size)),
+                true,
+            )
+        };
         let by = self.measures.entry(size.to_bits()).or_default();
-        if by.len() >= MEASURED_CAP {
+        if known.is_none() && by.len() >= MEASURED_CAP {
             by.clear();
         }
-        by.insert(text.to_string(), m.clone());
+        by.insert(text.to_string(), (m.clone(), exact));
         m
     }
 }
@@ -311,6 +347,27 @@ impl TextLayer {
         self.shaper.measure(text, size)
     }
 
+    /// Starts a window frame that may spend about `shaping` on shaping new strings
+    /// (`None`: no limit, for screenshots and exports, which must show every label).
+    /// Past that, new labels are left out and new names measured by summed advances
+    /// until a later frame has the time: zooming never waits on text, and
+    /// [`deferred`](Self::deferred) tells the window to draw again. The limit lasts
+    /// until [`end_frame`](Self::end_frame).
+    pub fn begin_frame(&mut self, shaping: Option<Duration>) {
+        self.shaper.deadline = shaping.map(|d| Instant::now() + d);
+        self.shaper.deferred = 0;
+    }
+
+    /// Ends the frame's shaping limit.
+    pub fn end_frame(&mut self) {
+        self.shaper.deadline = None;
+    }
+
+    /// Strings the current (or last) frame left for later frames.
+    pub fn deferred(&self) -> usize {
+        self.shaper.deferred
+    }
+
     /// Forgets the previous frame's text.
     pub fn clear(&mut self) {
         self.items[0].clear();
@@ -336,14 +393,57 @@ impl TextLayer {
             (shown, true) => Cow::Owned(format!("{shown}{ELLIPSIS}")),
         };
         let text = text.as_ref();
+        let bounds = TextBounds {
+            left: clip[0].floor() as i32,
+            top: clip[1].floor() as i32,
+            right: clip[2].ceil() as i32,
+            bottom: clip[3].ceil() as i32,
+        };
+        let color = Color::rgb(color[0], color[1], color[2]);
+        // Numbers (most of a frame's new strings) are drawn a character at a time, each
+        // character shaped once: their glyphs land where shaping the whole string puts
+        // them (PLAIN characters have no kerning among them), and no zoom step shapes.
+        if text.len() > 1 && is_plain(text) {
+            let mut x = left;
+            for (i, c) in text.char_indices() {
+                let one = &text[i..i + c.len_utf8()];
+                if let Some(buffer) = self.buffer(one, size) {
+                    self.items[layer as usize].push(Item {
+                        buffer,
+                        left: x,
+                        top,
+                        bounds,
+                        color,
+                    });
+                }
+                x += self.shaper.advance(c, size);
+            }
+            return;
+        }
+        if let Some(buffer) = self.buffer(text, size) {
+            self.items[layer as usize].push(Item {
+                buffer,
+                left,
+                top,
+                bounds,
+                color,
+            });
+        }
+    }
+
+    /// `text` shaped at `size` (cached), or `None` when this frame is out of time.
+    fn buffer(&mut self, text: &str, size: f32) -> Option<Arc<Buffer>> {
         let cached = self
             .shaped
             .get(&size.to_bits())
             .and_then(|by| by.get(text))
             .cloned();
-        let buffer = match cached {
+        Some(match cached {
             Some(b) => b,
             None => {
+                if !self.shaper.may_shape() {
+                    return None;
+                }
                 let b = Arc::new(shape(&mut self.shaper.font_system, text, size));
                 let by = self.shaped.entry(size.to_bits()).or_default();
                 // A shaped label holds its glyphs and their layout (about 5 KB for 30
@@ -355,19 +455,7 @@ impl TextLayer {
                 by.insert(text.to_string(), b.clone());
                 b
             }
-        };
-        self.items[layer as usize].push(Item {
-            buffer,
-            left,
-            top,
-            bounds: TextBounds {
-                left: clip[0].floor() as i32,
-                top: clip[1].floor() as i32,
-                right: clip[2].ceil() as i32,
-                bottom: clip[3].ceil() as i32,
-            },
-            color: Color::rgb(color[0], color[1], color[2]),
-        });
+        })
     }
 
     /// Number of text items queued for this frame.
@@ -429,6 +517,10 @@ impl TextLayer {
 
 impl MeasureText for Shaper {
     fn width(&mut self, text: &str, size: f32) -> f32 {
+        // Numbers: summed advances, nothing allocated (a frame measures thousands).
+        if is_plain(text) {
+            return text.chars().map(|c| self.advance(c, size)).sum();
+        }
         let (shown, capped) = drawable(text, false);
         let ellipsis = if capped {
             self.measure(ELLIPSIS, size).width
