@@ -13,6 +13,8 @@
 //   SCORCH    the scorch binary (default target/release/scorch)
 //   CHROMIUM  the browser (default /usr/bin/chromium)
 //   SIDES     which runs: any of speedscope window render (default all three)
+//   SHOTS     set: a screenshot of speedscope's page, 1 s after the flame graph was
+//             drawn, in WORK/speedscope-NAME.png (after the measurement)
 //
 // Inputs: folded `scorch gen w1 --seed SEED --size S`, perf script `scorch gen w1 --format
 // perf`, Chrome trace JSON `scorch gen w6` (X and B/E events) and a V8 `.cpuprofile`
@@ -353,6 +355,7 @@ async function runSpeedscope(server, name) {
     if (end.drawn !== undefined) {
       result.ms = end.drawn;
       await sleep(1000);
+      if (env.SHOTS) await page.screenshot({ path: path.join(WORK, `speedscope-${name}.png`) });
     } else {
       result.failed = end.failed;
       if (result.importMs !== null) result.failed += ` (imported at ${fmtS(result.importMs)} s)`;
