@@ -514,7 +514,8 @@ function table(rows) {
         r.label,
         r.size,
         fmtS(s.ms),
-        fmtMiB(s.peakKib),
+        // A failed run's peak is what it had reached when it failed: a lower bound.
+        s.failed && s.peakKib ? `≥ ${fmtMiB(s.peakKib)}` : fmtMiB(s.peakKib),
         fmtS(w.firstMs),
         fmtS(w.wholeMs),
         fmtMiB(w.peakKib),
@@ -523,7 +524,7 @@ function table(rows) {
         ratio(s.ms, w.firstMs),
         ratio(s.ms, w.wholeMs),
         ratio(s.ms, d.ms),
-        ratio(s.peakKib, w.peakKib),
+        s.failed || w.failed ? '—' : ratio(s.peakKib, w.peakKib),
         failed.length ? failed.join('; ').replaceAll('|', '/') : 'none',
       ].join(' | ')} |`,
     );
