@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side-by-side: scorch against inferno (and speedscope, when a headless browser exists)
+# Side-by-side: scorch against inferno (speedscope: scripts/peers.sh)
 # on the same inputs, in one run, on this machine. Prints a markdown table.
 #
 #   scripts/compare.sh                      # W1 folded and perf script, ~200 MB each
@@ -138,14 +138,8 @@ for spec in "${INPUTS[@]}"; do
         | grep '^scorch: \(load\|render:\|device thread\)' >"$WORK/stages-$(basename "$file").txt" || true
 done
 
-if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
-    || command -v google-chrome >/dev/null 2>&1; then
-    echo "speedscope: a browser exists, but driving speedscope headless needs its app and a" \
-        "driver installed offline; not automated here" >&2
-    SPEEDSCOPE="skipped: browser found, but no offline speedscope app/driver to run it"
-else
-    SPEEDSCOPE="skipped: no Chromium/Chrome on this machine (node alone cannot run speedscope's importer, which needs a browser DOM)"
-fi
+# speedscope runs in its own harness: scripts/peers.sh (headless Chromium, Playwright).
+SPEEDSCOPE="not run here: scripts/peers.sh runs it in headless Chromium"
 echo "speedscope: $SPEEDSCOPE" >&2
 
 python3 - "$RESULTS" "$WORK" "$SPEEDSCOPE" "${INPUTS[@]}" <<'PY'
