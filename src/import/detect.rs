@@ -57,6 +57,11 @@ fn detect_json(text: &[u8]) -> Result<SourceFormat, String> {
     if top_has("span_sets") {
         return Ok(SourceFormat::TiDBTrace);
     }
+    // A V8 CPU profile (`node --cpu-prof`, DevTools): `nodes` comes first, and a real
+    // profile's node list is often longer than the sniffed megabyte.
+    if top_has("nodes") && (top_has("samples") || top_has("timeDeltas")) {
+        return Ok(SourceFormat::CpuProfile);
+    }
     if top_has("resourceSpans")
         || top_has("result") && has_key(&text[..text.len().min(JSON_SNIFF_BYTES)], "resourceSpans")
     {
@@ -243,7 +248,8 @@ fn top_level_keys(text: &[u8]) -> Vec<String> {
                     let done = DECISIVE.contains(&key.as_str())
                         || (key == "threads" && seen("meta"))
                         || (key == "meta" && seen("threads"))
-                        || (key == "profile" && seen("markers"));
+                        || (key == "profile" && seen("markers"))
+                        || ((key == "samples" || key == "timeDeltas") && seen("nodes"));
                     keys.push(key);
                     expect_key = false;
                     if done {
@@ -424,6 +430,25 @@ fn looks_like_pprof(b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the browser-peer harness: `node --cpu-prof` writes `nodes` first, and a
+    /// profile of more than about 6000 nodes pushed `samples` past the first MiB, so it was
+    /// "unrecognised".
+    #[test]
+    fn a_cpuprofile_whose_nodes_fill_the_first_megabyte_is_recognised() {
+        let mut doc = String::from(r#"{"nodes":["#);
+        for id in 1..=20_000 {
+            if id > 1 {
+                doc.push(',');
+            }
+            doc.push_str(&format!(
+                r#"{{"id":{id},"callFrame":{{"functionName":"f{id}","scriptId":"1","url":"file:///x.js","lineNumber":{id},"columnNumber":0}},"hitCount":1,"children":[]}}"#
+            ));
+        }
+        doc.push_str(r#"],"startTime":0,"endTime":100,"samples":[1,2],"timeDeltas":[1,1]}"#);
+        assert!(doc.len() > 2 * JSON_SNIFF_BYTES, "{}", doc.len());
+        assert_eq!(detect(doc.as_bytes(), None), Ok(SourceFormat::CpuProfile));
+    }
 
     #[test]
     fn folded_and_diff() {
