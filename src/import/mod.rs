@@ -9,7 +9,7 @@
 //!
 //! Files of [`MMAP_MIN_BYTES`] or more are memory-mapped rather than read into a `Vec`
 //! (see [`InputBytes`] for why that is sound enough and what the risk is). Gzip input of
-//! folded stacks is parsed as it is decompressed, a block of lines at a time; other gzip
+//! folded stacks or `perf script` is parsed as it is decompressed, a block of lines at a time; other gzip
 //! input is decompressed into memory by [`decode`], at most [`Limits::max_input_bytes`].
 //!
 //! [`load_any_path_progressive`] first hands a quick [`preview`] of a big input (slices
@@ -717,7 +717,7 @@ fn load_any_bytes_with(
     options: ImportOptions<'_>,
     progress: Option<&Progress>,
 ) -> Result<Imported, ImportError> {
-    if let Some(imported) = stream_gzip_folded(file, bytes, options, progress)? {
+    if let Some(imported) = stream_gzip(file, bytes, options, progress)? {
         return Ok(imported);
     }
     let decoded = decode::decode(file, bytes, options.limits)?;
@@ -727,9 +727,10 @@ fn load_any_bytes_with(
 /// Decompressed folded stacks are parsed in blocks of this many bytes.
 const STREAM_BLOCK_BYTES: usize = 16 << 20;
 
-/// A gzip stream whose head is folded stacks, parsed while it is decompressed (block by
-/// block, never held whole); `None` for any other input, which takes the buffered path.
-fn stream_gzip_folded(
+/// A gzip stream whose head is folded stacks or `perf script` text, parsed while it is
+/// decompressed (block by block, never held whole); `None` for any other input, which
+/// takes the buffered path (JSON and protobuf parsers need the whole text).
+fn stream_gzip(
     file: &str,
     bytes: &[u8],
     options: ImportOptions<'_>,
@@ -741,25 +742,53 @@ fn stream_gzip_folded(
     let Some(head) = decode::gzip_head(bytes, 1 << 20) else {
         return Ok(None);
     };
-    if !matches!(
-        detect::detect(&head, Some(file)),
-        Ok(SourceFormat::Folded | SourceFormat::FoldedDiff)
-    ) {
-        return Ok(None);
-    }
+    let format = detect::detect(&head, Some(file));
     drop(head);
+    let folded = match format {
+        Ok(SourceFormat::Folded | SourceFormat::FoldedDiff) => true,
+        Ok(SourceFormat::PerfScript) => false,
+        _ => return Ok(None),
+    };
     if let Some(p) = progress {
         // The decompressed size is not known until the end: say so, as traces do.
         p.set_total(0);
     }
-    let mut lines = decode::GzipLines::new(file, bytes, options.limits);
+    let decoded = |note| decode::Decoded {
+        text: std::borrow::Cow::Borrowed(&[]),
+        gzipped: true,
+        note,
+    };
+    if folded {
+        let (profile, note) = gzip_blocks(file, bytes, options.limits, |next| {
+            folded::parse_blocks(file, next)
+        });
+        finish_profile(file, profile?, &decoded(note), options.limits, progress).map(Some)
+    } else {
+        let (samples, note) = gzip_blocks(file, bytes, options.limits, |next| {
+            perf::parse_blocks(file, next, progress)
+        });
+        import_decoded_samples(file, samples?, &decoded(note), options, progress).map(Some)
+    }
+}
+
+/// Hands `parse` the decompressed blocks of a gzip stream (each ending at a line end) as
+/// a `next(block)` function; returns what it made and the decoder's note.
+fn gzip_blocks<T>(
+    file: &str,
+    bytes: &[u8],
+    limits: Limits,
+    parse: impl FnOnce(
+        &mut dyn FnMut(&mut Vec<u8>) -> Result<bool, ImportError>,
+    ) -> Result<T, ImportError>,
+) -> (Result<T, ImportError>, Option<String>) {
+    let mut lines = decode::GzipLines::new(file, bytes, limits);
     // A block, and the read that completes it, stay well within the input limit.
-    let size = usize::try_from(options.limits.max_input_bytes / 4)
+    let size = usize::try_from(limits.max_input_bytes / 4)
         .unwrap_or(usize::MAX)
         .clamp(1, STREAM_BLOCK_BYTES);
     // One thread decompresses the next block while this one parses the last: at most
     // four blocks are held, and parsed ones go back to be filled again.
-    let (profile, note) = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<u8>, ImportError>>(1);
         let (back_tx, back_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
         let producer = s.spawn(move || {
@@ -780,7 +809,7 @@ fn stream_gzip_folded(
             }
             lines.note
         });
-        let profile = folded::parse_blocks(file, |block| match rx.recv() {
+        let made = parse(&mut |block| match rx.recv() {
             Ok(next) => {
                 let parsed = std::mem::replace(block, next?);
                 let _ = back_tx.try_send(parsed);
@@ -791,15 +820,8 @@ fn stream_gzip_folded(
         // A parse that failed early stops the producer at its next send.
         drop(rx);
         let note = producer.join().unwrap_or(None);
-        (profile, note)
-    });
-    let profile = profile?;
-    let decoded = decode::Decoded {
-        text: std::borrow::Cow::Borrowed(&[]),
-        gzipped: true,
-        note,
-    };
-    finish_profile(file, profile, &decoded, options.limits, progress).map(Some)
+        (made, note)
+    })
 }
 
 /// Detects and parses decoded input; with `traces` false a trace is refused
@@ -953,7 +975,7 @@ pub fn load_bytes_with(
         limits,
         ..ImportOptions::default()
     };
-    if let Some(Imported::Profile(p)) = stream_gzip_folded(file, bytes, options, progress)? {
+    if let Some(Imported::Profile(p)) = stream_gzip(file, bytes, options, progress)? {
         return Ok(*p);
     }
     let decoded = decode::decode(file, bytes, limits)?;
@@ -1107,6 +1129,78 @@ mod tests {
         // Within the limit it loads.
         let p = load_bytes("deep.folded.gz", &z, Limits::default()).unwrap();
         assert_eq!(p.tree.max_depth(), 5000);
+    }
+
+    /// Issue 14, failure 5: gzipped `perf script` is parsed while it is decompressed, in
+    /// blocks cut anywhere at line ends (samples straddle them), and gives what the
+    /// decompressed text gives: the same call tree, the same events and counts, and line
+    /// numbers that run on across blocks.
+    #[test]
+    fn gzipped_perf_script_is_parsed_while_decompressed() {
+        let dir = env!("CARGO_MANIFEST_DIR");
+        for rec in ["python-threads.perf.gz", "python-wakeups.perf.gz"] {
+            let z = std::fs::read(format!("{dir}/data/recordings/{rec}")).unwrap();
+            let plain = decode::decode(rec, &z, Limits::default())
+                .unwrap()
+                .text
+                .to_vec();
+            // Blocks of a quarter of the limit: about five of them.
+            let limits = Limits {
+                max_input_bytes: plain.len() as u64 * 5 / 4,
+                ..Limits::default()
+            };
+            let opts = ImportOptions {
+                limits,
+                ..ImportOptions::default()
+            };
+            let Some(Imported::Profile(streamed)) = stream_gzip(rec, &z, opts, None).unwrap()
+            else {
+                panic!("{rec}: not streamed");
+            };
+            let whole = load_bytes("x.perf", &plain, Limits::default()).unwrap();
+            assert_eq!(streamed.folded_lines(), whole.folded_lines(), "{rec}");
+            assert!(streamed.meta.gzipped);
+            let len = |p: &Profile| p.meta.sampled.as_ref().map(|s| s.samples.len());
+            assert_eq!(len(&streamed), len(&whole), "{rec}");
+            assert!(len(&whole).is_some_and(|n| n > 100), "{rec}");
+        }
+        // A damaged sample in the third block is reported at its line in the whole text.
+        let mut text = String::new();
+        for i in 0..3000 {
+            text.push_str(&format!(
+                "python 42/42 {}.000001: 1 cpu-clock:\n\t7f00 f{} (/usr/bin/python)\n\t7f01 main (/usr/bin/python)\n\n",
+                i,
+                i % 7
+            ));
+        }
+        let bad_line = 2401 * 4 + 1;
+        let mut lines: Vec<&str> = text.split('\n').collect();
+        lines[bad_line - 1] = "python 42/42 9999.0: 1 cpu-clock:";
+        lines[bad_line] = "\tnot a frame line at all";
+        let text = lines.join("\n");
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut e, text.as_bytes()).unwrap();
+        let z = e.finish().unwrap();
+        let limits = Limits {
+            max_input_bytes: text.len() as u64 * 5 / 4,
+            ..Limits::default()
+        };
+        let opts = ImportOptions {
+            limits,
+            ..ImportOptions::default()
+        };
+        let streamed = stream_gzip("x.perf.gz", &z, opts, None).unwrap().unwrap();
+        let whole = load_any_bytes("x.perf", text.as_bytes(), Limits::default()).unwrap();
+        let (Imported::Profile(s), Imported::Profile(w)) = (streamed, whole) else {
+            panic!("not profiles");
+        };
+        assert_eq!(s.folded_lines(), w.folded_lines());
+        let warned = format!("{:?}", s.meta.warnings);
+        assert_eq!(warned, format!("{:?}", w.meta.warnings));
+        assert!(
+            warned.contains(&format!("line {}:", bad_line + 1)),
+            "{warned}"
+        );
     }
 
     /// Issue 14, failure 6: a file read rather than mapped stops at the input limit too.
