@@ -18,6 +18,10 @@ use glyphon::{
 };
 use std::borrow::Cow;
 use std::collections::HashMap;
+
+/// The text caches' maps: looked up several times per label per frame, so with a fast
+/// hash rather than the default SipHash.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -146,9 +150,9 @@ pub struct Shaper {
     font_system: FontSystem,
     /// Per size: each string's measure, and whether it came from shaping (`false`: an
     /// estimate from summed advances, made when a frame had no time to shape).
-    measures: HashMap<u32, HashMap<String, (Arc<Measure>, bool)>>,
+    measures: FastMap<u32, FastMap<String, (Arc<Measure>, bool)>>,
     /// Advance of each [`PLAIN`] character by size.
-    advances: HashMap<(char, u32), f32>,
+    advances: FastMap<(char, u32), f32>,
     /// Until when this frame may shape new strings (`None`: no limit); see
     /// [`TextLayer::begin_frame`].
     deadline: Option<Instant>,
@@ -166,7 +170,7 @@ pub struct TextLayer {
     viewport: Viewport,
     /// Shaped strings kept across frames: a window redrawn for a hover change reshapes
     /// nothing.
-    shaped: HashMap<u32, HashMap<String, Arc<Buffer>>>,
+    shaped: FastMap<u32, FastMap<String, Arc<Buffer>>>,
     items: [Vec<Item>; 2],
 }
 
@@ -231,8 +235,8 @@ impl Shaper {
     pub fn new() -> Shaper {
         Shaper {
             font_system: font_system(),
-            measures: HashMap::new(),
-            advances: HashMap::new(),
+            measures: FastMap::default(),
+            advances: FastMap::default(),
             deadline: None,
             deferred: 0,
         }
@@ -240,7 +244,8 @@ impl Shaper {
 
     /// Whether this frame may still shape a new string; counts one deferred otherwise.
     fn may_shape(&mut self) -> bool {
-        let ok = self.deadline.is_none_or(|d| Instant::now() < d);
+        // Once out of time, the clock is not read again this frame.
+        let ok = self.deferred == 0 && self.deadline.is_none_or(|d| Instant::now() < d);
         if !ok {
             self.deferred += 1;
         }
@@ -337,7 +342,7 @@ impl TextLayer {
             atlas,
             renderers,
             viewport,
-            shaped: HashMap::new(),
+            shaped: FastMap::default(),
             items: [Vec::new(), Vec::new()],
         }
     }

@@ -10,8 +10,8 @@ use crate::geometry::timeline::TimelineGeometry;
 use crate::model::units::format_duration_ns;
 use crate::pick::BarRef;
 use crate::view::draw::{
-    BODY_COLOR, Frame, MUTED_COLOR, Measure, OverviewLayer, Rect, RowDraw, TITLE_COLOR, Text,
-    line_height, outline, rgba, rgba8, single_bars,
+    BODY_COLOR, Frame, LabelFit, MUTED_COLOR, Measure, OverviewLayer, Rect, RowDraw, TITLE_COLOR,
+    Text, line_height, outline, rgba, rgba8, single_bars,
 };
 use crate::view::search::SearchResult;
 
@@ -238,7 +238,12 @@ impl TimelineView {
                     put(name.to_string(), vx0 + pad);
                     put(dur, vx1 - pad - wd);
                     frame.labels += 1;
-                } else if let Some(t) = m.fit(name, name, small, avail) {
+                } else if wn <= avail {
+                    put(name.to_string(), vx0 + pad);
+                    frame.labels += 1;
+                } else if avail > 0.0
+                    && let Some(t) = m.cut(LabelFit::Head, name, small, avail)
+                {
                     put(t, vx0 + pad);
                     frame.labels += 1;
                 }
