@@ -74,8 +74,9 @@ pub struct Session {
     show_times: bool,
     redraw: bool,
     /// The transforms applied, each with the document it was applied to (undo returns
-    /// to it).
-    transforms: Vec<(Transform, Document)>,
+    /// to it): kept for the first and the newest [`UNDO_DOCS`](transforms::UNDO_DOCS),
+    /// made again from an earlier one when undo needs it.
+    transforms: Vec<(Transform, Option<Document>)>,
     /// The key help is shown.
     help_open: bool,
     /// Where and when the last click was (to tell a double click).

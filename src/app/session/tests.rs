@@ -335,6 +335,40 @@ fn transforms_stack_show_as_a_breadcrumb_and_undo() {
     assert_eq!(s.transforms().count(), 0);
 }
 
+/// Issue 14's soak: random keys stacked hundreds of transforms, each keeping the profile
+/// it replaced, and memory grew without end. The stack keeps the first document and the
+/// newest few; undoing past them makes each step again, equal to what it was.
+#[test]
+fn the_undo_stack_keeps_few_documents_and_undoes_every_step() {
+    let text: String = (0..30)
+        .map(|i| format!("main;f{i};g{i} {}\nmain;h;f{i} 1\n", i + 1))
+        .collect();
+    let mut s = session(&text);
+    let folded = |s: &Session| -> Vec<String> {
+        let Some(Document::Profile(p)) = s.document() else {
+            panic!("a profile")
+        };
+        p.folded_lines()
+    };
+    let mut states = vec![folded(&s)];
+    for i in 0..24 {
+        s.apply_transform(Transform::Merge(format!("f{i}")), NOW);
+        states.push(folded(&s));
+        let kept = s.transforms.iter().filter(|(_, d)| d.is_some()).count();
+        assert!(
+            kept <= super::transforms::UNDO_DOCS + 1,
+            "{kept} documents kept"
+        );
+    }
+    assert_eq!(s.transforms().count(), 24);
+    assert_ne!(states[0], states[24]);
+    for k in (0..24).rev() {
+        assert!(s.undo_transforms(k, NOW));
+        assert_eq!(folded(&s), states[k], "after undoing to {k} transforms");
+    }
+    assert!(!s.undo_transforms(0, NOW));
+}
+
 #[test]
 fn a_screenshot_state_reopens_the_same_view() {
     let text = "main;a;f 1\nmain;b;f 3\nmain;c;g 2\nmain;c;h 2\n";

@@ -8,6 +8,12 @@ use crate::view::shot::ShotState;
 use crate::view::views_for;
 use std::sync::Arc;
 
+/// Documents the undo stack keeps besides the first (the one before any transform): the
+/// newest this many. A profile can be tens of megabytes and a session can stack hundreds
+/// of transforms (the soak test's random keys did, and its memory grew without end); an
+/// older step is made again by applying the transforms since the nearest kept document.
+pub(super) const UNDO_DOCS: usize = 8;
+
 impl Session {
     /// Applies `t` to the document and shows the result in the same view; an error
     /// (a name the profile does not have) is said on the status line.
@@ -49,7 +55,11 @@ impl Session {
             match transform::apply(&p, &t, &rule) {
                 Ok(out) => {
                     let before = std::mem::replace(&mut p, Arc::new(out));
-                    self.transforms.push((t, Document::Profile(before)));
+                    self.transforms.push((t, Some(Document::Profile(before))));
+                    let n = self.transforms.len();
+                    if n > UNDO_DOCS + 1 {
+                        self.transforms[n - UNDO_DOCS - 1].1 = None;
+                    }
                     changed = true;
                 }
                 Err(e) => failed.push((t, e)),
@@ -63,10 +73,37 @@ impl Session {
         if keep >= self.transforms.len() {
             return false;
         }
-        let (_, doc) = self.transforms.swap_remove(keep);
+        let doc = match self.transforms[keep].1.take() {
+            Some(doc) => doc,
+            None => self.replayed(keep),
+        };
         self.transforms.truncate(keep);
         self.show_transformed(doc, now_s);
         true
+    }
+
+    /// The document before transform `k`, whose own copy was let go: the nearest earlier
+    /// kept document with the transforms from there to `k` applied again (they applied
+    /// before, to the same input, so they apply again).
+    fn replayed(&self, k: usize) -> Document {
+        let (from, doc) = self.transforms[..k]
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(j, (_, d))| d.clone().map(|d| (j, d)))
+            .expect("the first transform keeps its document");
+        let Document::Profile(mut p) = doc else {
+            return doc;
+        };
+        let spy = p.meta.spy_name.clone();
+        let rule = crate::color::package_rule(spy.as_deref());
+        for (t, _) in &self.transforms[from..k] {
+            match transform::apply(&p, t, &rule) {
+                Ok(out) => p = Arc::new(out),
+                Err(_) => break,
+            }
+        }
+        Document::Profile(p)
     }
 
     /// The transforms applied, in order.
