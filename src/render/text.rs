@@ -25,10 +25,73 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Shaped labels kept per font size by [`TextLayer`].
-const SHAPED_CAP: usize = 4096;
-/// Measured strings kept per font size (each keeps its glyph ends).
-const MEASURED_CAP: usize = 32_768;
+/// Shaped labels kept by [`TextLayer`], per generation (see [`Generations`]).
+const SHAPED_CAP: usize = 2048;
+/// Measured strings kept (each keeps its glyph ends), per generation.
+const MEASURED_CAP: usize = 8192;
+
+/// A cache of strings at font sizes in two generations: new entries and hits go into the
+/// current one; once it holds `cap` entries it becomes the previous one and the older
+/// previous one is dropped. What the last frames used stays (a frame never finds the
+/// cache emptied under it and every label to shape again), and memory stays within
+/// twice `cap` entries however long the window zooms.
+struct Generations<V> {
+    cap: usize,
+    len: usize,
+    current: FastMap<u32, FastMap<String, V>>,
+    previous: FastMap<u32, FastMap<String, V>>,
+}
+
+impl<V: Clone> Generations<V> {
+    fn new(cap: usize) -> Self {
+        Generations {
+            cap,
+            len: 0,
+            current: FastMap::default(),
+            previous: FastMap::default(),
+        }
+    }
+
+    /// The entry of `text` at `size` (moved into the current generation).
+    fn get(&mut self, size: f32, text: &str) -> Option<V> {
+        let size = size.to_bits();
+        if let Some(v) = self.current.get(&size).and_then(|m| m.get(text)) {
+            return Some(v.clone());
+        }
+        let (k, v) = self.previous.get_mut(&size)?.remove_entry(text)?;
+        self.put(size, k, v.clone());
+        Some(v)
+    }
+
+    fn insert(&mut self, size: f32, text: &str, v: V) {
+        self.put(size.to_bits(), text.to_string(), v);
+    }
+
+    fn put(&mut self, size: u32, text: String, v: V) {
+        if self.len >= self.cap {
+            self.previous = std::mem::take(&mut self.current);
+            self.len = 0;
+        }
+        if self
+            .current
+            .entry(size)
+            .or_default()
+            .insert(text, v)
+            .is_none()
+        {
+            self.len += 1;
+        }
+    }
+
+    /// Every string held.
+    #[cfg(test)]
+    fn keys(&self) -> impl Iterator<Item = &String> {
+        self.current
+            .values()
+            .chain(self.previous.values())
+            .flat_map(|m| m.keys())
+    }
+}
 
 /// The bundled font.
 pub const FONT_BYTES: &[u8] = include_bytes!("../../data/fonts/DejaVuSans.ttf");
@@ -150,7 +213,7 @@ pub struct Shaper {
     font_system: FontSystem,
     /// Per size: each string's measure, and whether it came from shaping (`false`: an
     /// estimate from summed advances, made when a frame had no time to shape).
-    measures: FastMap<u32, FastMap<String, (Arc<Measure>, bool)>>,
+    measures: Generations<(Arc<Measure>, bool)>,
     /// Advance of each [`PLAIN`] character by size.
     advances: FastMap<(char, u32), f32>,
     /// Until when this frame may shape new strings (`None`: no limit); see
@@ -170,7 +233,7 @@ pub struct TextLayer {
     viewport: Viewport,
     /// Shaped strings kept across frames: a window redrawn for a hover change reshapes
     /// nothing.
-    shaped: FastMap<u32, FastMap<String, Arc<Buffer>>>,
+    shaped: Generations<Arc<Buffer>>,
     items: [Vec<Item>; 2],
 }
 
@@ -235,7 +298,7 @@ impl Shaper {
     pub fn new() -> Shaper {
         Shaper {
             font_system: font_system(),
-            measures: FastMap::default(),
+            measures: Generations::new(MEASURED_CAP),
             advances: FastMap::default(),
             deadline: None,
             deferred: 0,
@@ -291,11 +354,7 @@ impl Shaper {
             return Arc::new(self.summed(text, size));
         }
         // Looked up by `&str`: no key allocated on the hit path.
-        let known = self
-            .measures
-            .get(&size.to_bits())
-            .and_then(|by| by.get(text))
-            .cloned();
+        let known = self.measures.get(size, text);
         if let Some((m, exact)) = &known
             && (*exact || !self.may_shape())
         {
@@ -310,11 +369,7 @@ impl Shaper {
                 true,
             )
         };
-        let by = self.measures.entry(size.to_bits()).or_default();
-        if known.is_none() && by.len() >= MEASURED_CAP {
-            by.clear();
-        }
-        by.insert(text.to_string(), (m.clone(), exact));
+        self.measures.insert(size, text, (m.clone(), exact));
         m
     }
 }
@@ -342,7 +397,7 @@ impl TextLayer {
             atlas,
             renderers,
             viewport,
-            shaped: FastMap::default(),
+            shaped: Generations::new(SHAPED_CAP),
             items: [Vec::new(), Vec::new()],
         }
     }
@@ -438,11 +493,7 @@ impl TextLayer {
 
     /// `text` shaped at `size` (cached), or `None` when this frame is out of time.
     fn buffer(&mut self, text: &str, size: f32) -> Option<Arc<Buffer>> {
-        let cached = self
-            .shaped
-            .get(&size.to_bits())
-            .and_then(|by| by.get(text))
-            .cloned();
+        let cached = self.shaped.get(size, text);
         Some(match cached {
             Some(b) => b,
             None => {
@@ -450,14 +501,9 @@ impl TextLayer {
                     return None;
                 }
                 let b = Arc::new(shape(&mut self.shaper.font_system, text, size));
-                let by = self.shaped.entry(size.to_bits()).or_default();
                 // A shaped label holds its glyphs and their layout (about 5 KB for 30
-                // characters): a frame draws a few thousand at most, and the cache is
-                // emptied beyond that so that zooming for hours keeps memory flat.
-                if by.len() >= SHAPED_CAP {
-                    by.clear();
-                }
-                by.insert(text.to_string(), b.clone());
+                // characters): a frame draws a few thousand at most.
+                self.shaped.insert(size, text, b.clone());
                 b
             }
         })
@@ -671,11 +717,32 @@ mod tests {
         assert!(
             shaper
                 .measures
-                .values()
-                .flat_map(|by| by.keys())
+                .keys()
                 .all(|k| k.chars().count() <= MAX_TEXT_CHARS),
             "only capped texts are measured"
         );
+    }
+
+    /// The caches' two generations: what was used since the last turn survives it, the
+    /// rest goes, and no more than twice the cap is held.
+    #[test]
+    fn text_caches_keep_what_frames_use_and_no_more_than_twice_their_cap() {
+        let mut g: Generations<u32> = Generations::new(4);
+        for (i, t) in ["a", "b", "c", "d"].iter().enumerate() {
+            g.insert(11.0, t, i as u32);
+        }
+        // "a" used again, then four new strings turn the generations twice.
+        assert_eq!(g.get(11.0, "a"), Some(0));
+        assert_eq!(g.get(12.0, "a"), None, "sizes apart");
+        for t in ["e", "f", "g"] {
+            g.insert(11.0, t, 9);
+        }
+        assert_eq!(g.get(11.0, "a"), Some(0), "used, so kept");
+        assert_eq!(g.get(11.0, "b"), Some(1), "previous generation");
+        g.insert(11.0, "h", 9);
+        g.insert(11.0, "i", 9);
+        assert_eq!(g.get(11.0, "c"), None, "unused for two turns");
+        assert!(g.keys().count() <= 8);
     }
 
     #[test]

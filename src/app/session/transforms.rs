@@ -12,7 +12,7 @@ use std::sync::Arc;
 /// newest this many. A profile can be tens of megabytes and a session can stack hundreds
 /// of transforms (the soak test's random keys did, and its memory grew without end); an
 /// older step is made again by applying the transforms since the nearest kept document.
-pub(super) const UNDO_DOCS: usize = 8;
+pub(super) const UNDO_DOCS: usize = 4;
 
 impl Session {
     /// Applies `t` to the document and shows the result in the same view; an error
