@@ -260,6 +260,9 @@ struct App {
     preview: Option<progressive::ShownPreview>,
     /// What the next frame shows for the first time and when its load started, for the log.
     first_draw_note: Option<(&'static str, Instant)>,
+    /// Why the last frame could not be drawn (said once, until another error or a frame
+    /// that draws).
+    frame_error: Option<String>,
     /// When the progress display is redrawn next.
     progress_redraw_at: Instant,
 }
@@ -292,6 +295,7 @@ impl App {
             restore_due: None,
             preview: None,
             first_draw_note: None,
+            frame_error: None,
             progress_redraw_at: Instant::now(),
         }
     }
@@ -708,23 +712,31 @@ impl App {
             }
         };
         let composed = t0.elapsed().saturating_sub(acquire_wait);
-        let result = gfx.renderer.render(
-            &gfx.gpu,
-            &frame,
-            &gfx.scenes,
-            &texture,
-            tile,
-            gfx.timer.as_mut(),
-        );
+        // A frame grows buffers (rectangles, text, the glyph atlas): inside an
+        // out-of-memory scope, so that running out says so instead of aborting.
+        let result = gfx
+            .gpu
+            .allocating("a frame", u64::from(w) * u64::from(h) * 4, || {
+                gfx.renderer.render(
+                    &gfx.gpu,
+                    &frame,
+                    &gfx.scenes,
+                    &texture,
+                    tile,
+                    gfx.timer.as_mut(),
+                )
+            });
         drop(frame);
         // Labels left for lack of time this frame: the next frame shapes them.
         let labels_left = gfx.renderer.text().deferred() > 0;
+        let mut failed = None;
         match result {
-            Ok(stats) => FrameTimes::push(
+            Ok(Ok(stats)) => FrameTimes::push(
                 &mut self.times.encode_ms,
                 composed.as_secs_f32() * 1000.0 + stats.encode_ms,
             ),
-            Err(e) => eprintln!("scorch: frame failed: {e}"),
+            Ok(Err(e)) => eprintln!("scorch: frame failed: {e}"),
+            Err(e) => failed = Some(e.to_string()),
         }
         if let Some(w) = &self.window {
             w.pre_present_notify();
@@ -747,6 +759,13 @@ impl App {
         // While a load runs, `about_to_wait` schedules the progress display's redraws.
         if animating || labels_left {
             self.redraw();
+        }
+        if failed != self.frame_error {
+            if let Some(e) = &failed {
+                eprintln!("scorch: frame failed: {e}");
+                self.say(format!("could not draw: {e}"));
+            }
+            self.frame_error = failed;
         }
     }
 

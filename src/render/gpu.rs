@@ -233,6 +233,20 @@ impl Gpu {
                 adapter: info.name.clone(),
                 detail: e.to_string(),
             })?;
+        // An error outside the checked operations (a window frame's growing buffers, the
+        // glyph atlas, the surface) is said, not wgpu's default panic: the window goes on
+        // and the next frame tries again. The first few are logged, then every 1000th.
+        let seen = std::sync::atomic::AtomicU64::new(0);
+        device.on_uncaptured_error(std::sync::Arc::new(move |e: wgpu::Error| {
+            let n = seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if n < 5 || n % 1000 == 0 {
+                let what = match e {
+                    wgpu::Error::OutOfMemory { .. } => "out of GPU memory",
+                    _ => "GPU error",
+                };
+                eprintln!("scorch: {what} ({} so far): {e}", n + 1);
+            }
+        }));
         Ok(Gpu {
             instance,
             adapter,
