@@ -239,7 +239,7 @@ impl Gpu {
         let seen = std::sync::atomic::AtomicU64::new(0);
         device.on_uncaptured_error(std::sync::Arc::new(move |e: wgpu::Error| {
             let n = seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if n < 5 || n % 1000 == 0 {
+            if n < 5 || n.is_multiple_of(1000) {
                 let what = match e {
                     wgpu::Error::OutOfMemory { .. } => "out of GPU memory",
                     _ => "GPU error",
