@@ -75,8 +75,10 @@ export function writeCpuprofile(file, bytes, seed = 7, nodeCount = 4000) {
   for (let i = 2; i <= nodeCount; i++) childList[fill[parent[i]]++] = i;
   const fnOf = rng(seed * 3 + 2);
 
-  const w = new Writer(file);
-  w.write('{"nodes":[');
+  // The node list, with each node's hitCount (its self samples, as V8 writes them): the
+  // samples are drawn first (a counting pass), the list written with their tallies.
+  const frames = [];
+  let nodeBytes = '{"nodes":['.length + 1;
   for (let i = 1; i <= nodeCount; i++) {
     let frame;
     if (i === 1) {
@@ -86,17 +88,18 @@ export function writeCpuprofile(file, bytes, seed = 7, nodeCount = 4000) {
       const group = f % 97;
       frame = `{"functionName":"${['handle', 'parse', 'render', 'update', 'compute', 'visit'][f % 6]}${f}","scriptId":"${group + 1}","url":"file:///app/src/module${group}.js","lineNumber":${f % 1000},"columnNumber":${f % 40}}`;
     }
-    const kids = Array.from(childList.subarray(childStart[i], childStart[i + 1]));
-    w.write(`${i === 1 ? '' : ','}{"id":${i},"callFrame":${frame},"hitCount":0${kids.length ? `,"children":[${kids.join(',')}]` : ''}}`);
+    frames.push(frame);
+    const kids = childStart[i + 1] - childStart[i];
+    nodeBytes += frame.length + 40 + 8 * kids;
   }
-  w.write(']');
   // How many samples fill the rest: the same generators run twice (count, then write).
   const tail = 64;
-  const remaining = bytes - w.bytes - tail;
+  const remaining = bytes - nodeBytes - tail;
   const sampleRng = () => rng(seed * 3 + 3);
   const deltaRng = () => rng(seed * 3 + 4);
   const nextSample = (r, prev) => (prev && r() < 0.5 ? prev : 2 + Math.floor(r() * (nodeCount - 1)));
   const nextDelta = (r) => 900 + Math.floor(r() * 200);
+  const hits = new Float64Array(nodeCount + 1);
   let count = 0;
   {
     const rs = sampleRng();
@@ -105,10 +108,18 @@ export function writeCpuprofile(file, bytes, seed = 7, nodeCount = 4000) {
     let prev = 0;
     while (used < remaining || count < 1) {
       prev = nextSample(rs, prev);
+      hits[prev]++;
       used += String(prev).length + String(nextDelta(rd)).length + 2;
       count++;
     }
   }
+  const w = new Writer(file);
+  w.write('{"nodes":[');
+  for (let i = 1; i <= nodeCount; i++) {
+    const kids = Array.from(childList.subarray(childStart[i], childStart[i + 1]));
+    w.write(`${i === 1 ? '' : ','}{"id":${i},"callFrame":${frames[i - 1]},"hitCount":${hits[i]}${kids.length ? `,"children":[${kids.join(',')}]` : ''}}`);
+  }
+  w.write(']');
   w.write(',"samples":[');
   {
     const rs = sampleRng();

@@ -337,6 +337,9 @@ impl App {
 fn counts_note(doc: &Document, extent: &PreviewExtent) -> &'static str {
     match doc {
         Document::Trace(_) => "preview: the first part of the trace only",
+        Document::Profile(_) if matches!(extent, PreviewExtent::HitCounts { .. }) => {
+            "preview: the whole profile by the nodes' hit counts; time order and times follow"
+        }
         Document::Profile(_) if extent.is_sampled() => {
             "preview: counts of the sampled lines only, shares approximate the whole file"
         }

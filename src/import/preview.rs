@@ -19,6 +19,9 @@
 //! - **Chrome JSON**: the file's first [`PreviewOptions::head_bytes`], parsed as a
 //!   truncated trace (the importer accepts an event array cut anywhere): the start of the
 //!   timeline, exact as far as it goes.
+//! - **V8 CPU profiles** (`.cpuprofile`): the node list at the file's head, each node
+//!   weighed by its own `hitCount`: the whole profile aggregated (in samples, not yet in
+//!   time), before the samples and their time deltas, most of the file, are read.
 //! - **gzip**: decompressing is the slow part and a stream cannot be entered in the
 //!   middle, so the preview is a decompressed prefix, cut at the last line or sample
 //!   boundary and read as above (the head of the profile or trace).
@@ -87,6 +90,12 @@ pub enum PreviewExtent {
         /// Bytes in the input.
         total_bytes: u64,
     },
+    /// A V8 CPU profile's node list, weighed by the nodes' own hit counts: the whole
+    /// profile aggregated, in samples rather than time, and without its time order.
+    HitCounts {
+        /// Bytes in the input.
+        total_bytes: u64,
+    },
     /// The input's first bytes.
     Head {
         /// Bytes read (decompressed bytes for gzip).
@@ -109,6 +118,10 @@ impl PreviewExtent {
             } => format!(
                 "preview from {} of {} sampled across the file ({slices} slices)",
                 mib(sampled_bytes),
+                mib(total_bytes)
+            ),
+            PreviewExtent::HitCounts { total_bytes } => format!(
+                "preview of {}: the node list's hit counts, before the samples",
                 mib(total_bytes)
             ),
             PreviewExtent::Head {
@@ -220,6 +233,13 @@ fn preview_with(
                 Some(profile_preview(p, true, extent(cut)))
             }
             Kind::Chrome => chrome_preview(file, text, text.len(), true, extent(text.len())),
+            Kind::CpuProfile => {
+                let p = super::cpuprofile::hit_count_profile(file, text)?;
+                let extent = PreviewExtent::HitCounts {
+                    total_bytes: bytes.len() as u64,
+                };
+                Some(profile_preview(p, true, extent))
+            }
         };
     }
     if (bytes.len() as u64) < opts.min_bytes {
@@ -271,6 +291,15 @@ fn preview_with(
             };
             chrome_preview(file, text, head, false, extent)
         }
+        Kind::CpuProfile => {
+            let head = text.len().min(opts.head_bytes);
+            prefetch(bom, head);
+            let p = super::cpuprofile::hit_count_profile(file, &text[..head])?;
+            let extent = PreviewExtent::HitCounts {
+                total_bytes: text.len() as u64,
+            };
+            Some(profile_preview(p, false, extent))
+        }
     }
 }
 
@@ -279,18 +308,28 @@ enum Kind {
     Folded,
     Perf,
     Chrome,
+    CpuProfile,
 }
 
 /// The format of `text` judged from its first 4 MiB (as much as detection reads of text
 /// formats, and enough to find a Chrome trace's `traceEvents` key), if it has previews.
 fn detect_head(file: &str, text: &[u8]) -> Option<Kind> {
     let head = &text[..text.len().min(4 << 20)];
-    match detect::detect(head, Some(file)).ok()? {
-        SourceFormat::Folded | SourceFormat::FoldedDiff => Some(Kind::Folded),
-        SourceFormat::PerfScript => Some(Kind::Perf),
-        SourceFormat::ChromeTrace => Some(Kind::Chrome),
+    match detect::detect(head, Some(file)) {
+        Ok(SourceFormat::Folded | SourceFormat::FoldedDiff) => Some(Kind::Folded),
+        Ok(SourceFormat::PerfScript) => Some(Kind::Perf),
+        Ok(SourceFormat::ChromeTrace) => Some(Kind::Chrome),
+        Ok(SourceFormat::CpuProfile) => Some(Kind::CpuProfile),
+        // A V8 CPU profile's samples come after its node list, often past the head.
+        _ if head.trim_ascii_start().starts_with(b"{\"nodes\"") && find(head, b"\"callFrame\"") => {
+            Some(Kind::CpuProfile)
+        }
         _ => None,
     }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(hay, needle).is_some()
 }
 
 /// `bytes` as UTF-8 text without a BOM, or `None` for UTF-16 (converted whole by the full
