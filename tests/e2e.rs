@@ -227,6 +227,17 @@ impl Session {
         xdo(&self.display, args)
     }
 
+    /// Runs `args` with Shift held down when `shift`.
+    fn holding_shift(&self, shift: bool, args: &[&str]) {
+        if shift {
+            self.xdo(&["keydown", "shift"]);
+        }
+        self.xdo(args);
+        if shift {
+            self.xdo(&["keyup", "shift"]);
+        }
+    }
+
     /// Moves the pointer to window pixel `(x, y)`.
     fn point(&self, x: f64, y: f64) {
         self.xdo(&[
@@ -850,42 +861,39 @@ fn drop_file(s: &Session, x: u64, y: u64, shift: bool) {
         s.xdo(&["windowraise", src]);
     }
     let (x, y) = (x.to_string(), y.to_string());
-    if shift {
-        s.xdo(&["keydown", "shift"]);
-    }
     // GTK starts a drag after the pointer moves past its threshold with the button down;
     // the pauses let it see each step.
-    s.xdo(&[
-        "mousemove",
-        "1340",
-        "70",
-        "mousedown",
-        "1",
-        "sleep",
-        "0.1",
-        "mousemove",
-        "1320",
-        "80",
-        "sleep",
-        "0.1",
-        "mousemove",
-        "1250",
-        "120",
-        "sleep",
-        "0.1",
-        "mousemove",
-        &x,
-        &y,
-        "sleep",
-        "0.15",
-        "mouseup",
-        "1",
-        "sleep",
-        "0.1",
-    ]);
-    if shift {
-        s.xdo(&["keyup", "shift"]);
-    }
+    s.holding_shift(
+        shift,
+        &[
+            "mousemove",
+            "1340",
+            "70",
+            "mousedown",
+            "1",
+            "sleep",
+            "0.1",
+            "mousemove",
+            "1320",
+            "80",
+            "sleep",
+            "0.1",
+            "mousemove",
+            "1250",
+            "120",
+            "sleep",
+            "0.1",
+            "mousemove",
+            &x,
+            &y,
+            "sleep",
+            "0.15",
+            "mouseup",
+            "1",
+            "sleep",
+            "0.1",
+        ],
+    );
 }
 
 /// Issue 14's soak: for `seconds`, a seeded random sequence of wheel steps (some with
@@ -1003,23 +1011,20 @@ fn soak(s: &mut Session, seed: u64, seconds: u64, shots_name: &str) -> String {
                 let (x2, y2) = (dice.below(w).to_string(), dice.below(h).to_string());
                 let shift = dice.below(3) == 0;
                 s.xdo(&["mousemove", "--window", &win, &x, &y]);
-                if shift {
-                    s.xdo(&["keydown", "shift"]);
-                }
-                s.xdo(&[
-                    "mousedown",
-                    "1",
-                    "mousemove",
-                    "--window",
-                    &win,
-                    &x2,
-                    &y2,
-                    "mouseup",
-                    "1",
-                ]);
-                if shift {
-                    s.xdo(&["keyup", "shift"]);
-                }
+                s.holding_shift(
+                    shift,
+                    &[
+                        "mousedown",
+                        "1",
+                        "mousemove",
+                        "--window",
+                        &win,
+                        &x2,
+                        &y2,
+                        "mouseup",
+                        "1",
+                    ],
+                );
             }
             45..60 => {
                 s.xdo(&["mousemove", "--window", &win, &x, &y, "click", "1"]);

@@ -352,7 +352,7 @@ fn has_key_value(hay: &[u8], key: &str, value: &str) -> bool {
     false
 }
 
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+pub(super) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(hay, needle)
 }
 

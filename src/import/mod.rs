@@ -35,6 +35,7 @@ pub mod limits;
 pub mod otlp;
 pub mod perf;
 mod perf_sched;
+mod perf_stream;
 pub mod pprof;
 pub mod preview;
 pub mod sampled;
@@ -765,7 +766,7 @@ fn stream_gzip(
         finish_profile(file, profile?, &decoded(note), options.limits, progress).map(Some)
     } else {
         let (samples, note) = gzip_blocks(file, bytes, options.limits, |next| {
-            perf::parse_blocks(file, next, progress)
+            perf_stream::parse_blocks(file, next, progress)
         });
         import_decoded_samples(file, samples?, &decoded(note), options, progress).map(Some)
     }
@@ -1131,6 +1132,18 @@ mod tests {
         assert_eq!(p.tree.max_depth(), 5000);
     }
 
+    /// Options whose input limit cuts `len` decompressed bytes into about five blocks (a
+    /// block is a quarter of the limit).
+    fn in_five_blocks(len: usize) -> ImportOptions<'static> {
+        ImportOptions {
+            limits: Limits {
+                max_input_bytes: len as u64 * 5 / 4,
+                ..Limits::default()
+            },
+            ..ImportOptions::default()
+        }
+    }
+
     /// Issue 14, failure 5: gzipped `perf script` is parsed while it is decompressed, in
     /// blocks cut anywhere at line ends (samples straddle them), and gives what the
     /// decompressed text gives: the same call tree, the same events and counts, and line
@@ -1144,16 +1157,8 @@ mod tests {
                 .unwrap()
                 .text
                 .to_vec();
-            // Blocks of a quarter of the limit: about five of them.
-            let limits = Limits {
-                max_input_bytes: plain.len() as u64 * 5 / 4,
-                ..Limits::default()
-            };
-            let opts = ImportOptions {
-                limits,
-                ..ImportOptions::default()
-            };
-            let Some(Imported::Profile(streamed)) = stream_gzip(rec, &z, opts, None).unwrap()
+            let Some(Imported::Profile(streamed)) =
+                stream_gzip(rec, &z, in_five_blocks(plain.len()), None).unwrap()
             else {
                 panic!("{rec}: not streamed");
             };
@@ -1181,15 +1186,9 @@ mod tests {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut e, text.as_bytes()).unwrap();
         let z = e.finish().unwrap();
-        let limits = Limits {
-            max_input_bytes: text.len() as u64 * 5 / 4,
-            ..Limits::default()
-        };
-        let opts = ImportOptions {
-            limits,
-            ..ImportOptions::default()
-        };
-        let streamed = stream_gzip("x.perf.gz", &z, opts, None).unwrap().unwrap();
+        let streamed = stream_gzip("x.perf.gz", &z, in_five_blocks(text.len()), None)
+            .unwrap()
+            .unwrap();
         let whole = load_any_bytes("x.perf", text.as_bytes(), Limits::default()).unwrap();
         let (Imported::Profile(s), Imported::Profile(w)) = (streamed, whole) else {
             panic!("not profiles");

@@ -113,67 +113,13 @@ pub fn parse_with_threads(
     finish(file, merged, progress)
 }
 
-/// Parses `perf script` text delivered a block at a time by `next` (each block ending at a
-/// line end; e.g. while a gzip stream is decompressed), never holding it whole: what
-/// precedes a block's last blank line (a sample boundary) is parsed and merged into the
-/// samples so far, the rest is carried into the next block. The result is what [`parse_with`]
-/// gives for the whole text.
-pub fn parse_blocks(
-    file: &str,
-    mut next: impl FnMut(&mut Vec<u8>) -> Result<bool, ImportError>,
-    progress: Option<&super::Progress>,
-) -> Result<Samples, ImportError> {
-    let t0 = std::time::Instant::now();
-    let mut merged: Option<Parser> = None;
-    let mut carry: Vec<u8> = Vec::new();
-    let mut block = Vec::new();
-    let mut line = 1u64;
-    let parse = |text: &[u8], line: &mut u64, merged: &mut Option<Parser>| {
-        let mut p = Parser::new();
-        p.run(file, text, *line, progress)?;
-        *line += memchr::memchr_iter(b'\n', text).count() as u64;
-        match merged {
-            None => *merged = Some(p),
-            Some(m) => m.absorb(p),
-        }
-        Ok::<(), ImportError>(())
-    };
-    while next(&mut block)? {
-        carry.extend_from_slice(&block);
-        if let Some(cut) = after_last_blank_line(&carry) {
-            parse(&carry[..cut], &mut line, &mut merged)?;
-            carry.drain(..cut);
-        }
-    }
-    if !carry.is_empty() || merged.is_none() {
-        parse(&carry, &mut line, &mut merged)?;
-    }
-    super::Progress::stage(progress, "parse", t0.elapsed());
-    finish(file, merged.expect("parsed at least once"), progress)
-}
-
-/// Where the text after `text`'s last complete blank line starts, if it has one.
-fn after_last_blank_line(text: &[u8]) -> Option<usize> {
-    let mut nl = memchr::memrchr(b'\n', text)?;
-    loop {
-        let start = memchr::memrchr(b'\n', &text[..nl]).map_or(0, |i| i + 1);
-        if trim_end(&text[start..nl]).is_empty() {
-            return Some(nl + 1);
-        }
-        if start == 0 {
-            return None;
-        }
-        nl = start - 1;
-    }
-}
-
 /// Whitespace as Rust's `str::trim` sees it, for ASCII (inferno trims with it).
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C)
 }
 
 /// `line` without trailing whitespace; a non-ASCII tail is trimmed as `str` would.
-fn trim_end(line: &[u8]) -> &[u8] {
+pub(super) fn trim_end(line: &[u8]) -> &[u8] {
     let end = line.iter().rposition(|&b| !is_ws(b)).map_or(0, |e| e + 1);
     let line = &line[..end];
     match line.last() {
@@ -552,7 +498,7 @@ struct BlockLine {
 type ThreadKey = (Option<i64>, Option<i64>, Vec<u8>);
 
 /// The state machine of one sequential parse (of the whole input or of one chunk).
-struct Parser {
+pub(super) struct Parser {
     names: Names,
     stacks: StackTable,
     warnings: Warnings,
@@ -613,7 +559,7 @@ struct Parser {
 }
 
 impl Parser {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Self {
             names: Names::new(),
             stacks: StackTable::default(),
@@ -696,7 +642,7 @@ impl Parser {
     }
 
     /// Parses the lines of `text`, numbered from `first_line`.
-    fn run(
+    pub(super) fn run(
         &mut self,
         file: &str,
         text: &[u8],
@@ -1010,7 +956,7 @@ impl Parser {
 
     /// Adds another chunk's samples and counts into this one (a later part of the
     /// input: its samples follow).
-    fn absorb(&mut self, other: Parser) {
+    pub(super) fn absorb(&mut self, other: Parser) {
         let map = self
             .stacks
             .absorb(&mut self.names, &other.stacks, &other.names);
@@ -1117,7 +1063,7 @@ pub fn event_values(event: &str, has_period: bool) -> ValueFormat {
 }
 
 /// Turns the parsed (and merged) state into the samples, or the no-samples error.
-fn finish(
+pub(super) fn finish(
     file: &str,
     p: Parser,
     progress: Option<&super::Progress>,

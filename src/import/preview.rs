@@ -321,15 +321,13 @@ fn detect_head(file: &str, text: &[u8]) -> Option<Kind> {
         Ok(SourceFormat::ChromeTrace) => Some(Kind::Chrome),
         Ok(SourceFormat::CpuProfile) => Some(Kind::CpuProfile),
         // A V8 CPU profile's samples come after its node list, often past the head.
-        _ if head.trim_ascii_start().starts_with(b"{\"nodes\"") && find(head, b"\"callFrame\"") => {
+        _ if head.trim_ascii_start().starts_with(b"{\"nodes\"")
+            && detect::find(head, b"\"callFrame\"").is_some() =>
+        {
             Some(Kind::CpuProfile)
         }
         _ => None,
     }
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> bool {
-    memchr::memmem::find(hay, needle).is_some()
 }
 
 /// `bytes` as UTF-8 text without a BOM, or `None` for UTF-16 (converted whole by the full
