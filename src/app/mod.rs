@@ -15,6 +15,7 @@
 //! the whole document when it is loaded (see [`progressive`]).
 
 mod keys;
+mod memory;
 mod progressive;
 pub mod session;
 mod ui;
@@ -265,6 +266,8 @@ struct App {
     frame_error: Option<String>,
     /// When the progress display is redrawn next.
     progress_redraw_at: Instant,
+    /// Hands freed heap pages back between bursts of input.
+    trimmer: memory::Trimmer,
 }
 
 fn file_name(path: &Path) -> String {
@@ -297,6 +300,7 @@ impl App {
             first_draw_note: None,
             frame_error: None,
             progress_redraw_at: Instant::now(),
+            trimmer: memory::Trimmer::new(),
         }
     }
 
@@ -961,6 +965,7 @@ impl ApplicationHandler<UserEvent> for App {
     }
 
     fn user_event(&mut self, event_loop: &ActiveEventLoop, event: UserEvent) {
+        self.trimmer.touch(Instant::now());
         match event {
             UserEvent::DeviceReady => self.device_ready(event_loop),
             UserEvent::Preview { id, loaded, extent } => self.show_preview(id, loaded, extent),
@@ -970,6 +975,7 @@ impl ApplicationHandler<UserEvent> for App {
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         let now = self.now_s();
+        self.trimmer.touch(Instant::now());
         let effect = match event {
             WindowEvent::CloseRequested => Effect::Quit,
             WindowEvent::Resized(size) => {
@@ -1064,15 +1070,22 @@ impl ApplicationHandler<UserEvent> for App {
                 self.redraw();
             }
             event_loop.set_control_flow(ControlFlow::WaitUntil(self.progress_redraw_at));
-        } else if self.session.message_alive(now) {
-            event_loop.set_control_flow(ControlFlow::WaitUntil(
-                Instant::now() + Duration::from_millis(500),
-            ));
         } else {
-            if self.session.take_redraw() {
+            let mut wake = None;
+            if self.session.message_alive(now) {
+                wake = Some(Instant::now() + Duration::from_millis(500));
+            } else if self.session.take_redraw() {
                 self.redraw();
+                // The frame comes first; the trim waits for a pause.
+                event_loop.set_control_flow(ControlFlow::Wait);
+                return;
             }
-            event_loop.set_control_flow(ControlFlow::Wait);
+            // Between bursts of input: freed memory goes back (documents replaced, caches
+            // turned over), at most every two seconds.
+            if let Some(at) = self.trimmer.idle(Instant::now()) {
+                wake = Some(wake.map_or(at, |w| w.min(at)));
+            }
+            event_loop.set_control_flow(wake.map_or(ControlFlow::Wait, ControlFlow::WaitUntil));
         }
     }
 }
