@@ -322,7 +322,7 @@ fn main() {
                 pct(&mut wall, 0.99),
                 pct(&mut drawn, 0.5),
                 cpu_bytes as f64 / n as f64,
-                scenes.instance_bytes() as f64 / n as f64,
+                scenes.gpu_bytes() as f64 / n as f64,
                 pct(&mut picks, 0.5),
                 pct(&mut picks, 0.99),
             );

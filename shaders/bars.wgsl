@@ -1,15 +1,17 @@
 // bars.wgsl: flame graph bars as instanced quads, colored on the GPU.
 //
-// One instance per bar (`BarInstance` in src/render/bars.rs mirrors `Instance` field by
-// field), read from a storage buffer: a bar is six vertices of one plain (not instanced)
-// draw, vertex `6i + k` being corner k of bar i. One draw per visible row, over the bar
-// range that binary search found on the CPU; the row's top edge comes in as immediate
-// data, so the instance needs no row. (Mesa's llvmpipe runs an instanced draw instance by
+// One 16-byte instance per bar (`BarInstance` in src/render/bars.rs mirrors `Instance`
+// field by field), read from a storage buffer: a bar is six vertices of one plain (not
+// instanced) draw, vertex `6i + k` being corner k of bar i. One draw per visible segment
+// of a row (usually one), over the bar range that binary search found on the CPU; the
+// row's top edge and the segment's 64-bit base ticks come in as immediate data, so the
+// instance needs no row and only 32-bit tick offsets. (Mesa's llvmpipe runs an instanced draw instance by
 // instance, about a microsecond each; a plain draw shades and bins vertices in batches.)
 //
-// Positions stay exact at any zoom: ticks are 64-bit (two u32 halves) and the view origin
-// is subtracted in integer arithmetic before anything becomes a float, so only the
-// distance from the left edge of the view is rounded.
+// Positions stay exact at any zoom: ticks are 64-bit (two u32 halves: the segment's base
+// plus the instance's offset, added with carry) and the view origin is subtracted in
+// integer arithmetic before anything becomes a float, so only the distance from the left
+// edge of the view is rounded.
 //
 // Crispness: a bar at least `gap + 2` pixels wide is snapped to whole pixels and loses a
 // `gap`-pixel separator on its right; a narrower bar keeps its exact extent and the
@@ -31,14 +33,14 @@ struct Globals {
     // Bar height and separator width, in pixels.
     bar_height: f32,
     gap: f32,
-    // 0 package hash, 1 name hash, 2 heat by self value, 3 diff, 4 track (palette index
-    // in values.y), 5 category (palette index in values.z).
+    // 0 package hash, 1 name hash, 2 heat, 3 diff, 4 track, 5 category (what `Instance.
+    // value` holds for each).
     color_mode: u32,
-    // Largest self value (heat scale).
-    max_self: f32,
-    // Left and right grand totals of a diff profile.
-    left_ticks: f32,
-    right_ticks: f32,
+    // 1 when the instances carry diff positions (a diff profile); otherwise a diff color
+    // is the neutral one.
+    diff_scene: u32,
+    pad0: u32,
+    pad1: u32,
     // 1 while a search is active: bars whose name does not match are greyed out.
     search_active: u32,
     // Diff gradient stops at -100 %, 0 %, +100 % (sRGB, alpha unused).
@@ -56,20 +58,25 @@ struct RowParams {
     top: f32,
     // Opacity for the whole row (1 normally).
     alpha: f32,
+    // The segment's base ticks, (low, high): a bar starts at base0 + x0 and ends at
+    // base1 + x1. The two differ only for a bar 2^32 ticks wide or more, drawn alone.
+    base0: vec2<u32>,
+    base1: vec2<u32>,
 }
 
 struct Instance {
-    // Start tick, (low, high).
-    x0: vec2<u32>,
-    // End tick (exclusive), (low, high).
-    x1: vec2<u32>,
+    // Start tick minus the segment's base0.
+    x0: u32,
+    // End tick (exclusive) minus the segment's base1.
+    x1: u32,
     // Interned name id: index into `hashes`.
     name: u32,
-    // (self ticks, left total, right total) as floats, for heat and diff colors; for
-    // timeline spans (duration, track palette index, category palette index). A bar
-    // that stands for a merged run of sub-pixel bars (level of detail) stores
-    // -(self + 1) in x and is drawn lighter.
-    values: vec3<f32>,
+    // The color inputs, computed once at upload: bit 31 set for a bar that stands for a
+    // merged run of sub-pixel bars (level of detail, drawn lighter); bits 16..30 the heat
+    // position sqrt(self / max self) in 32767ths; bits 0..15 either the diff position
+    // (-100..100 % in 65534ths of 200, diff profiles) or the track (bits 0..7) and
+    // category (bits 8..15) palette indices.
+    value: u32,
 }
 
 struct VsOut {
@@ -84,18 +91,23 @@ struct VsOut {
 // Per name: 1 when the name matches the current search.
 @group(0) @binding(2) var<storage, read> name_flags: array<u32>;
 var<immediate> row: RowParams;
-// The bars of one instance chunk, 32 bytes (two vec4<u32>) each.
+// The bars of one instance chunk, 16 bytes (one vec4<u32>) each.
 @group(1) @binding(0) var<storage, read> instances: array<vec4<u32>>;
 
 fn load_instance(i: u32) -> Instance {
-    let a = instances[2u * i];
-    let b = instances[2u * i + 1u];
+    let a = instances[i];
     var inst: Instance;
-    inst.x0 = a.xy;
-    inst.x1 = a.zw;
-    inst.name = b.x;
-    inst.values = bitcast<vec3<f32>>(b.yzw);
+    inst.x0 = a.x;
+    inst.x1 = a.y;
+    inst.name = a.z;
+    inst.value = a.w;
     return inst;
+}
+
+// base + off as a 64-bit (low, high) pair.
+fn add_offset(base: vec2<u32>, off: u32) -> vec2<u32> {
+    let lo = base.x + off;
+    return vec2<u32>(lo, base.y + select(0u, 1u, lo < off));
 }
 
 // A name's color is palette[murmur3(key) % 24], as in Pyroscope.
@@ -114,29 +126,12 @@ fn rel_ticks(x: vec2<u32>) -> f32 {
     return f32(hi) * 4294967296.0 + f32(lo);
 }
 
-// JavaScript's Math.round (half up), as Pyroscope's ratioToPercent uses it.
-fn js_round(x: f32) -> f32 {
-    return floor(x + 0.5);
-}
-
-fn diff_color(left: f32, right: f32) -> vec3<f32> {
-    var lr = 0.0;
-    if (g.left_ticks > 0.0) {
-        lr = left / g.left_ticks;
-    }
-    var rr = 0.0;
-    if (g.right_ticks > 0.0) {
-        rr = right / g.right_ticks;
-    }
-    let lp = js_round(10000.0 * lr) / 100.0;
-    let rp = js_round(10000.0 * rr) / 100.0;
+// The diff gradient at the bar's position, which the upload computed as Pyroscope does
+// (shares rounded to 0.01 %, relative change clamped to ±100 %: `color::bar_diff_percent`).
+fn diff_color(code: u32) -> vec3<f32> {
     var p = 0.0;
-    if (lp == rp) {
-        p = 0.0;
-    } else if (lp == 0.0) {
-        p = 100.0;
-    } else {
-        p = clamp((rp - lp) / lp * 100.0, -100.0, 100.0);
+    if (g.diff_scene != 0u) {
+        p = f32(code) / 65534.0 * 200.0 - 100.0;
     }
     if (p <= 0.0) {
         return mix(g.diff_good.rgb, g.diff_neutral.rgb, (p + 100.0) / 100.0);
@@ -144,11 +139,8 @@ fn diff_color(left: f32, right: f32) -> vec3<f32> {
     return mix(g.diff_neutral.rgb, g.diff_bad.rgb, p / 100.0);
 }
 
-fn heat_color(self_ticks: f32) -> vec3<f32> {
-    var t = 0.0;
-    if (g.max_self > 0.0) {
-        t = sqrt(clamp(self_ticks / g.max_self, 0.0, 1.0));
-    }
+// The heat ramp at t = sqrt(self / max self), which the upload computed.
+fn heat_color(t: f32) -> vec3<f32> {
     if (t <= 0.5) {
         return mix(g.heat[0].rgb, g.heat[1].rgb, t * 2.0);
     }
@@ -163,8 +155,10 @@ fn vs_main(@builtin(vertex_index) v: u32) -> VsOut {
     let vi = corners[v % 6u];
     let lo_clip = g.clip_left - 4.0;
     let hi_clip = g.clip_right + 4.0;
-    var xl = clamp(g.origin_x + (rel_ticks(inst.x0) - g.view_start_frac) * g.px_per_tick, lo_clip, hi_clip);
-    var xr = clamp(g.origin_x + (rel_ticks(inst.x1) - g.view_start_frac) * g.px_per_tick, lo_clip, hi_clip);
+    let x0 = add_offset(row.base0, inst.x0);
+    let x1 = add_offset(row.base1, inst.x1);
+    var xl = clamp(g.origin_x + (rel_ticks(x0) - g.view_start_frac) * g.px_per_tick, lo_clip, hi_clip);
+    var xr = clamp(g.origin_x + (rel_ticks(x1) - g.view_start_frac) * g.px_per_tick, lo_clip, hi_clip);
     let sl = round(xl);
     let sr = round(xr);
     if (sr - sl >= g.gap + 2.0) {
@@ -187,21 +181,21 @@ fn vs_main(@builtin(vertex_index) v: u32) -> VsOut {
             rgb = g.palette[hashes[inst.name].y % PALETTE_LEN].rgb;
         }
         case 2u: {
-            rgb = heat_color(abs(inst.values.x) - select(0.0, 1.0, inst.values.x < 0.0));
+            rgb = heat_color(f32((inst.value >> 16u) & 0x7fffu) / 32767.0);
         }
         case 3u: {
-            rgb = diff_color(inst.values.y, inst.values.z);
+            rgb = diff_color(inst.value & 0xffffu);
         }
         case 4u: {
-            rgb = g.palette[u32(inst.values.y) % PALETTE_LEN].rgb;
+            rgb = g.palette[(inst.value & 0xffu) % PALETTE_LEN].rgb;
         }
         default: {
-            rgb = g.palette[u32(inst.values.z) % PALETTE_LEN].rgb;
+            rgb = g.palette[((inst.value >> 8u) & 0xffu) % PALETTE_LEN].rgb;
         }
     }
 
     // Merged runs of sub-pixel bars: a lighter fill, so they read as "many small things".
-    if (inst.values.x < 0.0) {
+    if ((inst.value & 0x80000000u) != 0u) {
         rgb = mix(rgb, vec3<f32>(1.0, 1.0, 1.0), 0.35);
     }
 

@@ -10,7 +10,7 @@ use crate::layout::timeline::{TraceMemory, track_layout};
 use crate::lod::Lod;
 use crate::model::units::format_duration_ns;
 use crate::model::{Profile, SampleTypes, SourceFormat, Trace};
-use crate::view::draw::INSTANCE_BYTES;
+use crate::view::draw::{INSTANCE_BYTES, NAME_GPU_BYTES, scene_gpu_bytes};
 use crate::view::timeline::default_band_mode;
 use std::fmt::{self, Display};
 use std::time::{Duration, Instant};
@@ -221,10 +221,10 @@ impl Display for ProfileSummary {
             m.lod as f64 / nodes
         )?;
         let bars = self.bars.max(1) as f64;
-        let gpu = (self.bars + self.lod_bars) * INSTANCE_BYTES;
+        let gpu = scene_gpu_bytes(self.bars, self.lod_bars, self.names);
         writeln!(
             f,
-            "per bar:  {:.1} B layout + LOD (the pick index is the layout's columns); GPU {:.1} B of instances ({INSTANCE_BYTES} B per bar and per LOD tier bar, {} tier bars)",
+            "per bar:  {:.1} B layout + LOD (the pick index is the layout's columns); GPU {:.1} B uploaded ({INSTANCE_BYTES} B per bar and per LOD tier bar, {} tier bars; {NAME_GPU_BYTES} B per name)",
             (m.layout + m.lod) as f64 / bars,
             gpu as f64 / bars,
             self.lod_bars
@@ -286,6 +286,8 @@ pub struct TraceSummary {
     pub memory: TraceMemory,
     /// Bars of all LOD tiers.
     pub lod_bars: usize,
+    /// Distinct span names (each has hashes and a search flag on the GPU).
+    pub names: usize,
     /// What did not stop the import.
     pub warnings: Vec<String>,
 }
@@ -333,6 +335,7 @@ impl TraceSummary {
             lod_time,
             memory: TraceMemory::of(s, &trace.tree, &tracks, lod.heap_bytes()),
             lod_bars: lod.bar_count(),
+            names: s.names.len(),
             warnings,
         }
     }
@@ -390,11 +393,12 @@ impl Display for TraceSummary {
             per(m.rows),
             per(m.lod),
         )?;
-        // What the GPU holds: one instance per span and per tier bar (all tiers uploaded).
-        let gpu = (self.spans + self.lod_bars) * INSTANCE_BYTES;
+        // What the GPU holds: one instance per span and per tier bar (all tiers uploaded),
+        // the names' hashes and search flags, the uniform block.
+        let gpu = scene_gpu_bytes(self.spans, self.lod_bars, self.names) as usize;
         writeln!(
             f,
-            "gpu:      {:.1} B/span of instances ({:.1} MiB: {INSTANCE_BYTES} B per span and per LOD tier bar, {} tier bars)",
+            "gpu:      {:.1} B/span uploaded ({:.1} MiB: {INSTANCE_BYTES} B per span and per LOD tier bar, {} tier bars; {NAME_GPU_BYTES} B per name)",
             per(gpu),
             gpu as f64 / (1 << 20) as f64,
             self.lod_bars

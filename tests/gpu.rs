@@ -306,6 +306,75 @@ fn deep_zoom_on_a_trillion_tick_axis_is_exact() {
     assert_eq!(&img2.pixel(gx + 94, y2)[..3], &WHITE);
 }
 
+/// A row whose bars pass 2^32 ticks many times over: each bar about 3·10^9 ticks (two
+/// never share a 32-bit offset range, so each is a segment with its own base) and one
+/// 5·10^9 wide (more than an offset reaches: its end has a base of its own). At the full
+/// view every bar shows its color; at 20 pixels per tick the edges 2.7·10^10 ticks out,
+/// where the base's high word is 6, land on their exact pixels, as do the wide bar's.
+#[test]
+fn a_row_past_two_to_the_32_ticks_draws_every_segment_exactly() {
+    let Some(gpu) = gpu() else { return };
+    let mut text = String::new();
+    for i in 0..10 {
+        let ticks: u64 = if i == 4 { 5_000_000_000 } else { 3_000_000_007 };
+        text += &format!("r;s{i} {ticks}\n");
+    }
+    let p = profile_from("long.folded", &text);
+    let mut v = flame_view(
+        &p,
+        &opts(800, Orientation::Icicle, Some(ColorMode::Name)),
+        false,
+    );
+    let row = v.layout().rows[2].clone();
+    assert_eq!(row.len(), 10);
+    assert!(v.layout().total_ticks > 6 << 32);
+    let color_of = |name: &str| PALETTE[palette_index(&pyroscope_key(name))];
+    let name = |i: usize| p.names.get(row.name[i]).to_string();
+    let img = render_view(gpu, &v);
+    for i in 0..row.len() {
+        let (x, y) = bar_center(&v, 2, i);
+        assert!(
+            color_diff(img.pixel(x, y), color_of(&name(i))) <= 1,
+            "bar {i}"
+        );
+    }
+    let g = v.geometry(1.0);
+    let gx = g.graph.x as u32;
+    let y = (g.row_top(2) + g.bar_height_px / 2.0) as u32;
+    let wide = (0..row.len())
+        .find(|&i| row.x1[i] - row.x0[i] > 1 << 32)
+        .unwrap();
+    for edge in [row.len() - 1, wide, wide + 1] {
+        let Some(prev) = edge.checked_sub(1) else {
+            continue;
+        };
+        if edge >= row.len() {
+            continue;
+        }
+        // The edge between bars prev and edge at pixel 100.
+        v.state_mut().camera = Camera {
+            start: row.x0[edge] - 5,
+            start_frac: 0.0,
+            px_per_tick: 20.0,
+        };
+        let img = render_view(gpu, &v);
+        let px = |x: u32| img.pixel(gx + x, y);
+        assert!(
+            color_diff(px(98), color_of(&name(prev))) <= 1,
+            "edge {edge}"
+        );
+        assert_eq!(&px(99)[..3], &WHITE, "gap before edge {edge}");
+        assert!(
+            color_diff(px(100), color_of(&name(edge))) <= 1,
+            "edge {edge}"
+        );
+        assert!(
+            color_diff(px(101), color_of(&name(edge))) <= 1,
+            "edge {edge}"
+        );
+    }
+}
+
 /// A bar half a pixel wide leaves a half-covered pixel: coverage becomes alpha.
 #[test]
 fn sub_pixel_bars_blend_by_coverage() {

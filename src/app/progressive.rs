@@ -172,7 +172,7 @@ fn prepare(
                 "scorch: {} and {} merged tiers uploaded ({} MiB) in {:.0} ms",
                 crate::view::draw::describe(&sources),
                 sources.iter().map(|s| s.lod.bar_count()).sum::<usize>(),
-                s.instance_bytes() >> 20,
+                s.gpu_bytes() >> 20,
                 t.elapsed().as_secs_f64() * 1000.0
             );
             Ok(s)

@@ -150,7 +150,7 @@ impl Tier {
 }
 
 /// The first index in `0..n` for which `pred` is false (`pred` true then false).
-fn partition(n: usize, pred: impl Fn(usize) -> bool) -> usize {
+pub(crate) fn partition(n: usize, pred: impl Fn(usize) -> bool) -> usize {
     let (mut lo, mut hi) = (0, n);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;

@@ -2,41 +2,116 @@
 //!
 //! [`BarScene::build`] packs a [`BarSource`]'s bars (every row, then each of its LOD
 //! tiers) into instance buffers once (rows back to back, split into chunks that respect
-//! the adapter's `max_buffer_size`; a row may span chunks). A frame then only writes the
-//! [`BarGlobals`] uniform and, per visible row, binds the instance range the view's draw
-//! data names ([`RowDraw`]) and issues one plain draw of six vertices a bar that read the
-//! instances from a storage buffer. An export, which draws a single frame, uploads only
+//! the adapter's `max_buffer_size`; a row may span chunks). A bar is 16 bytes: its ticks
+//! as 32-bit offsets from its segment's 64-bit base (a list is cut into segments at chunk
+//! boundaries and wherever its ticks would pass 2^32 past the base), its name, and one
+//! word of color inputs computed at upload ([`ValueCodec`]). A frame then only writes the
+//! [`BarGlobals`] uniform and, per visible row and segment, binds the instance range the
+//! view's draw data names ([`RowDraw`]), passes the segment's base as immediate data and
+//! issues one plain draw of six vertices a bar that read the instances from a storage
+//! buffer. An export, which draws a single frame, uploads only
 //! the list each row uses in it ([`BarSource::only_at`]). The bar colors come from
 //! `bars.wgsl`; names are hashed once by `name_hash.wgsl` ([`super::names`]).
 
 use super::gpu::{Gpu, IMMEDIATE_BYTES, PipelineSpec, render_pipeline, uniform_buffer};
 use super::names::{NameHashes, PackedKeys};
-use crate::color::{ColorMode, DiffPalette, HEAT_STOPS, PALETTE};
+use crate::color::{ColorMode, DiffPalette, HEAT_STOPS, PALETTE, diff_percent, ratio_to_percent};
 use crate::lod::TierRef;
-use crate::view::draw::{BarSource, INSTANCE_BYTES, NameFlags, RowDraw};
+use crate::view::draw::{BarSource, BarValues, GLOBALS_BYTES, INSTANCE_BYTES, NameFlags, RowDraw};
 use bytemuck::{Pod, Zeroable};
 
-/// One bar as the GPU sees it: 32 bytes of a storage buffer, read by `load_instance` in
-/// `shaders/bars.wgsl` as two `vec4<u32>` (x0, x1; name, the three values' bits).
+/// One bar as the GPU sees it: 16 bytes of a storage buffer, read by `load_instance` in
+/// `shaders/bars.wgsl` as one `vec4<u32>`.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct BarInstance {
-    /// Start tick as (low 32 bits, high 32 bits).
-    pub x0: [u32; 2],
-    /// End tick (exclusive), (low, high).
-    pub x1: [u32; 2],
+    /// Start tick minus its segment's `base0`.
+    pub x0: u32,
+    /// End tick (exclusive) minus its segment's `base1`.
+    pub x1: u32,
     /// Interned name id, an index into the name hashes.
     pub name: u32,
-    /// Self ticks, left total, right total (timeline: duration, track and category
-    /// palette indices); a merged run has a negative first value.
-    pub values: [f32; 3],
+    /// The color inputs ([`ValueCodec::pack`]).
+    pub value: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<BarInstance>() == INSTANCE_BYTES);
 
-impl BarInstance {
-    fn split(t: u64) -> [u32; 2] {
-        [t as u32, (t >> 32) as u32]
+/// A 64-bit tick as (low 32 bits, high 32 bits).
+fn split(t: u64) -> [u32; 2] {
+    [t as u32, (t >> 32) as u32]
+}
+
+/// Turns a bar's three values ([`BarValues::of`], merged for a tier bar) into the word
+/// `Instance.value` in `bars.wgsl` decodes. Everything a color mode needs is computed
+/// here once, so the instance carries positions on the color ramps, not the values:
+///
+/// - bit 31: a merged run of several bars (drawn lighter);
+/// - bits 16..30: the heat position sqrt(self / max self), clamped to 0..1, in 32767ths;
+/// - bits 0..15, for a diff: the position on the diff gradient, Pyroscope's change
+///   (`color::bar_diff_percent`: shares rounded to 0.01 %, clamped to ±100 %) as
+///   (p + 100) / 200 in 65534ths, so 0 % is exact; otherwise the track (bits 0..7) and
+///   category (bits 8..15) palette indices, the second and third values modulo 24.
+///
+/// The steps are far below what an 8-bit color channel resolves.
+#[derive(Clone, Copy, Debug)]
+pub struct ValueCodec {
+    max_self: f32,
+    diff_ticks: Option<(u64, u64)>,
+}
+
+impl ValueCodec {
+    /// Steps of the heat position.
+    pub const HEAT_STEPS: f64 = 32767.0;
+    /// Steps of the diff position over its 200 %.
+    pub const DIFF_STEPS: f64 = 65534.0;
+
+    /// The codec of a scene's values.
+    pub fn new(values: &BarValues<'_>) -> ValueCodec {
+        ValueCodec {
+            max_self: values.max_self,
+            diff_ticks: values.diff_ticks,
+        }
+    }
+
+    /// The word of a bar with values `v`; `merged`: it stands for several bars.
+    pub fn pack(&self, v: [f32; 3], merged: bool) -> u32 {
+        let t = if self.max_self > 0.0 {
+            (f64::from(v[0]) / f64::from(self.max_self))
+                .clamp(0.0, 1.0)
+                .sqrt()
+        } else {
+            0.0
+        };
+        // `as` saturates (NaN becomes 0), so odd values cannot spill into other bits.
+        let heat = ((t * Self::HEAT_STEPS).round() as u32).min(0x7fff);
+        let low = match self.diff_ticks {
+            Some((l, r)) => {
+                let share = |x: f32, total: u64| {
+                    if total == 0 {
+                        0.0
+                    } else {
+                        ratio_to_percent(f64::from(x) / total as f64)
+                    }
+                };
+                let p = diff_percent(share(v[1], l), share(v[2], r));
+                ((p + 100.0) / 200.0 * Self::DIFF_STEPS).round() as u32
+            }
+            None => {
+                (v[1] as u32 % PALETTE.len() as u32) | (v[2] as u32 % PALETTE.len() as u32) << 8
+            }
+        };
+        u32::from(merged) << 31 | heat << 16 | low.min(0xffff)
+    }
+
+    /// The heat position a word holds (0..1), as the shader reads it.
+    pub fn heat(word: u32) -> f64 {
+        f64::from((word >> 16) & 0x7fff) / Self::HEAT_STEPS
+    }
+
+    /// The diff position a word holds (−100..100 %), as the shader reads it.
+    pub fn diff(word: u32) -> f64 {
+        f64::from(word & 0xffff) / Self::DIFF_STEPS * 200.0 - 100.0
     }
 }
 
@@ -64,12 +139,10 @@ pub struct BarGlobals {
     pub gap: f32,
     /// `color_mode: u32` ([`ColorMode::shader_code`]).
     pub color_mode: u32,
-    /// `max_self: f32`: the heat scale.
-    pub max_self: f32,
-    /// `left_ticks: f32`: left grand total of a diff.
-    pub left_ticks: f32,
-    /// `right_ticks: f32`: right grand total of a diff.
-    pub right_ticks: f32,
+    /// `diff_scene: u32`: 1 when the instances carry diff positions.
+    pub diff_scene: u32,
+    /// Padding (`pad0`, `pad1`).
+    pub pad: [u32; 2],
     /// `search_active: u32`: 1 greys out bars whose name does not match.
     pub search_active: u32,
     /// `diff_good: vec4<f32>`.
@@ -84,7 +157,7 @@ pub struct BarGlobals {
     pub palette: [[f32; 4]; PALETTE.len()],
 }
 
-const _: () = assert!(std::mem::size_of::<BarGlobals>() == 544);
+const _: () = assert!(std::mem::size_of::<BarGlobals>() == GLOBALS_BYTES);
 
 fn rgba(c: [u8; 3]) -> [f32; 4] {
     [
@@ -113,9 +186,8 @@ impl BarGlobals {
             bar_height: 1.0,
             gap: 1.0,
             color_mode: mode.shader_code(),
-            max_self: 0.0,
-            left_ticks: 0.0,
-            right_ticks: 0.0,
+            diff_scene: 0,
+            pad: [0; 2],
             search_active: 0,
             diff_good: rgba(diff.good),
             diff_neutral: rgba(diff.neutral),
@@ -126,7 +198,8 @@ impl BarGlobals {
     }
 }
 
-/// Row parameters passed as immediate data. Mirrors `RowParams` in `shaders/bars.wgsl`.
+/// Row and segment parameters passed as immediate data. Mirrors `RowParams` in
+/// `shaders/bars.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct RowParams {
@@ -134,6 +207,10 @@ pub struct RowParams {
     pub top: f32,
     /// `alpha: f32`: opacity of the row.
     pub alpha: f32,
+    /// `base0: vec2<u32>`: the segment's base for start ticks, (low, high).
+    pub base0: [u32; 2],
+    /// `base1: vec2<u32>`: its base for end ticks.
+    pub base1: [u32; 2],
 }
 
 const _: () = assert!(std::mem::size_of::<RowParams>() as u32 == IMMEDIATE_BYTES);
@@ -244,18 +321,45 @@ fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-/// Where part of a row's bars live on the GPU.
+/// Where part of a list of a row's bars lives on the GPU, and the ticks its instances'
+/// offsets count from: every start tick of the segment is within 2^32 of `base0`, every
+/// end tick within 2^32 of `base1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Segment {
     /// Chunk buffer index.
-    chunk: usize,
+    chunk: u32,
     /// First instance of the segment within the chunk.
-    chunk_start: u64,
-    /// First bar of the segment within the row.
-    row_start: usize,
+    chunk_start: u32,
+    /// First bar of the segment within the list.
+    row_start: u32,
     /// Bars in the segment.
-    len: usize,
+    len: u32,
+    /// Base of the start ticks: the first bar's start.
+    base0: u64,
+    /// Base of the end ticks: `base0`, or for a single bar 2^32 ticks wide or more, its
+    /// end.
+    base1: u64,
 }
+
+impl Segment {
+    /// The list's bars it holds.
+    fn bars(&self) -> std::ops::Range<usize> {
+        self.row_start as usize..(self.row_start + self.len) as usize
+    }
+
+    /// The instance of a bar from `x0` to `x1`.
+    fn instance(&self, x0: u64, x1: u64, name: u32, value: u32) -> BarInstance {
+        BarInstance {
+            x0: x0.wrapping_sub(self.base0) as u32,
+            x1: x1.wrapping_sub(self.base1) as u32,
+            name,
+            value,
+        }
+    }
+}
+
+/// Ticks a segment's offsets reach: 2^32.
+const SEGMENT_SPAN: u64 = 1 << 32;
 
 /// The segments of every list of every row, flat: `lists[row_lists[r] + l]` is where
 /// list `l` of row `r` starts in `segments`, and the next entry where it ends.
@@ -308,28 +412,50 @@ struct Plan {
     total: u64,
 }
 
+/// Appends the segments of a list of `len` bars whose ticks `x0(i)` and `x1(i)` give
+/// (both sorted, as in every layout row and tier), starting at global instance `at`: cut
+/// at chunk boundaries (`chunk_cap` instances) and before the first bar whose end is
+/// `span` or more ticks past the segment's first start. A bar at least `span` wide is a
+/// segment of its own, with its end as the end base.
+fn push_list(
+    segs: &mut Vec<Segment>,
+    at: &mut u64,
+    len: usize,
+    (chunk_cap, span): (u64, u64),
+    x0: impl Fn(usize) -> u64,
+    x1: impl Fn(usize) -> u64,
+) {
+    let mut i = 0;
+    while i < len {
+        let in_chunk = *at % chunk_cap;
+        let room = ((chunk_cap - in_chunk) as usize).min(len - i);
+        let base = x0(i);
+        // Bars i..i + fit end within `span` of the base (ends are sorted).
+        let fit = crate::lod::partition(room, |d| x1(i + d).saturating_sub(base) < span);
+        let (take, base1) = if fit == 0 { (1, x1(i)) } else { (fit, base) };
+        segs.push(Segment {
+            chunk: (*at / chunk_cap) as u32,
+            chunk_start: in_chunk as u32,
+            row_start: i as u32,
+            len: take as u32,
+            base0: base,
+            base1,
+        });
+        *at += take as u64;
+        i += take;
+    }
+}
+
 impl Plan {
-    /// Lays out `src`'s wanted lists back to back in chunks of `chunk_cap` instances.
-    fn new(src: &BarSource<'_>, chunk_cap: u64) -> Plan {
+    /// Lays out `src`'s wanted lists back to back in chunks of `chunk_cap` instances,
+    /// in segments whose offsets stay below `span` ticks ([`SEGMENT_SPAN`]; tests use
+    /// less).
+    fn new(src: &BarSource<'_>, chunk_cap: u64, span: u64) -> Plan {
         let (layout, lod) = (src.layout, src.lod);
         let mut table = SegmentTable::default();
         let mut rows = Vec::with_capacity(layout.rows.len() + 1);
         let mut at = 0u64;
-        let push_list = |segs: &mut Vec<Segment>, at: &mut u64, len: usize| {
-            let mut i = 0;
-            while i < len {
-                let in_chunk = *at % chunk_cap;
-                let take = ((chunk_cap - in_chunk) as usize).min(len - i);
-                segs.push(Segment {
-                    chunk: (*at / chunk_cap) as usize,
-                    chunk_start: in_chunk,
-                    row_start: i,
-                    len: take,
-                });
-                *at += take as u64;
-                i += take;
-            }
-        };
+        let caps = (chunk_cap, span);
         for (r, row) in layout.rows.iter().enumerate() {
             table.start_row();
             let first = at;
@@ -339,6 +465,9 @@ impl Plan {
                 &mut table.segments,
                 &mut at,
                 if own { row.len() } else { 0 },
+                caps,
+                |i| row.x0[i],
+                |i| row.x1[i],
             );
             let mut tiers = Vec::new();
             for (i, tier) in lod
@@ -350,7 +479,14 @@ impl Plan {
             {
                 table.start_list();
                 if src.wants(r, TierRef::Tier(i)) {
-                    push_list(&mut table.segments, &mut at, tier.len());
+                    push_list(
+                        &mut table.segments,
+                        &mut at,
+                        tier.len(),
+                        caps,
+                        |j| tier.x0(row, j),
+                        |j| tier.x1(row, j),
+                    );
                     tiers.push(i);
                 }
             }
@@ -412,50 +548,43 @@ impl Sink<'_> {
 }
 
 /// Writes the instances of row `r` (its own bars, then its wanted tiers, as the plan
-/// has them); `vals` is scratch for the values of the row's bars, computed once and
-/// summed for each tier's merged runs.
+/// has them, segment by segment); `vals` is scratch for the values of the row's bars,
+/// computed once and combined for each tier's merged runs.
 fn fill_row(
     src: &BarSource<'_>,
+    plan: &Plan,
     r: usize,
-    own: bool,
-    tiers: &[usize],
     vals: &mut Vec<[f32; 3]>,
     out: &mut Sink<'_>,
 ) {
+    let (_, own, tiers) = &plan.rows[r];
     let row = &src.layout.rows[r];
     let values = &src.values;
+    let codec = ValueCodec::new(values);
     vals.clear();
     vals.extend(row.node.iter().map(|&n| (values.of)(n)));
-    if own {
-        for (k, v) in vals.iter().enumerate() {
-            out.put(BarInstance {
-                x0: BarInstance::split(row.x0[k]),
-                x1: BarInstance::split(row.x1[k]),
-                name: row.name[k],
-                values: *v,
-            });
+    if *own {
+        for s in plan.table.list(r, 0).unwrap_or_default() {
+            for k in s.bars() {
+                let value = codec.pack(vals[k], false);
+                out.put(s.instance(row.x0[k], row.x1[k], row.name[k], value));
+            }
         }
     }
     let row_tiers = src.lod.rows.get(r).map_or(&[][..], |t| &t[..]);
     for &i in tiers {
         let tier = &row_tiers[i];
-        for j in 0..tier.len() {
-            let members = tier.members(j);
-            let (first, count) = (members.start, members.len());
-            let mut v = vals[first];
-            for w in &vals[first + 1..members.end] {
-                v = (values.merge)(v, *w);
+        for s in plan.table.list(r, i + 1).unwrap_or_default() {
+            for j in s.bars() {
+                let members = tier.members(j);
+                let mut v = vals[members.start];
+                for w in &vals[members.start + 1..members.end] {
+                    v = (values.merge)(v, *w);
+                }
+                let value = codec.pack(v, members.len() > 1);
+                let (x0, x1) = (row.x0[members.start], row.x1[members.end - 1]);
+                out.put(s.instance(x0, x1, tier.name[j], value));
             }
-            // A merged run is marked by a negative first value (see bars.wgsl).
-            if count > 1 {
-                v[0] = -(v[0] + 1.0);
-            }
-            out.put(BarInstance {
-                x0: BarInstance::split(row.x0[first]),
-                x1: BarInstance::split(row.x1[members.end - 1]),
-                name: tier.name[j],
-                values: v,
-            });
         }
     }
 }
@@ -510,7 +639,7 @@ fn fill(src: &BarSource<'_>, plan: &Plan, chunks: Vec<wgpu::WriteOnly<'_, [Slot]
         for r in bounds[g]..bounds[g + 1] {
             let (_, own, tiers) = &plan.rows[r];
             if *own || !tiers.is_empty() {
-                fill_row(src, r, *own, tiers, &mut vals, &mut sink);
+                fill_row(src, plan, r, &mut vals, &mut sink);
             }
         }
         sink.flush();
@@ -549,6 +678,9 @@ pub struct BarScene {
     names: usize,
     /// Bytes of instance data uploaded.
     pub instance_bytes: u64,
+    /// Every byte the scene holds on the GPU: instances, name hashes and search flags,
+    /// the uniform block.
+    pub gpu_bytes: u64,
     max_self: f32,
     diff_ticks: Option<(u64, u64)>,
     /// The search generation whose flags `name_flags` holds.
@@ -577,7 +709,7 @@ impl BarScene {
             .min(limits.max_storage_buffer_binding_size)
             .min(256 << 20);
         let chunk_cap = (max_chunk_bytes / stride).max(1);
-        let plan = Plan::new(src, chunk_cap);
+        let plan = Plan::new(src, chunk_cap, SEGMENT_SPAN);
         // Mapped at creation and filled in place on all cores: no staging copy of our
         // own, and the values of a row's bars are computed once for all its tiers.
         // Their own out-of-memory scope: a buffer that failed must not be mapped.
@@ -647,6 +779,8 @@ impl BarScene {
             ],
         });
         let group_layout = instances_layout(device);
+        let gpu_bytes =
+            instance_bytes + name_hashes.buffer().size() + name_flags.size() + globals.size();
         let chunk_groups = chunks
             .iter()
             .map(|c| {
@@ -669,6 +803,7 @@ impl BarScene {
             name_flags,
             names,
             instance_bytes,
+            gpu_bytes,
             max_self: values.max_self,
             diff_ticks: values.diff_ticks,
             search_uploaded: std::cell::Cell::new(None),
@@ -698,13 +833,9 @@ impl BarScene {
         self.max_self
     }
 
-    /// Fills the profile-dependent fields of `g` (heat scale, diff totals).
+    /// Fills the profile-dependent fields of `g` (whether the bars carry diff positions).
     pub fn complete_globals(&self, g: &mut BarGlobals) {
-        g.max_self = self.max_self;
-        if let Some((l, r)) = self.diff_ticks {
-            g.left_ticks = l as f32;
-            g.right_ticks = r as f32;
-        }
+        g.diff_scene = u32::from(self.diff_ticks.is_some());
     }
 
     /// Writes this frame's uniform block.
@@ -743,19 +874,32 @@ impl BarScene {
             if range.is_empty() {
                 continue;
             }
-            pass.set_immediates(0, bytemuck::bytes_of(&RowParams { top, alpha }));
-            for s in segs {
-                let lo = range.start.max(s.row_start);
-                let hi = range.end.min(s.row_start + s.len);
+            // Segments are in bar order: skip to the first one the range reaches.
+            let from = segs.partition_point(|s| s.bars().end <= range.start);
+            for s in &segs[from..] {
+                let bars = s.bars();
+                if bars.start >= range.end {
+                    break;
+                }
+                let lo = range.start.max(bars.start);
+                let hi = range.end.min(bars.end);
                 if lo >= hi {
                     continue;
                 }
-                let first = s.chunk_start + (lo - s.row_start) as u64;
+                let first = u64::from(s.chunk_start) + (lo - bars.start) as u64;
                 let count = (hi - lo) as u64;
-                if bound != Some(s.chunk) {
-                    pass.set_bind_group(1, &self.chunk_groups[s.chunk], &[]);
-                    bound = Some(s.chunk);
+                let chunk = s.chunk as usize;
+                if bound != Some(chunk) {
+                    pass.set_bind_group(1, &self.chunk_groups[chunk], &[]);
+                    bound = Some(chunk);
                 }
+                let params = RowParams {
+                    top,
+                    alpha,
+                    base0: split(s.base0),
+                    base1: split(s.base1),
+                };
+                pass.set_immediates(0, bytemuck::bytes_of(&params));
                 let v = VERTICES_PER_BAR;
                 pass.draw((first * v) as u32..((first + count) * v) as u32, 0..1);
                 drawn += count;
@@ -769,28 +913,30 @@ impl BarScene {
 mod tests {
     use super::*;
 
-    fn seg(row_start: usize, len: usize) -> Segment {
+    fn seg(row_start: u32, len: u32) -> Segment {
         Segment {
             chunk: 0,
             chunk_start: 0,
             row_start,
             len,
+            base0: 0,
+            base1: 0,
         }
     }
 
+    /// A bar as the shader sees it: absolute ticks, name, color word.
+    type Decoded = (u64, u64, u32, u32);
+
     /// The reference: every wanted list of every row in order, each value computed from
-    /// the tree directly (members summed one by one).
-    fn reference(src: &BarSource<'_>) -> Vec<BarInstance> {
+    /// the tree directly (members summed one by one), positions as 64-bit ticks.
+    fn reference(src: &BarSource<'_>) -> Vec<Decoded> {
+        let codec = ValueCodec::new(&src.values);
         let mut out = Vec::new();
         for (r, row) in src.layout.rows.iter().enumerate() {
             if src.wants(r, TierRef::Row) {
                 for k in 0..row.len() {
-                    out.push(BarInstance {
-                        x0: BarInstance::split(row.x0[k]),
-                        x1: BarInstance::split(row.x1[k]),
-                        name: row.name[k],
-                        values: (src.values.of)(row.node[k]),
-                    });
+                    let v = codec.pack((src.values.of)(row.node[k]), false);
+                    out.push((row.x0[k], row.x1[k], row.name[k], v));
                 }
             }
             for (i, tier) in src.lod.rows[r].iter().enumerate() {
@@ -803,16 +949,35 @@ mod tests {
                     for k in m.start + 1..m.end {
                         v = (src.values.merge)(v, (src.values.of)(row.node[k]));
                     }
-                    if m.len() > 1 {
-                        v[0] = -(v[0] + 1.0);
-                    }
-                    out.push(BarInstance {
-                        x0: BarInstance::split(row.x0[m.start]),
-                        x1: BarInstance::split(row.x1[m.end - 1]),
-                        name: tier.name[j],
-                        values: v,
-                    });
+                    let v = codec.pack(v, m.len() > 1);
+                    out.push((row.x0[m.start], row.x1[m.end - 1], tier.name[j], v));
                 }
+            }
+        }
+        out
+    }
+
+    /// Reads the instances back as the draws do: list by list through the segment table,
+    /// each offset added to its segment's base in 64 bits. Checks that every offset fits
+    /// (adding it back gives a tick no further than `span` from the base).
+    fn decode(plan: &Plan, got: &[BarInstance], chunk_cap: u64, span: u64) -> Vec<Decoded> {
+        let mut out = Vec::new();
+        for r in 0..plan.rows.len() - 1 {
+            let mut l = 0;
+            while let Some(segs) = plan.table.list(r, l) {
+                for s in segs {
+                    let g = s.chunk as u64 * chunk_cap + u64::from(s.chunk_start);
+                    if s.base1 != s.base0 {
+                        assert_eq!(s.len, 1, "only a lone bar has its own end base");
+                    }
+                    for (d, b) in got[g as usize..][..s.len as usize].iter().enumerate() {
+                        let x0 = s.base0 + u64::from(b.x0);
+                        let x1 = s.base1 + u64::from(b.x1);
+                        assert!(x0 - s.base0 < span && x1 - s.base1 < span, "{s:?} {d}");
+                        out.push((x0, x1, b.name, b.value));
+                    }
+                }
+                l += 1;
             }
         }
         out
@@ -820,8 +985,9 @@ mod tests {
 
     /// The upload fills mapped chunks from all cores, rows cut into groups and groups
     /// into chunk pieces: the instances are those of one sequential pass, in the order
-    /// the segment table says, whatever the chunk size, for all lists and for an
-    /// export's single tier per row.
+    /// the segment table says, whatever the chunk size and the span of a segment's
+    /// offsets (tiny spans cut rows into many segments and give wide bars their own), for
+    /// all lists and for an export's single tier per row.
     #[test]
     fn the_parallel_fill_writes_what_a_sequential_pass_does() {
         let mut text = Vec::new();
@@ -836,62 +1002,181 @@ mod tests {
         let layout = crate::layout::flame_layout(&p.tree);
         let lod = crate::lod::Lod::build(&layout);
         let tree = &p.tree;
+        let total = layout.total_ticks;
         for only_at in [None, Some(layout.rows[0].x1[0] as f64 / 700.0)] {
-            let src = BarSource {
-                key: crate::view::draw::SceneKey(1),
-                layout: &layout,
-                lod: &lod,
-                names: &p.names,
-                spy: None,
-                values: crate::view::draw::BarValues {
-                    of: Box::new(move |n| {
-                        [tree.self_ticks(n) as f32, tree.total(n) as f32, n as f32]
-                    }),
-                    merge: |a, b| [a[0] + b[0], a[1] + b[1], a[2].max(b[2])],
-                    max_self: 1.0,
-                    diff_ticks: None,
-                },
-                only_at,
-                noun: "bars",
-            };
-            let want = reference(&src);
-            for chunk_cap in [7u64, 1000, 1 << 20] {
-                let plan = Plan::new(&src, chunk_cap);
-                assert_eq!(plan.total as usize, want.len());
-                // Big enough to be filled on all cores.
-                assert!(only_at.is_some() || plan.total > 1 << 16, "{}", plan.total);
-                let mut mem = vec![[0u8; INSTANCE_BYTES]; want.len()];
-                let mut chunks = Vec::new();
-                let mut rest = &mut mem[..];
-                while !rest.is_empty() {
-                    let n = rest.len().min(chunk_cap as usize);
-                    let (a, b) = rest.split_at_mut(n);
-                    chunks.push(wgpu::WriteOnly::from_mut(a));
-                    rest = b;
-                }
-                fill(&src, &plan, chunks);
-                let got: &[BarInstance] = bytemuck::cast_slice(&mem);
-                // Through the segment table: list l of row r, piece by piece.
-                for (r, row) in layout.rows.iter().enumerate() {
-                    let lists = 1 + lod.rows[r].len();
-                    for l in 0..lists {
-                        for s in plan.table.list(r, l).unwrap() {
-                            let g = (s.chunk as u64 * chunk_cap + s.chunk_start) as usize;
-                            let first = &got[g];
-                            if l == 0 {
-                                assert_eq!(first.name, row.name[s.row_start]);
-                            } else {
-                                assert_eq!(first.name, lod.rows[r][l - 1].name[s.row_start]);
-                            }
-                        }
+            for diff in [None, Some((total / 2, total))] {
+                let src = BarSource {
+                    key: crate::view::draw::SceneKey(1),
+                    layout: &layout,
+                    lod: &lod,
+                    names: &p.names,
+                    spy: None,
+                    values: crate::view::draw::BarValues {
+                        of: Box::new(move |n| {
+                            let t = tree.total(n) as f32;
+                            [tree.self_ticks(n) as f32, t / 3.0, t]
+                        }),
+                        merge: |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2]],
+                        max_self: tree.max_self() as f32,
+                        diff_ticks: diff,
+                    },
+                    only_at,
+                    noun: "bars",
+                };
+                let want = reference(&src);
+                for (chunk_cap, span) in [(7u64, SEGMENT_SPAN), (1000, 97), (1 << 20, 5000)] {
+                    let plan = Plan::new(&src, chunk_cap, span);
+                    assert_eq!(plan.total as usize, want.len());
+                    // Big enough to be filled on all cores.
+                    assert!(only_at.is_some() || plan.total > 1 << 16, "{}", plan.total);
+                    let segments = plan.table.segments.len();
+                    if span < total {
+                        let lists = plan.table.lists.len();
+                        assert!(segments > lists, "{segments} segments, {lists} lists");
                     }
+                    let mut mem = vec![[0u8; INSTANCE_BYTES]; want.len()];
+                    let mut chunks = Vec::new();
+                    let mut rest = &mut mem[..];
+                    while !rest.is_empty() {
+                        let n = rest.len().min(chunk_cap as usize);
+                        let (a, b) = rest.split_at_mut(n);
+                        chunks.push(wgpu::WriteOnly::from_mut(a));
+                        rest = b;
+                    }
+                    fill(&src, &plan, chunks);
+                    let got: &[BarInstance] = bytemuck::cast_slice(&mem);
+                    let got = decode(&plan, got, chunk_cap, span);
+                    assert!(
+                        got == want,
+                        "chunk_cap {chunk_cap}, span {span}, only_at {only_at:?}, diff {diff:?}"
+                    );
                 }
-                assert!(
-                    got == &want[..],
-                    "chunk_cap {chunk_cap}, only_at {only_at:?}"
-                );
             }
         }
+    }
+
+    /// A list whose ticks pass 2^32: segments restart their base before an offset would
+    /// overflow, and a bar wider than 2^32 ticks is a segment of its own whose end counts
+    /// from its own base. Every tick comes back exact.
+    #[test]
+    fn ticks_beyond_two_to_the_32_are_cut_into_segments() {
+        let big = 3u64 << 32;
+        // A 2^40-wide bar, then bars 3·2^32 apart, one tick wide, near 2^62.
+        let mut x0 = vec![0u64];
+        let mut x1 = vec![1u64 << 40];
+        for k in 0..5u64 {
+            let at = (1u64 << 62) + k * big;
+            x0.push(at);
+            x1.push(at + 1);
+        }
+        // Then four bars within one segment, the last ending 2^32 − 1 past the first start.
+        let at = (1u64 << 62) + 5 * big;
+        x0.extend([at, at + 10, at + 20, at + (1 << 31)]);
+        x1.extend([at + 10, at + 20, at + 30, at + SEGMENT_SPAN - 1]);
+        let mut segs = Vec::new();
+        let mut next = 0;
+        let n = x0.len();
+        push_list(
+            &mut segs,
+            &mut next,
+            n,
+            (1 << 20, SEGMENT_SPAN),
+            |i| x0[i],
+            |i| x1[i],
+        );
+        assert_eq!(next, n as u64);
+        assert_eq!(segs.len(), 1 + 5 + 1, "{segs:?}");
+        assert_eq!((segs[0].base0, segs[0].base1), (0, 1 << 40));
+        assert_eq!(segs[6].len, 4);
+        for s in &segs {
+            for k in s.bars() {
+                let b = s.instance(x0[k], x1[k], 0, 0);
+                assert_eq!(s.base0 + u64::from(b.x0), x0[k]);
+                assert_eq!(s.base1 + u64::from(b.x1), x1[k]);
+            }
+        }
+        // The shader's 64-bit add with carry, on the split halves.
+        let add = |base: [u32; 2], off: u32| {
+            let lo = base[0].wrapping_add(off);
+            let hi = base[1] + u32::from(lo < off);
+            u64::from(lo) | u64::from(hi) << 32
+        };
+        let s = segs[6];
+        let b = s.instance(x0[n - 1], x1[n - 1], 0, 0);
+        assert_eq!(add(split(s.base1), b.x1), x1[n - 1]);
+        let s = Segment {
+            base0: u64::from(u32::MAX) - 5,
+            base1: u64::from(u32::MAX) - 5,
+            ..seg(0, 1)
+        };
+        let b = s.instance(s.base0 + 10, s.base0 + 20, 0, 0);
+        assert_eq!(add(split(s.base0), b.x0), s.base0 + 10, "the carry");
+        assert_eq!(add(split(s.base1), b.x1), s.base0 + 20);
+    }
+
+    /// The color word keeps what the shader's modes need: the diff position within a
+    /// hundredth of a percent of Pyroscope's (0 % exactly), the heat position within
+    /// 1/32767, the palette indices and the merged flag; odd values stay in their bits.
+    #[test]
+    fn the_color_word_round_trips_what_each_mode_reads() {
+        let diff = ValueCodec {
+            max_self: 1000.0,
+            diff_ticks: Some((1_000_000, 991_000)),
+        };
+        for (l, r) in [
+            (141u64, 125u64),
+            (1000, 1000),
+            (0, 50),
+            (50, 0),
+            (333_333, 333_334),
+            (999_999, 991_000),
+            (1, 2),
+        ] {
+            let w = diff.pack([7.0, l as f32, r as f32], false);
+            let want = crate::color::bar_diff_percent(l, r, 1_000_000, 991_000);
+            let got = ValueCodec::diff(w);
+            assert!((got - want).abs() < 0.01, "{l} {r}: {got} vs {want}");
+            if want == 0.0 {
+                assert_eq!(got, 0.0);
+            }
+            assert_eq!(w >> 31, 0);
+        }
+        for s in [
+            0.0f32,
+            1.0,
+            10.0,
+            250.0,
+            999.0,
+            1000.0,
+            5000.0,
+            -3.0,
+            f32::NAN,
+        ] {
+            let w = diff.pack([s, 0.0, 0.0], true);
+            assert_eq!(w >> 31, 1);
+            let want = if s.is_nan() {
+                0.0
+            } else {
+                (f64::from(s) / 1000.0).clamp(0.0, 1.0).sqrt()
+            };
+            assert!((ValueCodec::heat(w) - want).abs() <= 0.5 / 32767.0, "{s}");
+        }
+        let timeline = ValueCodec {
+            max_self: 10.0,
+            diff_ticks: None,
+        };
+        let w = timeline.pack([5.0, 7.0, 23.0], false);
+        assert_eq!((w & 0xff, (w >> 8) & 0xff), (7, 23));
+        let w = timeline.pack([f32::INFINITY, 1e30, -4.0], true);
+        assert_eq!((w & 0xff, (w >> 8) & 0xff), ((u32::MAX % 24), 0));
+        assert!((ValueCodec::heat(w) - 1.0).abs() < 1e-9);
+        assert_eq!(w >> 31, 1);
+        let nan = ValueCodec {
+            max_self: 1.0,
+            diff_ticks: Some((0, 0)),
+        };
+        assert_eq!(ValueCodec::diff(nan.pack([0.0; 3], false)), 0.0);
+        let _ = nan.pack([f32::NAN; 3], false);
     }
 
     /// Issue 14, failure 2: a scene kept three levels of vectors per row (rows, lists,

@@ -117,7 +117,7 @@ impl fmt::Debug for Gpu {
 /// Features scorch cannot draw without.
 pub const REQUIRED_FEATURES: wgpu::Features = wgpu::Features::IMMEDIATES;
 /// Bytes of immediate data the bar pipeline uses.
-pub const IMMEDIATE_BYTES: u32 = 8;
+pub const IMMEDIATE_BYTES: u32 = 24;
 
 impl Gpu {
     /// Opens a device for offscreen rendering.

@@ -69,4 +69,10 @@ impl Scenes {
     pub fn instance_bytes(&self) -> u64 {
         self.held.iter().map(|(_, s)| s.instance_bytes).sum()
     }
+
+    /// Every byte the scenes hold on the GPU: instances, name hashes and search flags,
+    /// uniform blocks.
+    pub fn gpu_bytes(&self) -> u64 {
+        self.held.iter().map(|(_, s)| s.gpu_bytes).sum()
+    }
 }

@@ -185,7 +185,21 @@ pub struct Text {
 
 /// Bytes of one bar instance on the GPU (`BarInstance` in `render::bars`, which asserts
 /// it), for memory reports.
-pub const INSTANCE_BYTES: usize = 32;
+pub const INSTANCE_BYTES: usize = 16;
+
+/// Bytes a scene holds on the GPU per interned name: its two palette hashes (8) and its
+/// search flag (4).
+pub const NAME_GPU_BYTES: usize = 12;
+
+/// Bytes of one scene's uniform block (`BarGlobals`, which asserts it).
+pub const GLOBALS_BYTES: usize = 544;
+
+/// Every byte a scene of `bars` bars, `tier_bars` LOD tier bars and `names` names uploads:
+/// the instances, the name hashes and search flags, and the uniform block. (Segment bases
+/// travel with each draw as immediate data: nothing resident.)
+pub fn scene_gpu_bytes(bars: usize, tier_bars: usize, names: usize) -> u64 {
+    ((bars + tier_bars) * INSTANCE_BYTES + names.max(1) * NAME_GPU_BYTES + GLOBALS_BYTES) as u64
+}
 
 /// Identifies the bars a view uploaded to the GPU (one layout with its tiers and values).
 /// A new layout gets a new key, so a renderer never draws stale instances.
