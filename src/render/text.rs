@@ -11,11 +11,9 @@
 //! `trim` now and then. The layer is also the [`crate::view::draw::Measure`] views fit
 //! their labels with.
 
+use super::glyphs::{GlyphQuads, Part, Run};
 use crate::view::draw::{LabelFit, Measure as MeasureText, line_height};
-use glyphon::{
-    Attrs, Buffer, Cache, Color, Family, FontSystem, Metrics, Resolution, Shaping, SwashCache,
-    TextArea, TextAtlas, TextBounds, TextRenderer, Viewport, Wrap,
-};
+use glyphon::{Attrs, Buffer, Family, FontSystem, Metrics, Shaping, SwashCache, Wrap};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -29,6 +27,11 @@ use std::time::{Duration, Instant};
 const SHAPED_CAP: usize = 2048;
 /// Measured strings kept (each keeps its glyph ends), per generation.
 const MEASURED_CAP: usize = 8192;
+/// Cut labels remembered with the text they were cut from, per generation.
+const CUTS_CAP: usize = 8192;
+/// Longest text (bytes) whose cuts are drawn from its own run: a longer one's cut is
+/// shaped by itself (a 20 MB name's run would be its first 8192 characters).
+const CUT_SOURCE_MAX: usize = 512;
 
 /// A cache of strings at font sizes in two generations: new entries and hits go into the
 /// current one; once it holds `cap` entries it becomes the previous one and the older
@@ -190,11 +193,24 @@ impl Measure {
 }
 
 struct Item {
-    buffer: Arc<Buffer>,
+    run: Arc<Run>,
+    part: Part,
     left: f32,
     top: f32,
-    bounds: TextBounds,
-    color: Color,
+    bounds: [i32; 4],
+    color: u32,
+}
+
+/// A label [`Shaper::cut`] made, drawn from the run of the text it was cut from: the
+/// glyphs it keeps where they are in that run, and the ellipsis before or after them.
+#[derive(Clone, Debug)]
+struct Cut {
+    /// The text cut (as [`drawable`] made it).
+    source: Arc<str>,
+    /// `prefix…` (else `…suffix`).
+    head: bool,
+    /// The byte offset of the cut in `source`.
+    at: usize,
 }
 
 /// Which plane of a [`crate::view::draw::Frame`] a piece of text belongs to: labels and
@@ -221,19 +237,20 @@ pub struct Shaper {
     deadline: Option<Instant>,
     /// Strings this frame measured approximately or left undrawn for lack of time.
     deferred: usize,
+    /// Labels cut by [`MeasureText::cut`], by the text drawn.
+    cuts: Generations<Cut>,
 }
 
 /// Shaping, caching and drawing of text.
 pub struct TextLayer {
     shaper: Shaper,
     swash: SwashCache,
-    _cache: Cache,
-    atlas: TextAtlas,
-    renderers: [TextRenderer; 2],
-    viewport: Viewport,
+    quads: GlyphQuads,
     /// Shaped strings kept across frames: a window redrawn for a hover change reshapes
     /// nothing.
-    shaped: Generations<Arc<Buffer>>,
+    shaped: Generations<Arc<Run>>,
+    /// The glyph table's epoch the runs of `shaped` belong to.
+    epoch: u64,
     items: [Vec<Item>; 2],
 }
 
@@ -302,6 +319,7 @@ impl Shaper {
             advances: FastMap::default(),
             deadline: None,
             deferred: 0,
+            cuts: Generations::new(CUTS_CAP),
         }
     }
 
@@ -377,27 +395,13 @@ impl Shaper {
 impl TextLayer {
     /// Creates the glyph atlas and pipeline for targets of `format`. Colors are treated as
     /// sRGB values in a linear texture, as browsers do ("web" color mode).
-    pub fn new(
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        format: wgpu::TextureFormat,
-    ) -> TextLayer {
-        let cache = Cache::new(device);
-        let mut atlas =
-            TextAtlas::with_color_mode(device, queue, &cache, format, glyphon::ColorMode::Web);
-        let renderers = [
-            TextRenderer::new(&mut atlas, device, wgpu::MultisampleState::default(), None),
-            TextRenderer::new(&mut atlas, device, wgpu::MultisampleState::default(), None),
-        ];
-        let viewport = Viewport::new(device, &cache);
+    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> TextLayer {
         TextLayer {
             shaper: Shaper::new(),
             swash: SwashCache::new(),
-            _cache: cache,
-            atlas,
-            renderers,
-            viewport,
+            quads: GlyphQuads::new(device, format),
             shaped: Generations::new(SHAPED_CAP),
+            epoch: 0,
             items: [Vec::new(), Vec::new()],
         }
     }
@@ -453,13 +457,24 @@ impl TextLayer {
             (shown, true) => Cow::Owned(format!("{shown}{ELLIPSIS}")),
         };
         let text = text.as_ref();
-        let bounds = TextBounds {
-            left: clip[0].floor() as i32,
-            top: clip[1].floor() as i32,
-            right: clip[2].ceil() as i32,
-            bottom: clip[3].ceil() as i32,
+        let bounds = [
+            clip[0].floor() as i32,
+            clip[1].floor() as i32,
+            clip[2].ceil() as i32,
+            clip[3].ceil() as i32,
+        ];
+        let color = 0xff00_0000
+            | (u32::from(color[0]) << 16)
+            | (u32::from(color[1]) << 8)
+            | u32::from(color[2]);
+        let put = |run: Arc<Run>, part: Part, left: f32| Item {
+            run,
+            part,
+            left,
+            top,
+            bounds,
+            color,
         };
-        let color = Color::rgb(color[0], color[1], color[2]);
         // Numbers (most of a frame's new strings) are drawn a character at a time, each
         // character shaped once: their glyphs land where shaping the whole string puts
         // them (PLAIN characters have no kerning among them), and no zoom step shapes.
@@ -467,46 +482,79 @@ impl TextLayer {
             let mut x = left;
             for (i, c) in text.char_indices() {
                 let one = &text[i..i + c.len_utf8()];
-                if let Some(buffer) = self.buffer(one, size) {
-                    self.items[layer as usize].push(Item {
-                        buffer,
-                        left: x,
-                        top,
-                        bounds,
-                        color,
-                    });
+                if let Some(run) = self.run(one, size) {
+                    let item = put(run, Part::ALL, x);
+                    self.items[layer as usize].push(item);
                 }
                 x += self.shaper.advance(c, size);
             }
             return;
         }
-        if let Some(buffer) = self.buffer(text, size) {
-            self.items[layer as usize].push(Item {
-                buffer,
-                left,
-                top,
-                bounds,
-                color,
-            });
+        // A label cut to fit: its text's run up to the cut, and the ellipsis.
+        if let Some(cut) = self.shaper.cuts.get(size, text)
+            && let Some(source) = self.run(&cut.source, size)
+            && source.ltr
+            && let Some(ellipsis) = self.run(ELLIPSIS, size)
+        {
+            let at = cut.at as u32;
+            if cut.head {
+                // The ellipsis follows the last glyph kept at that glyph's own advance:
+                // in the name, its advance is kerned with the next letter, which the
+                // cut leaves out.
+                let last = source.ending_at(at).and_then(|g| {
+                    let mut cs = cut.source[g.start as usize..at as usize].chars();
+                    match (cs.next(), cs.next()) {
+                        (Some(c), None) => Some(g.pen + self.shaper.advance(c, size)),
+                        _ => None,
+                    }
+                });
+                if let Some(x) = last {
+                    let part = Part {
+                        from: 0,
+                        to: at,
+                        dx: 0.0,
+                    };
+                    let items = &mut self.items[layer as usize];
+                    items.push(put(source, part, left));
+                    items.push(put(ellipsis, Part::ALL, left + x));
+                    return;
+                }
+            } else {
+                let part = Part {
+                    from: at,
+                    to: u32::MAX,
+                    dx: ellipsis.right_of(u32::MAX) - source.left_of(at),
+                };
+                let items = &mut self.items[layer as usize];
+                items.push(put(ellipsis, Part::ALL, left));
+                items.push(put(source, part, left));
+                return;
+            }
+        }
+        if let Some(run) = self.run(text, size) {
+            let item = put(run, Part::ALL, left);
+            self.items[layer as usize].push(item);
         }
     }
 
     /// `text` shaped at `size` (cached), or `None` when this frame is out of time.
-    fn buffer(&mut self, text: &str, size: f32) -> Option<Arc<Buffer>> {
-        let cached = self.shaped.get(size, text);
-        Some(match cached {
-            Some(b) => b,
-            None => {
-                if !self.shaper.may_shape() {
-                    return None;
-                }
-                let b = Arc::new(shape(&mut self.shaper.font_system, text, size));
-                // A shaped label holds its glyphs and their layout (about 5 KB for 30
-                // characters): a frame draws a few thousand at most.
-                self.shaped.insert(size, text, b.clone());
-                b
-            }
-        })
+    fn run(&mut self, text: &str, size: f32) -> Option<Arc<Run>> {
+        if let Some(r) = self.shaped.get(size, text) {
+            return Some(r);
+        }
+        if !self.shaper.may_shape() {
+            return None;
+        }
+        let b = shape(&mut self.shaper.font_system, text, size);
+        let run = Arc::new(self.quads.run_of(&b));
+        if self.quads.epoch() != self.epoch {
+            // The glyph table was forgotten: runs made before name other glyphs.
+            self.epoch = self.quads.epoch();
+            self.shaped = Generations::new(SHAPED_CAP);
+        }
+        // A run keeps 32 bytes per glyph: a frame draws a few thousand labels at most.
+        self.shaped.insert(size, text, run.clone());
+        Some(run)
     }
 
     /// Number of text items queued for this frame.
@@ -519,7 +567,8 @@ impl TextLayer {
         self.len() == 0
     }
 
-    /// Shapes, rasterises and uploads the queued text for a target of `width`×`height`.
+    /// Rasterises new glyphs and uploads the queued text's glyph quads for a target of
+    /// `width`×`height`.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -527,27 +576,37 @@ impl TextLayer {
         width: u32,
         height: u32,
     ) -> Result<(), glyphon::PrepareError> {
-        self.viewport.update(queue, Resolution { width, height });
-        for (layer, renderer) in self.renderers.iter_mut().enumerate() {
-            let areas = self.items[layer].iter().map(|i| TextArea {
-                buffer: &i.buffer,
-                left: i.left,
-                top: i.top,
-                scale: 1.0,
-                bounds: i.bounds,
-                default_color: i.color,
-                custom_glyphs: &[],
-            });
-            renderer.prepare(
-                device,
-                queue,
-                &mut self.shaper.font_system,
-                &mut self.atlas,
-                &self.viewport,
-                areas,
-                &mut self.swash,
-            )?;
+        // A full atlas is emptied (and grown while it can be) and the frame placed again;
+        // a frame whose glyphs do not fit the largest atlas is an error.
+        let mut tries = 0;
+        'frame: loop {
+            self.quads.begin(width, height);
+            for layer in 0..2 {
+                for i in &self.items[layer] {
+                    let placed = self.quads.push(
+                        &mut self.shaper.font_system,
+                        &mut self.swash,
+                        queue,
+                        &i.run,
+                        i.part,
+                        i.left,
+                        i.top,
+                        i.bounds,
+                        i.color,
+                    );
+                    if placed.is_err() {
+                        tries += 1;
+                        if !self.quads.grow(device) && tries > 1 {
+                            return Err(glyphon::PrepareError::AtlasFull);
+                        }
+                        continue 'frame;
+                    }
+                }
+                self.quads.end_layer(layer);
+            }
+            break;
         }
+        self.quads.upload(device, queue);
         Ok(())
     }
 
@@ -557,13 +616,22 @@ impl TextLayer {
         pass: &mut wgpu::RenderPass<'_>,
         layer: Layer,
     ) -> Result<(), glyphon::RenderError> {
-        self.renderers[layer as usize].render(&self.atlas, &self.viewport, pass)
+        self.quads.render(pass, layer as usize);
+        Ok(())
     }
 
-    /// Drops glyphs not used since the last trim.
-    pub fn trim(&mut self) {
-        self.atlas.trim();
+    /// Glyph quads of the last prepared frame.
+    pub fn quads(&self) -> usize {
+        self.quads.len()
     }
+
+    /// Glyphs known, and the atlas's side in pixels.
+    pub fn atlas(&self) -> (usize, u32) {
+        (self.quads.glyphs(), self.quads.atlas_size())
+    }
+
+    /// Kept for the frame's rhythm: the atlas is emptied when full instead.
+    pub fn trim(&mut self) {}
 }
 
 impl MeasureText for Shaper {
@@ -587,16 +655,33 @@ impl MeasureText for Shaper {
         let room = max_w - self.measure(ELLIPSIS, size).width;
         // Glyph ends are char boundaries of a text of one line, which `drawable` makes;
         // rounding down keeps a slice valid whatever shaping reports.
-        match part {
+        let (label, at) = match part {
             LabelFit::Head => {
                 let cut = floor_boundary(&shown, m.prefix_fitting(room));
-                (cut > 0).then(|| format!("{}{ELLIPSIS}", &shown[..cut]))
+                if cut == 0 {
+                    return None;
+                }
+                (format!("{}{ELLIPSIS}", &shown[..cut]), cut)
             }
             LabelFit::Tail => {
                 let start = floor_boundary(&shown, m.suffix_start_fitting(room));
-                (start < shown.len()).then(|| format!("{ELLIPSIS}{}", &shown[start..]))
+                if start >= shown.len() {
+                    return None;
+                }
+                (format!("{ELLIPSIS}{}", &shown[start..]), start)
             }
+        };
+        // Remembered with its source, so drawing it shapes nothing new (see
+        // `TextLayer::push_on`).
+        if shown.len() <= CUT_SOURCE_MAX && self.cuts.get(size, &label).is_none() {
+            let cut = Cut {
+                source: Arc::from(shown.as_ref()),
+                head: part == LabelFit::Head,
+                at,
+            };
+            self.cuts.insert(size, &label, cut);
         }
+        Some(label)
     }
 }
 
