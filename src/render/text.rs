@@ -12,6 +12,8 @@
 //! their labels with.
 
 use super::glyphs::{GlyphQuads, Part, Run};
+use crate::model::Names;
+use crate::model::names::NameId;
 use crate::view::draw::{LabelFit, Measure as MeasureText, line_height};
 use glyphon::{Attrs, Buffer, Family, FontSystem, Metrics, Shaping, SwashCache, Wrap};
 use std::borrow::Cow;
@@ -57,13 +59,20 @@ impl<V: Clone> Generations<V> {
 
     /// The entry of `text` at `size` (moved into the current generation).
     fn get(&mut self, size: f32, text: &str) -> Option<V> {
+        self.get_with(size, text, V::clone)
+    }
+
+    /// What `f` reads from the entry of `text` at `size` (moved into the current
+    /// generation), without cloning it.
+    fn get_with<R>(&mut self, size: f32, text: &str, f: impl Fn(&V) -> R) -> Option<R> {
         let size = size.to_bits();
         if let Some(v) = self.current.get(&size).and_then(|m| m.get(text)) {
-            return Some(v.clone());
+            return Some(f(v));
         }
         let (k, v) = self.previous.get_mut(&size)?.remove_entry(text)?;
-        self.put(size, k, v.clone());
-        Some(v)
+        let r = f(&v);
+        self.put(size, k, v);
+        Some(r)
     }
 
     fn insert(&mut self, size: f32, text: &str, v: V) {
@@ -121,7 +130,10 @@ fn escaped(c: char) -> bool {
 /// the first ones (the last ones with `from_end`); the flag says whether some were left
 /// out.
 pub fn drawable(text: &str, from_end: bool) -> (Cow<'_, str>, bool) {
-    if text.len() <= MAX_TEXT_CHARS && !text.chars().any(escaped) {
+    // Printable ASCII (most names) is drawn as it is, found without decoding characters.
+    if text.len() <= MAX_TEXT_CHARS
+        && (text.bytes().all(|b| (0x20..0x7f).contains(&b)) || !text.chars().any(escaped))
+    {
         return (Cow::Borrowed(text), false);
     }
     let mut out: Vec<char> = Vec::with_capacity(text.len().min(MAX_TEXT_CHARS));
@@ -213,6 +225,16 @@ struct Cut {
     at: usize,
 }
 
+/// Exact measures of names by id, for one interner ([`Names::uid`]) at one size: a label
+/// loop finds a name's width and cut without hashing or comparing its text. Names drawn
+/// other than as they are (escaped or capped, see [`drawable`]) and estimates are not kept.
+#[derive(Default)]
+struct NameMeasures {
+    /// The interner's uid and the size's bits.
+    key: (u64, u32),
+    by_id: FastMap<NameId, (f32, Arc<Measure>)>,
+}
+
 /// Which plane of a [`crate::view::draw::Frame`] a piece of text belongs to: labels and
 /// titles are drawn under overlay rectangles (tooltips, menus), overlay text above them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,13 +254,20 @@ pub struct Shaper {
     measures: Generations<(Arc<Measure>, bool)>,
     /// Advance of each [`PLAIN`] character by size.
     advances: FastMap<(char, u32), f32>,
-    /// Until when this frame may shape new strings (`None`: no limit); see
+    /// How long this frame may spend shaping new strings (`None`: no limit); see
     /// [`TextLayer::begin_frame`].
-    deadline: Option<Instant>,
+    budget: Option<Duration>,
+    /// Time this frame spent shaping so far (counted only under a budget).
+    spent: Duration,
     /// Strings this frame measured approximately or left undrawn for lack of time.
     deferred: usize,
     /// Labels cut by [`MeasureText::cut`], by the text drawn.
     cuts: Generations<Cut>,
+    /// Measures of names by id (see [`MeasureText::name_width`]).
+    names: NameMeasures,
+    /// The ellipsis's width at the last size asked (a single glyph: its summed advance
+    /// is its shaped width, so never an estimate).
+    ellipsis: Option<(u32, f32)>,
 }
 
 /// Shaping, caching and drawing of text.
@@ -271,8 +300,30 @@ fn attrs() -> Attrs<'static> {
 /// checks every pair).
 pub const PLAIN: &str = "0123456789 .,:%()+-×/µnsmhdaiMB";
 
+/// The ASCII characters of [`PLAIN`], as a bit set.
+const PLAIN_ASCII: u128 = {
+    let b = PLAIN.as_bytes();
+    let mut set = 0u128;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] < 128 {
+            set |= 1 << b[i];
+        }
+        i += 1;
+    }
+    set
+};
+
+fn is_plain_char(c: char) -> bool {
+    match c {
+        c if (c as u32) < 128 => PLAIN_ASCII & (1 << c as u32) != 0,
+        'µ' | '×' => true,
+        _ => false,
+    }
+}
+
 fn is_plain(text: &str) -> bool {
-    !text.is_empty() && text.chars().all(|c| PLAIN.contains(c))
+    !text.is_empty() && text.chars().all(is_plain_char)
 }
 
 fn shape(fs: &mut FontSystem, text: &str, size: f32) -> Buffer {
@@ -317,20 +368,36 @@ impl Shaper {
             font_system: font_system(),
             measures: Generations::new(MEASURED_CAP),
             advances: FastMap::default(),
-            deadline: None,
+            budget: None,
+            spent: Duration::ZERO,
             deferred: 0,
             cuts: Generations::new(CUTS_CAP),
+            ellipsis: None,
+            names: NameMeasures::default(),
         }
     }
 
     /// Whether this frame may still shape a new string; counts one deferred otherwise.
+    /// Only time spent shaping counts against the budget, not the rest of the frame:
+    /// a frame that lays out thousands of cached labels still shapes its few new ones.
     fn may_shape(&mut self) -> bool {
-        // Once out of time, the clock is not read again this frame.
-        let ok = self.deferred == 0 && self.deadline.is_none_or(|d| Instant::now() < d);
+        let ok = self.deferred == 0 && self.budget.is_none_or(|b| self.spent < b);
         if !ok {
             self.deferred += 1;
         }
         ok
+    }
+
+    /// Runs `shape`, adding the time it takes to this frame's shaping when under a
+    /// budget.
+    fn timed<T>(&mut self, shape: impl FnOnce(&mut FontSystem) -> T) -> T {
+        if self.budget.is_none() {
+            return shape(&mut self.font_system);
+        }
+        let t = Instant::now();
+        let out = shape(&mut self.font_system);
+        self.spent += t.elapsed();
+        out
     }
 
     /// Advance of the [`PLAIN`] character `c` at `size` (cached).
@@ -340,7 +407,7 @@ impl Shaper {
             return a;
         }
         let mut buf = [0u8; 4];
-        let a = measure_shaped(&mut self.font_system, c.encode_utf8(&mut buf), size).width;
+        let a = self.timed(|fs| measure_shaped(fs, c.encode_utf8(&mut buf), size).width);
         self.advances.insert(key, a);
         a
     }
@@ -356,6 +423,90 @@ impl Shaper {
         }
         m.width = x;
         m
+    }
+
+    /// Whether the name `id` of `names` has its measure in [`Shaper::names`] at `size`
+    /// (measured now if need be; `false` for names not kept there).
+    fn name_known(&mut self, names: &Names, id: NameId, size: f32) -> bool {
+        let key = (names.uid(), size.to_bits());
+        if self.names.key != key {
+            self.names = NameMeasures {
+                key,
+                by_id: FastMap::default(),
+            };
+        }
+        if self.names.by_id.contains_key(&id) {
+            return true;
+        }
+        let text = names.get(id);
+        if !matches!(drawable(text, false), (Cow::Borrowed(_), false)) {
+            return false;
+        }
+        let before = self.deferred;
+        let m = self.measure(text, size);
+        if self.deferred != before {
+            // An estimate, made out of time: measured again once there is time.
+            return false;
+        }
+        if self.names.by_id.len() >= 2 * MEASURED_CAP {
+            self.names.by_id.clear();
+        }
+        self.names.by_id.insert(id, (m.width, m));
+        true
+    }
+
+    /// The label [`MeasureText::cut`] makes of `shown` (as [`drawable`] made it) cut at
+    /// the byte offset `at` (the end of the prefix kept, or the start of the suffix);
+    /// `None` when nothing is kept.
+    fn cut_at(&mut self, part: LabelFit, shown: &str, at: usize, size: f32) -> Option<String> {
+        // Glyph ends are char boundaries of a text of one line, which `drawable` makes;
+        // rounding down keeps a slice valid whatever shaping reports.
+        let at = floor_boundary(shown, at);
+        let label = match part {
+            LabelFit::Head if at == 0 => return None,
+            LabelFit::Head => format!("{}{ELLIPSIS}", &shown[..at]),
+            LabelFit::Tail if at >= shown.len() => return None,
+            LabelFit::Tail => format!("{ELLIPSIS}{}", &shown[at..]),
+        };
+        // Remembered with its source, so drawing it shapes nothing new (see
+        // `TextLayer::push_on`).
+        if shown.len() <= CUT_SOURCE_MAX && self.cuts.get_with(size, &label, |_| ()).is_none() {
+            let cut = Cut {
+                source: Arc::from(shown),
+                head: part == LabelFit::Head,
+                at,
+            };
+            self.cuts.insert(size, &label, cut);
+        }
+        Some(label)
+    }
+
+    /// Width of [`ELLIPSIS`] at `size`.
+    fn ellipsis_width(&mut self, size: f32) -> f32 {
+        match self.ellipsis {
+            Some((s, w)) if s == size.to_bits() => w,
+            _ => {
+                let w = self.measure(ELLIPSIS, size).width;
+                self.ellipsis = Some((size.to_bits(), w));
+                w
+            }
+        }
+    }
+
+    /// Width of `text` at `size` as [`Shaper::measure`] gives it, read from the cache
+    /// without taking its measure.
+    fn measured_width(&mut self, text: &str, size: f32) -> f32 {
+        if is_plain(text) {
+            return text.chars().map(|c| self.advance(c, size)).sum();
+        }
+        match self
+            .measures
+            .get_with(size, text, |(m, exact)| (m.width, *exact))
+        {
+            Some((w, true)) => w,
+            Some((w, false)) if !self.may_shape() => w,
+            _ => self.measure(text, size).width,
+        }
     }
 
     /// Glyph extents of `text` at `size` pixels (cached).
@@ -383,7 +534,7 @@ impl Shaper {
             (Arc::new(self.summed(text, size)), false)
         } else {
             (
-                Arc::new(measure_shaped(&mut self.font_system, text, size)),
+                Arc::new(self.timed(|fs| measure_shaped(fs, text, size))),
                 true,
             )
         };
@@ -411,20 +562,22 @@ impl TextLayer {
         self.shaper.measure(text, size)
     }
 
-    /// Starts a window frame that may spend about `shaping` on shaping new strings
-    /// (`None`: no limit, for screenshots and exports, which must show every label).
+    /// Starts a window frame that may spend about `shaping` on shaping new strings (the
+    /// time spent shaping, not the time since this call; `None`: no limit, for
+    /// screenshots and exports, which must show every label).
     /// Past that, new labels are left out and new names measured by summed advances
     /// until a later frame has the time: zooming never waits on text, and
     /// [`deferred`](Self::deferred) tells the window to draw again. The limit lasts
     /// until [`end_frame`](Self::end_frame).
     pub fn begin_frame(&mut self, shaping: Option<Duration>) {
-        self.shaper.deadline = shaping.map(|d| Instant::now() + d);
+        self.shaper.budget = shaping;
+        self.shaper.spent = Duration::ZERO;
         self.shaper.deferred = 0;
     }
 
     /// Ends the frame's shaping limit.
     pub fn end_frame(&mut self) {
-        self.shaper.deadline = None;
+        self.shaper.budget = None;
     }
 
     /// Strings the current (or last) frame left for later frames.
@@ -545,7 +698,7 @@ impl TextLayer {
         if !self.shaper.may_shape() {
             return None;
         }
-        let b = shape(&mut self.shaper.font_system, text, size);
+        let b = self.shaper.timed(|fs| shape(fs, text, size));
         let run = Arc::new(self.quads.run_of(&b));
         if self.quads.epoch() != self.epoch {
             // The glyph table was forgotten: runs made before name other glyphs.
@@ -642,46 +795,51 @@ impl MeasureText for Shaper {
         }
         let (shown, capped) = drawable(text, false);
         let ellipsis = if capped {
-            self.measure(ELLIPSIS, size).width
+            self.ellipsis_width(size)
         } else {
             0.0
         };
-        self.measure(&shown, size).width + ellipsis
+        self.measured_width(&shown, size) + ellipsis
     }
 
     fn cut(&mut self, part: LabelFit, text: &str, size: f32, max_w: f32) -> Option<String> {
         let (shown, _) = drawable(text, part == LabelFit::Tail);
         let m = self.measure(&shown, size);
-        let room = max_w - self.measure(ELLIPSIS, size).width;
-        // Glyph ends are char boundaries of a text of one line, which `drawable` makes;
-        // rounding down keeps a slice valid whatever shaping reports.
-        let (label, at) = match part {
-            LabelFit::Head => {
-                let cut = floor_boundary(&shown, m.prefix_fitting(room));
-                if cut == 0 {
-                    return None;
-                }
-                (format!("{}{ELLIPSIS}", &shown[..cut]), cut)
-            }
-            LabelFit::Tail => {
-                let start = floor_boundary(&shown, m.suffix_start_fitting(room));
-                if start >= shown.len() {
-                    return None;
-                }
-                (format!("{ELLIPSIS}{}", &shown[start..]), start)
-            }
+        let room = max_w - self.ellipsis_width(size);
+        let at = match part {
+            LabelFit::Head => m.prefix_fitting(room),
+            LabelFit::Tail => m.suffix_start_fitting(room),
         };
-        // Remembered with its source, so drawing it shapes nothing new (see
-        // `TextLayer::push_on`).
-        if shown.len() <= CUT_SOURCE_MAX && self.cuts.get(size, &label).is_none() {
-            let cut = Cut {
-                source: Arc::from(shown.as_ref()),
-                head: part == LabelFit::Head,
-                at,
-            };
-            self.cuts.insert(size, &label, cut);
+        self.cut_at(part, &shown, at, size)
+    }
+
+    fn name_width(&mut self, names: &Names, id: NameId, size: f32) -> f32 {
+        if self.name_known(names, id, size)
+            && let Some(&(w, _)) = self.names.by_id.get(&id)
+        {
+            return w;
         }
-        Some(label)
+        self.width(names.get(id), size)
+    }
+
+    fn name_cut(
+        &mut self,
+        part: LabelFit,
+        names: &Names,
+        id: NameId,
+        size: f32,
+        max_w: f32,
+    ) -> Option<String> {
+        if !self.name_known(names, id, size) {
+            return self.cut(part, names.get(id), size, max_w);
+        }
+        let room = max_w - self.ellipsis_width(size);
+        let (_, m) = self.names.by_id.get(&id)?;
+        let at = match part {
+            LabelFit::Head => m.prefix_fitting(room),
+            LabelFit::Tail => m.suffix_start_fitting(room),
+        };
+        self.cut_at(part, names.get(id), at, size)
     }
 }
 
@@ -692,6 +850,21 @@ impl MeasureText for TextLayer {
 
     fn cut(&mut self, part: LabelFit, text: &str, size: f32, max_w: f32) -> Option<String> {
         self.shaper.cut(part, text, size, max_w)
+    }
+
+    fn name_width(&mut self, names: &Names, id: NameId, size: f32) -> f32 {
+        self.shaper.name_width(names, id, size)
+    }
+
+    fn name_cut(
+        &mut self,
+        part: LabelFit,
+        names: &Names,
+        id: NameId,
+        size: f32,
+        max_w: f32,
+    ) -> Option<String> {
+        self.shaper.name_cut(part, names, id, size, max_w)
     }
 }
 
@@ -758,6 +931,91 @@ mod tests {
         let head = shaper.cut(LabelFit::Head, &name, 12.0, 60.0).unwrap();
         assert!(head.starts_with("x\\ny"), "{head:?}");
         assert!(shaper.width(&name, 12.0) > shaper.width("x\\ny", 12.0));
+    }
+
+    /// The shaping budget counts the time spent shaping, not the time since the frame
+    /// began: laying out thousands of cached labels took longer than the budget, so every
+    /// string still to shape was left for a later frame, which was out of time as soon
+    /// (the frames benchmark zoomed back out over the same labels and still left
+    /// thousands undrawn in each frame).
+    #[test]
+    fn labels_left_undrawn_with_warm_caches() {
+        let mut shaper = Shaper::new();
+        shaper.budget = Some(Duration::from_micros(400));
+        // A frame's layout, longer than the budget, before the first new string.
+        std::thread::sleep(Duration::from_millis(2));
+        shaper.width("task::step_1", 12.0);
+        assert_eq!(shaper.deferred, 0);
+        assert_eq!(
+            shaper.measures.get(12.0, "task::step_1").map(|m| m.1),
+            Some(true)
+        );
+        // Once the shaping itself has taken the budget, new strings wait.
+        shaper.spent = Duration::from_micros(400);
+        shaper.width("task::step_2", 12.0);
+        assert_eq!(shaper.deferred, 1);
+        assert_eq!(
+            shaper.measures.get(12.0, "task::step_2").map(|m| m.1),
+            Some(false)
+        );
+    }
+
+    /// Names measured and cut by id read exactly as by their text, for plain, escaped,
+    /// capped, multibyte and right-to-left names, at two sizes, from two interners.
+    #[test]
+    fn names_by_id_measure_and_cut_as_their_text() {
+        let texts = [
+            "task::step_12".to_string(),
+            "12.5 ms".to_string(),
+            "x\ny\tz".to_string(),
+            "a\nb".to_string(),
+            "com.example.service.RequestHandler.handleIncoming".to_string(),
+            "中文名字的函数".repeat(3),
+            "שלום עולם".to_string(),
+            "abcdefghij".repeat(1000),
+            "VAV".to_string(),
+        ];
+        let mut a = Names::new();
+        let mut b = Names::new();
+        b.intern("something else first");
+        let mut by_id = Shaper::new();
+        let mut by_text = Shaper::new();
+        for names in [&mut a, &mut b] {
+            for t in &texts {
+                names.intern(t);
+            }
+            names.intern("tab\there");
+            names.intern("tab	here");
+        }
+        for names in [&a, &b, &a] {
+            for size in [11.0f32, 13.0] {
+                for (id, text) in names.iter() {
+                    assert_eq!(
+                        by_id.name_width(names, id, size),
+                        by_text.width(text, size),
+                        "{text:?}"
+                    );
+                    for part in [LabelFit::Head, LabelFit::Tail] {
+                        for max_w in [0.0f32, 5.0, 9.5, 20.0, 41.0, 77.7, 150.0, 400.0] {
+                            assert_eq!(
+                                by_id.name_cut(part, names, id, size, max_w),
+                                by_text.cut(part, text, size, max_w),
+                                "{text:?} {part:?} {max_w}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The bit set of plain characters is [`PLAIN`].
+    #[test]
+    fn plain_characters_are_those_of_plain() {
+        for c in (0..0x3000).filter_map(char::from_u32) {
+            assert_eq!(is_plain_char(c), PLAIN.contains(c), "{c:?}");
+        }
+        assert!(is_plain("12.5 µs") && is_plain("×2") && !is_plain("") && !is_plain("a_b"));
     }
 
     #[test]
