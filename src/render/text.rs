@@ -111,6 +111,9 @@ pub const FONT_BYTES: &[u8] = include_bytes!("../../data/fonts/DejaVuSans.ttf");
 pub const FONT_FAMILY: &str = "DejaVu Sans";
 /// The ellipsis appended to truncated labels.
 pub const ELLIPSIS: &str = "…";
+/// [`ELLIPSIS`], the one character.
+const ELLIPSIS_CHAR: char = '…';
+const _: () = assert!(ELLIPSIS.len() == ELLIPSIS_CHAR.len_utf8());
 
 /// The most characters of one text that are measured, shaped or drawn: more than fit
 /// across the widest texture a GPU offers (16 384 px) at the narrowest glyph of the
@@ -186,8 +189,20 @@ pub struct Measure {
 impl Measure {
     /// The longest prefix (a byte offset on a glyph boundary) whose width is at most `w`.
     pub fn prefix_fitting(&self, w: f32) -> usize {
-        let i = self.ends.partition_point(|&(x, _)| x <= w);
+        let i = self.glyphs_before(|x| x <= w);
         if i == 0 { 0 } else { self.ends[i - 1].1 }
+    }
+
+    /// How many glyphs, from the first, have a right edge `x` with `keep(x)` (`keep`
+    /// holds for a prefix of the glyphs: their edges only grow). A label's name is a
+    /// few cache lines of glyph ends, read in order: a scan runs ahead of the memory,
+    /// where a binary search waits for each line in turn.
+    fn glyphs_before(&self, keep: impl Fn(f32) -> bool) -> usize {
+        if self.ends.len() <= 64 {
+            self.ends.iter().take_while(|e| keep(e.0)).count()
+        } else {
+            self.ends.partition_point(|e| keep(e.0))
+        }
     }
 
     /// Where the longest suffix (starting on a glyph boundary) whose width is at most
@@ -197,7 +212,7 @@ impl Measure {
             return 0;
         }
         let from = self.width - w;
-        let i = self.ends.partition_point(|&(x, _)| x < from);
+        let i = self.glyphs_before(|x| x < from);
         self.ends
             .get(i)
             .map_or_else(|| self.ends.last().map_or(0, |e| e.1), |e| e.1)
@@ -225,14 +240,16 @@ struct Cut {
     at: usize,
 }
 
-/// Exact measures of names by id, for one interner ([`Names::uid`]) at one size: a label
-/// loop finds a name's width and cut without hashing or comparing its text. Names drawn
-/// other than as they are (escaped or capped, see [`drawable`]) and estimates are not kept.
+/// Measures of names by id, for one interner ([`Names::uid`]) at one size: a label loop
+/// finds a name's width and cut without hashing or comparing its text. Names drawn other
+/// than as they are (escaped or capped, see [`drawable`]) are not kept.
 #[derive(Default)]
 struct NameMeasures {
     /// The interner's uid and the size's bits.
     key: (u64, u32),
-    by_id: FastMap<NameId, (f32, Arc<Measure>)>,
+    /// Width, glyph ends, and whether from shaping (else an estimate, shaped when a
+    /// frame has the time, as [`Shaper::measure`] does).
+    by_id: FastMap<NameId, (f32, Arc<Measure>, bool)>,
 }
 
 /// Which plane of a [`crate::view::draw::Frame`] a piece of text belongs to: labels and
@@ -278,7 +295,10 @@ pub struct TextLayer {
     /// Shaped strings kept across frames: a window redrawn for a hover change reshapes
     /// nothing.
     shaped: Generations<Arc<Run>>,
-    /// The glyph table's epoch the runs of `shaped` belong to.
+    /// Runs of single characters by character and size: the digits and units numbers
+    /// are drawn with, and the ellipsis, found without hashing a string.
+    chars: FastMap<(char, u32), Arc<Run>>,
+    /// The glyph table's epoch the runs of `shaped` and `chars` belong to.
     epoch: u64,
     items: [Vec<Item>; 2],
 }
@@ -426,8 +446,15 @@ impl Shaper {
     }
 
     /// Whether the name `id` of `names` has its measure in [`Shaper::names`] at `size`
-    /// (measured now if need be; `false` for names not kept there).
-    fn name_known(&mut self, names: &Names, id: NameId, size: f32) -> bool {
+    /// (measured now if need be). Otherwise: the estimate a frame out of time made of
+    /// it (what measuring its text gives for the rest of the frame), or `None` for a
+    /// name drawn other than as it is, measured by its text.
+    fn name_known(
+        &mut self,
+        names: &Names,
+        id: NameId,
+        size: f32,
+    ) -> Result<(), Option<Arc<Measure>>> {
         let key = (names.uid(), size.to_bits());
         if self.names.key != key {
             self.names = NameMeasures {
@@ -435,24 +462,29 @@ impl Shaper {
                 by_id: FastMap::default(),
             };
         }
-        if self.names.by_id.contains_key(&id) {
-            return true;
+        match self.names.by_id.get(&id) {
+            Some(&(_, _, true)) => return Ok(()),
+            Some((_, m, false)) => {
+                let m = m.clone();
+                if !self.may_shape() {
+                    return Err(Some(m));
+                }
+            }
+            None => {}
         }
         let text = names.get(id);
         if !matches!(drawable(text, false), (Cow::Borrowed(_), false)) {
-            return false;
+            return Err(None);
         }
         let before = self.deferred;
         let m = self.measure(text, size);
-        if self.deferred != before {
-            // An estimate, made out of time: measured again once there is time.
-            return false;
-        }
+        // Out of time: an estimate, measured again once a frame has the time.
+        let exact = self.deferred == before;
         if self.names.by_id.len() >= 2 * MEASURED_CAP {
             self.names.by_id.clear();
         }
-        self.names.by_id.insert(id, (m.width, m));
-        true
+        self.names.by_id.insert(id, (m.width, m.clone(), exact));
+        if exact { Ok(()) } else { Err(Some(m)) }
     }
 
     /// The label [`MeasureText::cut`] makes of `shown` (as [`drawable`] made it) cut at
@@ -552,6 +584,7 @@ impl TextLayer {
             swash: SwashCache::new(),
             quads: GlyphQuads::new(device, format),
             shaped: Generations::new(SHAPED_CAP),
+            chars: FastMap::default(),
             epoch: 0,
             items: [Vec::new(), Vec::new()],
         }
@@ -633,9 +666,8 @@ impl TextLayer {
         // them (PLAIN characters have no kerning among them), and no zoom step shapes.
         if text.len() > 1 && is_plain(text) {
             let mut x = left;
-            for (i, c) in text.char_indices() {
-                let one = &text[i..i + c.len_utf8()];
-                if let Some(run) = self.run(one, size) {
+            for c in text.chars() {
+                if let Some(run) = self.char_run(c, size) {
                     let item = put(run, Part::ALL, x);
                     self.items[layer as usize].push(item);
                 }
@@ -647,7 +679,7 @@ impl TextLayer {
         if let Some(cut) = self.shaper.cuts.get(size, text)
             && let Some(source) = self.run(&cut.source, size)
             && source.ltr
-            && let Some(ellipsis) = self.run(ELLIPSIS, size)
+            && let Some(ellipsis) = self.char_run(ELLIPSIS_CHAR, size)
         {
             let at = cut.at as u32;
             if cut.head {
@@ -704,9 +736,23 @@ impl TextLayer {
             // The glyph table was forgotten: runs made before name other glyphs.
             self.epoch = self.quads.epoch();
             self.shaped = Generations::new(SHAPED_CAP);
+            self.chars.clear();
         }
         // A run keeps 32 bytes per glyph: a frame draws a few thousand labels at most.
         self.shaped.insert(size, text, run.clone());
+        Some(run)
+    }
+
+    /// The run of the character `c` at `size` (cached in `chars`: only for the few
+    /// characters of numbers and the ellipsis), or `None` when this frame is out of time.
+    fn char_run(&mut self, c: char, size: f32) -> Option<Arc<Run>> {
+        let key = (c, size.to_bits());
+        if let Some(r) = self.chars.get(&key) {
+            return Some(r.clone());
+        }
+        let mut buf = [0u8; 4];
+        let run = self.run(c.encode_utf8(&mut buf), size)?;
+        self.chars.insert(key, run.clone());
         Some(run)
     }
 
@@ -814,12 +860,11 @@ impl MeasureText for Shaper {
     }
 
     fn name_width(&mut self, names: &Names, id: NameId, size: f32) -> f32 {
-        if self.name_known(names, id, size)
-            && let Some(&(w, _)) = self.names.by_id.get(&id)
-        {
-            return w;
+        match self.name_known(names, id, size) {
+            Ok(()) => self.names.by_id.get(&id).map_or(0.0, |e| e.0),
+            Err(Some(estimate)) => estimate.width,
+            Err(None) => self.width(names.get(id), size),
         }
-        self.width(names.get(id), size)
     }
 
     fn name_cut(
@@ -830,11 +875,16 @@ impl MeasureText for Shaper {
         size: f32,
         max_w: f32,
     ) -> Option<String> {
-        if !self.name_known(names, id, size) {
-            return self.cut(part, names.get(id), size, max_w);
-        }
+        let estimate = match self.name_known(names, id, size) {
+            Ok(()) => None,
+            Err(None) => return self.cut(part, names.get(id), size, max_w),
+            Err(Some(m)) => Some(m),
+        };
         let room = max_w - self.ellipsis_width(size);
-        let (_, m) = self.names.by_id.get(&id)?;
+        let m = match &estimate {
+            Some(m) => m,
+            None => &self.names.by_id.get(&id)?.1,
+        };
         let at = match part {
             LabelFit::Head => m.prefix_fitting(room),
             LabelFit::Tail => m.suffix_start_fitting(room),
@@ -961,9 +1011,21 @@ mod tests {
     }
 
     /// Names measured and cut by id read exactly as by their text, for plain, escaped,
-    /// capped, multibyte and right-to-left names, at two sizes, from two interners.
+    /// capped, multibyte and right-to-left names, at two sizes, from two interners, with
+    /// time to shape and without (estimates).
     #[test]
     fn names_by_id_measure_and_cut_as_their_text() {
+        // With time, without (estimates), and estimates then time to shape them.
+        for budgets in [
+            &[None][..],
+            &[Some(Duration::ZERO)],
+            &[Some(Duration::ZERO), None],
+        ] {
+            names_by_id_as_their_text(budgets);
+        }
+    }
+
+    fn names_by_id_as_their_text(budgets: &[Option<Duration>]) {
         let texts = [
             "task::step_12".to_string(),
             "12.5 ms".to_string(),
@@ -984,10 +1046,17 @@ mod tests {
             for t in &texts {
                 names.intern(t);
             }
+            names.intern("tab\\there");
             names.intern("tab\there");
-            names.intern("tab	here");
         }
-        for names in [&a, &b, &a] {
+        let rounds = [&a, &b, &a]
+            .into_iter()
+            .flat_map(|n| budgets.iter().map(move |&b| (n, b)));
+        for (names, budget) in rounds {
+            for s in [&mut by_id, &mut by_text] {
+                s.budget = budget;
+                s.deferred = 0;
+            }
             for size in [11.0f32, 13.0] {
                 for (id, text) in names.iter() {
                     assert_eq!(
@@ -1002,6 +1071,7 @@ mod tests {
                                 by_text.cut(part, text, size, max_w),
                                 "{text:?} {part:?} {max_w}"
                             );
+                            assert_eq!(by_id.deferred, by_text.deferred, "{text:?}");
                         }
                     }
                 }
