@@ -240,6 +240,9 @@ struct Cut {
     at: usize,
 }
 
+/// Tables of [`NameMeasures`] a shaper keeps.
+const NAME_TABLES: usize = 4;
+
 /// Measures of names by id, for one interner ([`Names::uid`]) at one size: a label loop
 /// finds a name's width and cut without hashing or comparing its text. Names drawn other
 /// than as they are (escaped or capped, see [`drawable`]) are not kept.
@@ -281,7 +284,9 @@ pub struct Shaper {
     /// Labels cut by [`MeasureText::cut`], by the text drawn.
     cuts: Generations<Cut>,
     /// Measures of names by id (see [`MeasureText::name_width`]).
-    names: NameMeasures,
+    /// The most recent last, at most [`NAME_TABLES`]: views side by side draw the names
+    /// of two interners, or at two sizes, in one frame.
+    names: Vec<NameMeasures>,
     /// The ellipsis's width at the last size asked (a single glyph: its summed advance
     /// is its shaped width, so never an estimate).
     ellipsis: Option<(u32, f32)>,
@@ -393,7 +398,7 @@ impl Shaper {
             deferred: 0,
             cuts: Generations::new(CUTS_CAP),
             ellipsis: None,
-            names: NameMeasures::default(),
+            names: Vec::new(),
         }
     }
 
@@ -456,13 +461,23 @@ impl Shaper {
         size: f32,
     ) -> Result<(), Option<Arc<Measure>>> {
         let key = (names.uid(), size.to_bits());
-        if self.names.key != key {
-            self.names = NameMeasures {
-                key,
-                by_id: FastMap::default(),
-            };
+        match self.names.iter().rposition(|t| t.key == key) {
+            Some(i) if i + 1 == self.names.len() => {}
+            Some(i) => {
+                let t = self.names.remove(i);
+                self.names.push(t);
+            }
+            None => {
+                if self.names.len() >= NAME_TABLES {
+                    self.names.remove(0);
+                }
+                self.names.push(NameMeasures {
+                    key,
+                    by_id: FastMap::default(),
+                });
+            }
         }
-        match self.names.by_id.get(&id) {
+        match self.name_table().by_id.get(&id) {
             Some(&(_, _, true)) => return Ok(()),
             Some((_, m, false)) => {
                 let m = m.clone();
@@ -480,11 +495,21 @@ impl Shaper {
         let m = self.measure(text, size);
         // Out of time: an estimate, measured again once a frame has the time.
         let exact = self.deferred == before;
-        if self.names.by_id.len() >= 2 * MEASURED_CAP {
-            self.names.by_id.clear();
+        let table = self.name_table();
+        if table.by_id.len() >= 2 * MEASURED_CAP {
+            table.by_id.clear();
         }
-        self.names.by_id.insert(id, (m.width, m.clone(), exact));
+        table.by_id.insert(id, (m.width, m.clone(), exact));
         if exact { Ok(()) } else { Err(Some(m)) }
+    }
+
+    /// The name measures [`Shaper::name_known`] chose last.
+    fn name_table(&mut self) -> &mut NameMeasures {
+        if self.names.is_empty() {
+            self.names.push(NameMeasures::default());
+        }
+        let last = self.names.len() - 1;
+        &mut self.names[last]
     }
 
     /// The label [`MeasureText::cut`] makes of `shown` (as [`drawable`] made it) cut at
@@ -861,7 +886,7 @@ impl MeasureText for Shaper {
 
     fn name_width(&mut self, names: &Names, id: NameId, size: f32) -> f32 {
         match self.name_known(names, id, size) {
-            Ok(()) => self.names.by_id.get(&id).map_or(0.0, |e| e.0),
+            Ok(()) => self.name_table().by_id.get(&id).map_or(0.0, |e| e.0),
             Err(Some(estimate)) => estimate.width,
             Err(None) => self.width(names.get(id), size),
         }
@@ -883,7 +908,7 @@ impl MeasureText for Shaper {
         let room = max_w - self.ellipsis_width(size);
         let m = match &estimate {
             Some(m) => m,
-            None => &self.names.by_id.get(&id)?.1,
+            None => &self.name_table().by_id.get(&id)?.1,
         };
         let at = match part {
             LabelFit::Head => m.prefix_fitting(room),
