@@ -6,7 +6,8 @@
 //! view's draw data: visible rows, tier choice, binary searches, labels, axis; then
 //! `FrameStats::encode_ms`: uniforms, text preparation, encoding), the GPU time of the pass from timestamp queries where the adapter has them,
 //! and the wall time from the start of the frame until the GPU is done. It prints p50 and
-//! p99 of each per size and span count, and the CPU and GPU bytes per span.
+//! p99 of each per size and span count, the mean time of the view's part (`compose`:
+//! the draw data, labels included), and the CPU and GPU bytes per span.
 //!
 //! ```text
 //! cargo bench --bench frames                      # 1 M and 10 M spans, 1080p and 4K
@@ -16,7 +17,7 @@
 //! ```
 //!
 //! `FRAMES_NO_LABELS` separates the cost of the frame's geometry (tier choice, binary
-//! searches, draws) from glyphon's label layout, which dominates the CPU p99.
+//! searches, draws) from the label layout, which dominates the CPU p99.
 
 use scorch::color::ColorMode;
 use scorch::layout::timeline::{Band, BandMode, TrackLayout};
@@ -157,9 +158,9 @@ fn main() {
         budget.map_or("no limit".to_string(), |d| format!("{} µs", d.as_micros()))
     );
     println!(
-        "| spans | size | CPU encode p50 | p99 | GPU pass p50 | p99 | wall p50 | p99 | bars drawn p50 | CPU B/span | GPU B/span | hover pick p50 | p99 | frames leaving labels | most left |"
+        "| spans | size | CPU encode p50 | p99 | compose mean | GPU pass p50 | p99 | wall p50 | p99 | bars drawn p50 | CPU B/span | GPU B/span | hover pick p50 | p99 | frames leaving labels | most left |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &n in &spans {
         let t = Instant::now();
         let (set, tl) = w5(n);
@@ -230,6 +231,7 @@ fn main() {
             let x = f64::from(g.graph.w) * 0.37;
             let (mut cpu, mut gpu_ms, mut wall, mut drawn) =
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let mut composed: Vec<f64> = Vec::new();
             let mut picks: Vec<f64> = Vec::new();
             let mut rng = 0x9e37_79b9_u64;
             let (mut left_frames, mut most_left) = (0usize, 0usize);
@@ -270,6 +272,7 @@ fn main() {
                 renderer.text().begin_frame(budget);
                 let frame = compose(&view, Purpose::Export, None, renderer.text());
                 let built_ms = t0.elapsed().as_secs_f64() * 1000.0;
+                composed.push(built_ms);
                 let stats = renderer
                     .render(&gpu, &frame, &scenes, &target, tile, timer.as_mut())
                     .expect("frame");
@@ -313,9 +316,10 @@ fn main() {
                 )
             };
             println!(
-                "| {n} | {w}×{h} | {:.3} ms | {:.3} ms | {} | {} | {:.2} ms | {:.2} ms | {:.0} | {:.1} | {:.1} | {:.0} ns | {:.0} ns | {left_frames} of {STEPS} | {most_left} |",
+                "| {n} | {w}×{h} | {:.3} ms | {:.3} ms | {:.3} ms | {} | {} | {:.2} ms | {:.2} ms | {:.0} | {:.1} | {:.1} | {:.0} ns | {:.0} ns | {left_frames} of {STEPS} | {most_left} |",
                 pct(&mut cpu, 0.5),
                 pct(&mut cpu, 0.99),
+                composed.iter().sum::<f64>() / composed.len().max(1) as f64,
                 gpu_col.0,
                 gpu_col.1,
                 pct(&mut wall, 0.5),

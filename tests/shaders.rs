@@ -43,7 +43,13 @@ fn every_shader_parses_and_validates() {
     checked.sort();
     assert_eq!(
         checked,
-        ["bars.wgsl", "blit.wgsl", "name_hash.wgsl", "rects.wgsl"]
+        [
+            "bars.wgsl",
+            "blit.wgsl",
+            "glyphs.wgsl",
+            "name_hash.wgsl",
+            "rects.wgsl"
+        ]
     );
 }
 

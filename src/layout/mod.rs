@@ -70,7 +70,8 @@ impl Row {
         self.node.push(node);
     }
 
-    /// Bars that intersect the tick range `[start, end)`: two binary searches.
+    /// Bars that intersect the tick range `[start, end)`: a binary search and a search
+    /// from there (see [`range_between`]).
     pub fn range_between(&self, start: u64, end: u64) -> Range<usize> {
         range_between(&self.x0, &self.x1, start, end)
     }
@@ -82,11 +83,35 @@ impl Row {
 }
 
 /// Bars of sorted, non-overlapping columns `x0`/`x1` that intersect `[start, end)`.
+///
+/// The first is a binary search; the end is searched for from there, 1, 2, 4… bars
+/// ahead first: where a row's bars are drawn one by one (and labelled) a frame shows a
+/// few hundred of them at most, and that search stays in the cache lines after the
+/// first, where a binary search over the whole row misses the cache at each step.
 pub fn range_between(x0: &[u64], x1: &[u64], start: u64, end: u64) -> Range<usize> {
     let lo = x1.partition_point(|&x| x <= start);
-    let hi = x0.partition_point(|&x| x < end);
+    let hi = lo + gallop(&x0[lo.min(x0.len())..], |&x| x < end);
     lo..hi.max(lo)
 }
+
+/// `s.partition_point(pred)`, looking 1, 2, 4… up to [`GALLOP_MAX`] elements ahead
+/// first, then by a binary search within the last step (or the rest).
+fn gallop<T>(s: &[T], pred: impl Fn(&T) -> bool) -> usize {
+    // `s[..known]` all satisfy `pred`.
+    let mut known = 0;
+    let mut k = 1;
+    while k <= GALLOP_MAX && k <= s.len() {
+        if !pred(&s[k - 1]) {
+            return known + s[known..k - 1].partition_point(&pred);
+        }
+        known = k;
+        k *= 2;
+    }
+    known + s[known..].partition_point(&pred)
+}
+
+/// How far [`gallop`] looks ahead before a binary search over the rest.
+const GALLOP_MAX: usize = 256;
 
 /// The bar of sorted, non-overlapping columns `x0`/`x1` containing `tick`, if any.
 pub fn bar_at(x0: &[u64], x1: &[u64], tick: u64) -> Option<usize> {
@@ -418,6 +443,35 @@ mod tests {
                 assert_eq!(r.collect::<Vec<_>>(), vis, "{s}..{e}");
             }
         }
+    }
+
+    /// The search from the start finds what a binary search over the row does, for
+    /// ranges short and long, at the row's ends and past them.
+    #[test]
+    fn ranges_found_from_their_start_are_the_binary_searches() {
+        let mut row = Row::default();
+        let mut x = 3;
+        for i in 0..3000u64 {
+            let w = 1 + (i * 7919) % 13;
+            row.push(x, x + w, 0, i as u32);
+            x += w + (i % 3);
+        }
+        let binary = |s: u64, e: u64| {
+            let lo = row.x1.partition_point(|&x| x <= s);
+            let hi = row.x0.partition_point(|&x| x < e);
+            lo..hi.max(lo)
+        };
+        for s in (0..x + 20).step_by(7) {
+            for len in [0, 1, 2, 5, 17, 100, 600, 1500, 3000, 9000, 40_000] {
+                assert_eq!(
+                    row.range_between(s, s + len),
+                    binary(s, s + len),
+                    "{s}+{len}"
+                );
+            }
+        }
+        assert_eq!(gallop(&[1, 2, 3][..], |&v| v < 10), 3);
+        assert_eq!(gallop(&[0u8; 0][..], |&v| v < 10), 0);
     }
 
     #[test]

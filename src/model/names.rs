@@ -11,19 +11,41 @@
 
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Index of an interned name.
 pub type NameId = u32;
 
 /// An append-only string interner.
-#[derive(Clone)]
 pub struct Names {
+    /// Which interner this is: no other one (a clone included) has it, so an id read
+    /// with it means one string for good (text measures are cached by it).
+    uid: u64,
     /// All names, concatenated.
     arena: String,
     /// `starts[i]..starts[i + 1]` is name `i` in `arena`; `starts.len() == len() + 1`.
     starts: Vec<usize>,
     table: HashTable<NameId>,
     hasher: foldhash::fast::FixedState,
+}
+
+static NEXT_UID: AtomicU64 = AtomicU64::new(1);
+
+fn fresh_uid() -> u64 {
+    NEXT_UID.fetch_add(1, Ordering::Relaxed)
+}
+
+impl Clone for Names {
+    /// A copy with its own [`Names::uid`]: the two may intern different names later.
+    fn clone(&self) -> Self {
+        Self {
+            uid: fresh_uid(),
+            arena: self.arena.clone(),
+            starts: self.starts.clone(),
+            table: self.table.clone(),
+            hasher: self.hasher.clone(),
+        }
+    }
 }
 
 impl Default for Names {
@@ -45,11 +67,18 @@ impl Names {
     /// An empty interner.
     pub fn new() -> Self {
         Self {
+            uid: fresh_uid(),
             arena: String::new(),
             starts: vec![0],
             table: HashTable::new(),
             hasher: foldhash::fast::FixedState::with_seed(0x5c0_4c4),
         }
+    }
+
+    /// This interner's identity: ids of interners with the same uid name the same
+    /// strings (names are only ever added).
+    pub fn uid(&self) -> u64 {
+        self.uid
     }
 
     /// Number of distinct names.
@@ -86,6 +115,7 @@ impl Names {
     pub fn intern(&mut self, name: &str) -> NameId {
         let hash = self.hasher.hash_one(name);
         let Self {
+            uid: _,
             arena,
             starts,
             table,

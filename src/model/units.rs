@@ -189,6 +189,97 @@ pub fn format_percent(ratio: f64) -> String {
 /// A duration given in nanoseconds, with three significant digits and a unit that keeps
 /// the number between 1 and 1000 (`850 ns`, `12.3 µs`, `7.71 s`, `2.50 min`).
 pub fn format_duration_ns(ns: f64) -> String {
+    let mut s = String::new();
+    write_duration_ns(ns, &mut s);
+    s
+}
+
+/// [`format_duration_ns`] appended to `out`: a label loop reuses one buffer and
+/// allocates only for the labels it draws.
+///
+/// Whole nanoseconds below an hour (every span duration a timeline labels) are written
+/// with integer arithmetic: the same text as formatting the quotient as a float, which
+/// costs a quarter of a frame's label layout. Exact halves, fractions, hours and days go
+/// through the float formatting.
+pub fn write_duration_ns(ns: f64, out: &mut String) {
+    if !duration_by_integers(ns, out) {
+        out.push_str(&duration_by_floats(ns));
+    }
+}
+
+/// The integer path of [`write_duration_ns`]; `false` (nothing written) where it does
+/// not apply.
+///
+/// The float path rounds `n / d` computed in `f64` (relative error at most 2⁻⁵³) to two,
+/// one or no decimals. Below an hour (`d` ≤ 60 × 10⁹, two decimals at most) an exact
+/// quotient that is not a half lies at least 1 / (2 × 100 × `d`) ≈ 8 × 10⁻¹⁴ from the
+/// nearest half, more than that error (under 4 × 10⁻¹⁵ for a value under 60), so both
+/// round the same way; exact halves (where the float's error picks the side) are left to
+/// the float path, and so are larger units, where the margin is smaller than the error.
+fn duration_by_integers(ns: f64, out: &mut String) -> bool {
+    const HOUR_NS: f64 = 3600e9;
+    let a = ns.abs();
+    if a == 0.0 || a >= HOUR_NS || a.fract() != 0.0 {
+        return false;
+    }
+    let n = a as u64;
+    let (d, unit): (u64, &str) = match n {
+        0..1_000 => (1, "ns"),
+        1_000..1_000_000 => (1_000, "µs"),
+        1_000_000..1_000_000_000 => (1_000_000, "ms"),
+        1_000_000_000..60_000_000_000 => (1_000_000_000, "s"),
+        _ => (60_000_000_000, "min"),
+    };
+    // As `sig3`: no decimals from 100 up, one from 10, else two.
+    let (decimals, pow) = if n >= 100 * d {
+        (0, 1)
+    } else if n >= 10 * d {
+        (1, 10)
+    } else {
+        (2, 100)
+    };
+    let scaled = n * pow;
+    let (mut q, r) = (scaled / d, scaled % d);
+    if 2 * r == d {
+        return false;
+    }
+    if 2 * r > d {
+        q += 1;
+    }
+    if ns < 0.0 {
+        out.push('-');
+    }
+    push_digits(out, q / pow);
+    if decimals > 0 {
+        out.push('.');
+        let frac = q % pow;
+        if decimals == 2 && frac < 10 {
+            out.push('0');
+        }
+        push_digits(out, frac);
+    }
+    out.push(' ');
+    out.push_str(unit);
+    true
+}
+
+/// `v` in decimal, without separators.
+fn push_digits(out: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend(buf[i..].iter().map(|&b| char::from(b)));
+}
+
+/// [`format_duration_ns`] by formatting the quotient as a float.
+fn duration_by_floats(ns: f64) -> String {
     let abs = ns.abs();
     if abs == 0.0 {
         return "0 s".to_string();
@@ -284,6 +375,69 @@ fn sig3(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Durations written with integers read exactly as the float formatting writes them:
+    /// every whole nanosecond up to 200 µs, around every unit and decimal boundary, exact
+    /// halves (1005 ns is 1.00 µs, as the float 1.005 is just under a half), negative,
+    /// fractional and huge values, and a pseudo-random sweep up to 2⁵³.
+    #[test]
+    fn integer_durations_read_as_the_float_formatting() {
+        let check = |ns: f64| {
+            assert_eq!(format_duration_ns(ns), duration_by_floats(ns), "{ns}");
+            assert_eq!(format_duration_ns(-ns), duration_by_floats(-ns), "-{ns}");
+        };
+        for n in 0..200_000u64 {
+            check(n as f64);
+        }
+        let mut edges = Vec::new();
+        for unit in [1u64, 1_000, 1_000_000, 1_000_000_000, 60_000_000_000] {
+            for m in [1u64, 10, 100, 1000] {
+                for frac in [0u64, 5, 50, 500, 5_000, 50_000, 500_000] {
+                    let c = (unit * m).saturating_add(unit * frac / 1_000_000);
+                    for k in 0..200 {
+                        edges.push(c.saturating_add(k));
+                        edges.push(c.saturating_sub(k));
+                    }
+                }
+            }
+        }
+        // Halves at every precision: n = (2k + 1) · d / (2 · 10^p).
+        for d in [1_000u64, 1_000_000, 1_000_000_000, 60_000_000_000] {
+            for pow in [1u64, 10, 100] {
+                let half = d / (2 * pow);
+                for k in 0..2_000 {
+                    edges.push((2 * k + 1) * half);
+                }
+            }
+        }
+        for n in edges {
+            check(n as f64);
+        }
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..1_000_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let bits = 1 + (x >> 58) as u32 % 53;
+            check((x & ((1u64 << bits) - 1)) as f64);
+        }
+        for v in [
+            0.5,
+            1.25,
+            999.5,
+            1004.9,
+            1e15,
+            3.6e12,
+            3.6e12 - 1.0,
+            8.64e13,
+            1e300,
+        ] {
+            check(v);
+        }
+        assert_eq!(format_duration_ns(1005.0), "1.00 µs");
+        assert_eq!(format_duration_ns(0.0), "0 s");
+        assert_eq!(format_duration_ns(999_960.0), "1000 µs");
+    }
 
     #[test]
     fn exact_values_keep_every_digit() {

@@ -103,7 +103,7 @@ impl Renderer {
         Renderer {
             bars,
             rects: RectPipeline::new(&gpu.device, format),
-            text: TextLayer::new(&gpu.device, &gpu.queue, format),
+            text: TextLayer::new(&gpu.device, format),
             blit: super::blit::BlitPipeline::new(&gpu.device, format),
             format,
             overview: OverviewCache::default(),

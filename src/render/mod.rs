@@ -9,7 +9,8 @@
 //! - Layers, each prepared on the CPU, rendered into the frame's pass, trimmed:
 //!   [`bars`] (bars from per-row instance ranges, `bars.wgsl`, with [`names`]: per-name
 //!   MurmurHash3 on the GPU, `name_hash.wgsl`), [`rects`] (solid rectangles, `rects.wgsl`),
-//!   [`text`] (glyphon with the bundled font), [`overview`] (a cached texture, copied by
+//!   [`text`] (shaping with the bundled font, drawn as [`glyphs`]: instanced glyph
+//!   quads from one atlas, `glyphs.wgsl`), [`overview`] (a cached texture, copied by
 //!   [`blit`]).
 //! - [`scenes`]: the bars uploaded for the views, by key.
 //! - [`frame`]: one frame from all of the above, into any target, tile by tile.
@@ -20,6 +21,7 @@
 pub mod bars;
 pub mod blit;
 pub mod frame;
+pub mod glyphs;
 pub mod gpu;
 pub mod names;
 pub mod overview;

@@ -11,11 +11,11 @@
 //! `trim` now and then. The layer is also the [`crate::view::draw::Measure`] views fit
 //! their labels with.
 
+use super::glyphs::{GlyphQuads, Part, Run};
+use crate::model::Names;
+use crate::model::names::NameId;
 use crate::view::draw::{LabelFit, Measure as MeasureText, line_height};
-use glyphon::{
-    Attrs, Buffer, Cache, Color, Family, FontSystem, Metrics, Resolution, Shaping, SwashCache,
-    TextArea, TextAtlas, TextBounds, TextRenderer, Viewport, Wrap,
-};
+use glyphon::{Attrs, Buffer, Family, FontSystem, Metrics, Shaping, SwashCache, Wrap};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -29,6 +29,11 @@ use std::time::{Duration, Instant};
 const SHAPED_CAP: usize = 2048;
 /// Measured strings kept (each keeps its glyph ends), per generation.
 const MEASURED_CAP: usize = 8192;
+/// Cut labels remembered with the text they were cut from, per generation.
+const CUTS_CAP: usize = 8192;
+/// Longest text (bytes) whose cuts are drawn from its own run: a longer one's cut is
+/// shaped by itself (a 20 MB name's run would be its first 8192 characters).
+const CUT_SOURCE_MAX: usize = 512;
 
 /// A cache of strings at font sizes in two generations: new entries and hits go into the
 /// current one; once it holds `cap` entries it becomes the previous one and the older
@@ -54,13 +59,20 @@ impl<V: Clone> Generations<V> {
 
     /// The entry of `text` at `size` (moved into the current generation).
     fn get(&mut self, size: f32, text: &str) -> Option<V> {
+        self.get_with(size, text, V::clone)
+    }
+
+    /// What `f` reads from the entry of `text` at `size` (moved into the current
+    /// generation), without cloning it.
+    fn get_with<R>(&mut self, size: f32, text: &str, f: impl Fn(&V) -> R) -> Option<R> {
         let size = size.to_bits();
         if let Some(v) = self.current.get(&size).and_then(|m| m.get(text)) {
-            return Some(v.clone());
+            return Some(f(v));
         }
         let (k, v) = self.previous.get_mut(&size)?.remove_entry(text)?;
-        self.put(size, k, v.clone());
-        Some(v)
+        let r = f(&v);
+        self.put(size, k, v);
+        Some(r)
     }
 
     fn insert(&mut self, size: f32, text: &str, v: V) {
@@ -99,6 +111,9 @@ pub const FONT_BYTES: &[u8] = include_bytes!("../../data/fonts/DejaVuSans.ttf");
 pub const FONT_FAMILY: &str = "DejaVu Sans";
 /// The ellipsis appended to truncated labels.
 pub const ELLIPSIS: &str = "…";
+/// [`ELLIPSIS`], the one character.
+const ELLIPSIS_CHAR: char = '…';
+const _: () = assert!(ELLIPSIS.len() == ELLIPSIS_CHAR.len_utf8());
 
 /// The most characters of one text that are measured, shaped or drawn: more than fit
 /// across the widest texture a GPU offers (16 384 px) at the narrowest glyph of the
@@ -118,7 +133,10 @@ fn escaped(c: char) -> bool {
 /// the first ones (the last ones with `from_end`); the flag says whether some were left
 /// out.
 pub fn drawable(text: &str, from_end: bool) -> (Cow<'_, str>, bool) {
-    if text.len() <= MAX_TEXT_CHARS && !text.chars().any(escaped) {
+    // Printable ASCII (most names) is drawn as it is, found without decoding characters.
+    if text.len() <= MAX_TEXT_CHARS
+        && (text.bytes().all(|b| (0x20..0x7f).contains(&b)) || !text.chars().any(escaped))
+    {
         return (Cow::Borrowed(text), false);
     }
     let mut out: Vec<char> = Vec::with_capacity(text.len().min(MAX_TEXT_CHARS));
@@ -171,8 +189,20 @@ pub struct Measure {
 impl Measure {
     /// The longest prefix (a byte offset on a glyph boundary) whose width is at most `w`.
     pub fn prefix_fitting(&self, w: f32) -> usize {
-        let i = self.ends.partition_point(|&(x, _)| x <= w);
+        let i = self.glyphs_before(|x| x <= w);
         if i == 0 { 0 } else { self.ends[i - 1].1 }
+    }
+
+    /// How many glyphs, from the first, have a right edge `x` with `keep(x)` (`keep`
+    /// holds for a prefix of the glyphs: their edges only grow). A label's name is a
+    /// few cache lines of glyph ends, read in order: a scan runs ahead of the memory,
+    /// where a binary search waits for each line in turn.
+    fn glyphs_before(&self, keep: impl Fn(f32) -> bool) -> usize {
+        if self.ends.len() <= 64 {
+            self.ends.iter().take_while(|e| keep(e.0)).count()
+        } else {
+            self.ends.partition_point(|e| keep(e.0))
+        }
     }
 
     /// Where the longest suffix (starting on a glyph boundary) whose width is at most
@@ -182,7 +212,7 @@ impl Measure {
             return 0;
         }
         let from = self.width - w;
-        let i = self.ends.partition_point(|&(x, _)| x < from);
+        let i = self.glyphs_before(|x| x < from);
         self.ends
             .get(i)
             .map_or_else(|| self.ends.last().map_or(0, |e| e.1), |e| e.1)
@@ -190,11 +220,39 @@ impl Measure {
 }
 
 struct Item {
-    buffer: Arc<Buffer>,
+    run: Arc<Run>,
+    part: Part,
     left: f32,
     top: f32,
-    bounds: TextBounds,
-    color: Color,
+    bounds: [i32; 4],
+    color: u32,
+}
+
+/// A label [`Shaper::cut`] made, drawn from the run of the text it was cut from: the
+/// glyphs it keeps where they are in that run, and the ellipsis before or after them.
+#[derive(Clone, Debug)]
+struct Cut {
+    /// The text cut (as [`drawable`] made it).
+    source: Arc<str>,
+    /// `prefix…` (else `…suffix`).
+    head: bool,
+    /// The byte offset of the cut in `source`.
+    at: usize,
+}
+
+/// Tables of [`NameMeasures`] a shaper keeps.
+const NAME_TABLES: usize = 4;
+
+/// Measures of names by id, for one interner ([`Names::uid`]) at one size: a label loop
+/// finds a name's width and cut without hashing or comparing its text. Names drawn other
+/// than as they are (escaped or capped, see [`drawable`]) are not kept.
+#[derive(Default)]
+struct NameMeasures {
+    /// The interner's uid and the size's bits.
+    key: (u64, u32),
+    /// Width, glyph ends, and whether from shaping (else an estimate, shaped when a
+    /// frame has the time, as [`Shaper::measure`] does).
+    by_id: FastMap<NameId, (f32, Arc<Measure>, bool)>,
 }
 
 /// Which plane of a [`crate::view::draw::Frame`] a piece of text belongs to: labels and
@@ -216,24 +274,37 @@ pub struct Shaper {
     measures: Generations<(Arc<Measure>, bool)>,
     /// Advance of each [`PLAIN`] character by size.
     advances: FastMap<(char, u32), f32>,
-    /// Until when this frame may shape new strings (`None`: no limit); see
+    /// How long this frame may spend shaping new strings (`None`: no limit); see
     /// [`TextLayer::begin_frame`].
-    deadline: Option<Instant>,
+    budget: Option<Duration>,
+    /// Time this frame spent shaping so far (counted only under a budget).
+    spent: Duration,
     /// Strings this frame measured approximately or left undrawn for lack of time.
     deferred: usize,
+    /// Labels cut by [`MeasureText::cut`], by the text drawn.
+    cuts: Generations<Cut>,
+    /// Measures of names by id (see [`MeasureText::name_width`]).
+    /// The most recent last, at most [`NAME_TABLES`]: views side by side draw the names
+    /// of two interners, or at two sizes, in one frame.
+    names: Vec<NameMeasures>,
+    /// The ellipsis's width at the last size asked (a single glyph: its summed advance
+    /// is its shaped width, so never an estimate).
+    ellipsis: Option<(u32, f32)>,
 }
 
 /// Shaping, caching and drawing of text.
 pub struct TextLayer {
     shaper: Shaper,
     swash: SwashCache,
-    _cache: Cache,
-    atlas: TextAtlas,
-    renderers: [TextRenderer; 2],
-    viewport: Viewport,
+    quads: GlyphQuads,
     /// Shaped strings kept across frames: a window redrawn for a hover change reshapes
     /// nothing.
-    shaped: Generations<Arc<Buffer>>,
+    shaped: Generations<Arc<Run>>,
+    /// Runs of single characters by character and size: the digits and units numbers
+    /// are drawn with, and the ellipsis, found without hashing a string.
+    chars: FastMap<(char, u32), Arc<Run>>,
+    /// The glyph table's epoch the runs of `shaped` and `chars` belong to.
+    epoch: u64,
     items: [Vec<Item>; 2],
 }
 
@@ -254,8 +325,30 @@ fn attrs() -> Attrs<'static> {
 /// checks every pair).
 pub const PLAIN: &str = "0123456789 .,:%()+-×/µnsmhdaiMB";
 
+/// The ASCII characters of [`PLAIN`], as a bit set.
+const PLAIN_ASCII: u128 = {
+    let b = PLAIN.as_bytes();
+    let mut set = 0u128;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] < 128 {
+            set |= 1 << b[i];
+        }
+        i += 1;
+    }
+    set
+};
+
+fn is_plain_char(c: char) -> bool {
+    match c {
+        c if (c as u32) < 128 => PLAIN_ASCII & (1 << c as u32) != 0,
+        'µ' | '×' => true,
+        _ => false,
+    }
+}
+
 fn is_plain(text: &str) -> bool {
-    !text.is_empty() && text.chars().all(|c| PLAIN.contains(c))
+    !text.is_empty() && text.chars().all(is_plain_char)
 }
 
 fn shape(fs: &mut FontSystem, text: &str, size: f32) -> Buffer {
@@ -300,19 +393,36 @@ impl Shaper {
             font_system: font_system(),
             measures: Generations::new(MEASURED_CAP),
             advances: FastMap::default(),
-            deadline: None,
+            budget: None,
+            spent: Duration::ZERO,
             deferred: 0,
+            cuts: Generations::new(CUTS_CAP),
+            ellipsis: None,
+            names: Vec::new(),
         }
     }
 
     /// Whether this frame may still shape a new string; counts one deferred otherwise.
+    /// Only time spent shaping counts against the budget, not the rest of the frame:
+    /// a frame that lays out thousands of cached labels still shapes its few new ones.
     fn may_shape(&mut self) -> bool {
-        // Once out of time, the clock is not read again this frame.
-        let ok = self.deferred == 0 && self.deadline.is_none_or(|d| Instant::now() < d);
+        let ok = self.deferred == 0 && self.budget.is_none_or(|b| self.spent < b);
         if !ok {
             self.deferred += 1;
         }
         ok
+    }
+
+    /// Runs `shape`, adding the time it takes to this frame's shaping when under a
+    /// budget.
+    fn timed<T>(&mut self, shape: impl FnOnce(&mut FontSystem) -> T) -> T {
+        if self.budget.is_none() {
+            return shape(&mut self.font_system);
+        }
+        let t = Instant::now();
+        let out = shape(&mut self.font_system);
+        self.spent += t.elapsed();
+        out
     }
 
     /// Advance of the [`PLAIN`] character `c` at `size` (cached).
@@ -322,7 +432,7 @@ impl Shaper {
             return a;
         }
         let mut buf = [0u8; 4];
-        let a = measure_shaped(&mut self.font_system, c.encode_utf8(&mut buf), size).width;
+        let a = self.timed(|fs| measure_shaped(fs, c.encode_utf8(&mut buf), size).width);
         self.advances.insert(key, a);
         a
     }
@@ -338,6 +448,122 @@ impl Shaper {
         }
         m.width = x;
         m
+    }
+
+    /// Whether the name `id` of `names` has its measure in [`Shaper::names`] at `size`
+    /// (measured now if need be). Otherwise: the estimate a frame out of time made of
+    /// it (what measuring its text gives for the rest of the frame), or `None` for a
+    /// name drawn other than as it is, measured by its text.
+    fn name_known(
+        &mut self,
+        names: &Names,
+        id: NameId,
+        size: f32,
+    ) -> Result<(), Option<Arc<Measure>>> {
+        let key = (names.uid(), size.to_bits());
+        match self.names.iter().rposition(|t| t.key == key) {
+            Some(i) if i + 1 == self.names.len() => {}
+            Some(i) => {
+                let t = self.names.remove(i);
+                self.names.push(t);
+            }
+            None => {
+                if self.names.len() >= NAME_TABLES {
+                    self.names.remove(0);
+                }
+                self.names.push(NameMeasures {
+                    key,
+                    by_id: FastMap::default(),
+                });
+            }
+        }
+        match self.name_table().by_id.get(&id) {
+            Some(&(_, _, true)) => return Ok(()),
+            Some((_, m, false)) => {
+                let m = m.clone();
+                if !self.may_shape() {
+                    return Err(Some(m));
+                }
+            }
+            None => {}
+        }
+        let text = names.get(id);
+        if !matches!(drawable(text, false), (Cow::Borrowed(_), false)) {
+            return Err(None);
+        }
+        let before = self.deferred;
+        let m = self.measure(text, size);
+        // Out of time: an estimate, measured again once a frame has the time.
+        let exact = self.deferred == before;
+        let table = self.name_table();
+        if table.by_id.len() >= 2 * MEASURED_CAP {
+            table.by_id.clear();
+        }
+        table.by_id.insert(id, (m.width, m.clone(), exact));
+        if exact { Ok(()) } else { Err(Some(m)) }
+    }
+
+    /// The name measures [`Shaper::name_known`] chose last.
+    fn name_table(&mut self) -> &mut NameMeasures {
+        if self.names.is_empty() {
+            self.names.push(NameMeasures::default());
+        }
+        let last = self.names.len() - 1;
+        &mut self.names[last]
+    }
+
+    /// The label [`MeasureText::cut`] makes of `shown` (as [`drawable`] made it) cut at
+    /// the byte offset `at` (the end of the prefix kept, or the start of the suffix);
+    /// `None` when nothing is kept.
+    fn cut_at(&mut self, part: LabelFit, shown: &str, at: usize, size: f32) -> Option<String> {
+        // Glyph ends are char boundaries of a text of one line, which `drawable` makes;
+        // rounding down keeps a slice valid whatever shaping reports.
+        let at = floor_boundary(shown, at);
+        let label = match part {
+            LabelFit::Head if at == 0 => return None,
+            LabelFit::Head => format!("{}{ELLIPSIS}", &shown[..at]),
+            LabelFit::Tail if at >= shown.len() => return None,
+            LabelFit::Tail => format!("{ELLIPSIS}{}", &shown[at..]),
+        };
+        // Remembered with its source, so drawing it shapes nothing new (see
+        // `TextLayer::push_on`).
+        if shown.len() <= CUT_SOURCE_MAX && self.cuts.get_with(size, &label, |_| ()).is_none() {
+            let cut = Cut {
+                source: Arc::from(shown),
+                head: part == LabelFit::Head,
+                at,
+            };
+            self.cuts.insert(size, &label, cut);
+        }
+        Some(label)
+    }
+
+    /// Width of [`ELLIPSIS`] at `size`.
+    fn ellipsis_width(&mut self, size: f32) -> f32 {
+        match self.ellipsis {
+            Some((s, w)) if s == size.to_bits() => w,
+            _ => {
+                let w = self.measure(ELLIPSIS, size).width;
+                self.ellipsis = Some((size.to_bits(), w));
+                w
+            }
+        }
+    }
+
+    /// Width of `text` at `size` as [`Shaper::measure`] gives it, read from the cache
+    /// without taking its measure.
+    fn measured_width(&mut self, text: &str, size: f32) -> f32 {
+        if is_plain(text) {
+            return text.chars().map(|c| self.advance(c, size)).sum();
+        }
+        match self
+            .measures
+            .get_with(size, text, |(m, exact)| (m.width, *exact))
+        {
+            Some((w, true)) => w,
+            Some((w, false)) if !self.may_shape() => w,
+            _ => self.measure(text, size).width,
+        }
     }
 
     /// Glyph extents of `text` at `size` pixels (cached).
@@ -365,7 +591,7 @@ impl Shaper {
             (Arc::new(self.summed(text, size)), false)
         } else {
             (
-                Arc::new(measure_shaped(&mut self.font_system, text, size)),
+                Arc::new(self.timed(|fs| measure_shaped(fs, text, size))),
                 true,
             )
         };
@@ -377,27 +603,14 @@ impl Shaper {
 impl TextLayer {
     /// Creates the glyph atlas and pipeline for targets of `format`. Colors are treated as
     /// sRGB values in a linear texture, as browsers do ("web" color mode).
-    pub fn new(
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        format: wgpu::TextureFormat,
-    ) -> TextLayer {
-        let cache = Cache::new(device);
-        let mut atlas =
-            TextAtlas::with_color_mode(device, queue, &cache, format, glyphon::ColorMode::Web);
-        let renderers = [
-            TextRenderer::new(&mut atlas, device, wgpu::MultisampleState::default(), None),
-            TextRenderer::new(&mut atlas, device, wgpu::MultisampleState::default(), None),
-        ];
-        let viewport = Viewport::new(device, &cache);
+    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> TextLayer {
         TextLayer {
             shaper: Shaper::new(),
             swash: SwashCache::new(),
-            _cache: cache,
-            atlas,
-            renderers,
-            viewport,
+            quads: GlyphQuads::new(device, format),
             shaped: Generations::new(SHAPED_CAP),
+            chars: FastMap::default(),
+            epoch: 0,
             items: [Vec::new(), Vec::new()],
         }
     }
@@ -407,20 +620,22 @@ impl TextLayer {
         self.shaper.measure(text, size)
     }
 
-    /// Starts a window frame that may spend about `shaping` on shaping new strings
-    /// (`None`: no limit, for screenshots and exports, which must show every label).
+    /// Starts a window frame that may spend about `shaping` on shaping new strings (the
+    /// time spent shaping, not the time since this call; `None`: no limit, for
+    /// screenshots and exports, which must show every label).
     /// Past that, new labels are left out and new names measured by summed advances
     /// until a later frame has the time: zooming never waits on text, and
     /// [`deferred`](Self::deferred) tells the window to draw again. The limit lasts
     /// until [`end_frame`](Self::end_frame).
     pub fn begin_frame(&mut self, shaping: Option<Duration>) {
-        self.shaper.deadline = shaping.map(|d| Instant::now() + d);
+        self.shaper.budget = shaping;
+        self.shaper.spent = Duration::ZERO;
         self.shaper.deferred = 0;
     }
 
     /// Ends the frame's shaping limit.
     pub fn end_frame(&mut self) {
-        self.shaper.deadline = None;
+        self.shaper.budget = None;
     }
 
     /// Strings the current (or last) frame left for later frames.
@@ -453,60 +668,117 @@ impl TextLayer {
             (shown, true) => Cow::Owned(format!("{shown}{ELLIPSIS}")),
         };
         let text = text.as_ref();
-        let bounds = TextBounds {
-            left: clip[0].floor() as i32,
-            top: clip[1].floor() as i32,
-            right: clip[2].ceil() as i32,
-            bottom: clip[3].ceil() as i32,
+        let bounds = [
+            clip[0].floor() as i32,
+            clip[1].floor() as i32,
+            clip[2].ceil() as i32,
+            clip[3].ceil() as i32,
+        ];
+        let color = 0xff00_0000
+            | (u32::from(color[0]) << 16)
+            | (u32::from(color[1]) << 8)
+            | u32::from(color[2]);
+        let put = |run: Arc<Run>, part: Part, left: f32| Item {
+            run,
+            part,
+            left,
+            top,
+            bounds,
+            color,
         };
-        let color = Color::rgb(color[0], color[1], color[2]);
         // Numbers (most of a frame's new strings) are drawn a character at a time, each
         // character shaped once: their glyphs land where shaping the whole string puts
         // them (PLAIN characters have no kerning among them), and no zoom step shapes.
         if text.len() > 1 && is_plain(text) {
             let mut x = left;
-            for (i, c) in text.char_indices() {
-                let one = &text[i..i + c.len_utf8()];
-                if let Some(buffer) = self.buffer(one, size) {
-                    self.items[layer as usize].push(Item {
-                        buffer,
-                        left: x,
-                        top,
-                        bounds,
-                        color,
-                    });
+            for c in text.chars() {
+                if let Some(run) = self.char_run(c, size) {
+                    let item = put(run, Part::ALL, x);
+                    self.items[layer as usize].push(item);
                 }
                 x += self.shaper.advance(c, size);
             }
             return;
         }
-        if let Some(buffer) = self.buffer(text, size) {
-            self.items[layer as usize].push(Item {
-                buffer,
-                left,
-                top,
-                bounds,
-                color,
-            });
+        // A label cut to fit: its text's run up to the cut, and the ellipsis.
+        if let Some(cut) = self.shaper.cuts.get(size, text)
+            && let Some(source) = self.run(&cut.source, size)
+            && source.ltr
+            && let Some(ellipsis) = self.char_run(ELLIPSIS_CHAR, size)
+        {
+            let at = cut.at as u32;
+            if cut.head {
+                // The ellipsis follows the last glyph kept at that glyph's own advance:
+                // in the name, its advance is kerned with the next letter, which the
+                // cut leaves out.
+                let last = source.ending_at(at).and_then(|g| {
+                    let mut cs = cut.source[g.start as usize..at as usize].chars();
+                    match (cs.next(), cs.next()) {
+                        (Some(c), None) => Some(g.pen + self.shaper.advance(c, size)),
+                        _ => None,
+                    }
+                });
+                if let Some(x) = last {
+                    let part = Part {
+                        from: 0,
+                        to: at,
+                        dx: 0.0,
+                    };
+                    let items = &mut self.items[layer as usize];
+                    items.push(put(source, part, left));
+                    items.push(put(ellipsis, Part::ALL, left + x));
+                    return;
+                }
+            } else {
+                let part = Part {
+                    from: at,
+                    to: u32::MAX,
+                    dx: ellipsis.right_of(u32::MAX) - source.left_of(at),
+                };
+                let items = &mut self.items[layer as usize];
+                items.push(put(ellipsis, Part::ALL, left));
+                items.push(put(source, part, left));
+                return;
+            }
+        }
+        if let Some(run) = self.run(text, size) {
+            let item = put(run, Part::ALL, left);
+            self.items[layer as usize].push(item);
         }
     }
 
     /// `text` shaped at `size` (cached), or `None` when this frame is out of time.
-    fn buffer(&mut self, text: &str, size: f32) -> Option<Arc<Buffer>> {
-        let cached = self.shaped.get(size, text);
-        Some(match cached {
-            Some(b) => b,
-            None => {
-                if !self.shaper.may_shape() {
-                    return None;
-                }
-                let b = Arc::new(shape(&mut self.shaper.font_system, text, size));
-                // A shaped label holds its glyphs and their layout (about 5 KB for 30
-                // characters): a frame draws a few thousand at most.
-                self.shaped.insert(size, text, b.clone());
-                b
-            }
-        })
+    fn run(&mut self, text: &str, size: f32) -> Option<Arc<Run>> {
+        if let Some(r) = self.shaped.get(size, text) {
+            return Some(r);
+        }
+        if !self.shaper.may_shape() {
+            return None;
+        }
+        let b = self.shaper.timed(|fs| shape(fs, text, size));
+        let run = Arc::new(self.quads.run_of(&b));
+        if self.quads.epoch() != self.epoch {
+            // The glyph table was forgotten: runs made before name other glyphs.
+            self.epoch = self.quads.epoch();
+            self.shaped = Generations::new(SHAPED_CAP);
+            self.chars.clear();
+        }
+        // A run keeps 32 bytes per glyph: a frame draws a few thousand labels at most.
+        self.shaped.insert(size, text, run.clone());
+        Some(run)
+    }
+
+    /// The run of the character `c` at `size` (cached in `chars`: only for the few
+    /// characters of numbers and the ellipsis), or `None` when this frame is out of time.
+    fn char_run(&mut self, c: char, size: f32) -> Option<Arc<Run>> {
+        let key = (c, size.to_bits());
+        if let Some(r) = self.chars.get(&key) {
+            return Some(r.clone());
+        }
+        let mut buf = [0u8; 4];
+        let run = self.run(c.encode_utf8(&mut buf), size)?;
+        self.chars.insert(key, run.clone());
+        Some(run)
     }
 
     /// Number of text items queued for this frame.
@@ -519,7 +791,8 @@ impl TextLayer {
         self.len() == 0
     }
 
-    /// Shapes, rasterises and uploads the queued text for a target of `width`×`height`.
+    /// Rasterises new glyphs and uploads the queued text's glyph quads for a target of
+    /// `width`×`height`.
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
@@ -527,27 +800,37 @@ impl TextLayer {
         width: u32,
         height: u32,
     ) -> Result<(), glyphon::PrepareError> {
-        self.viewport.update(queue, Resolution { width, height });
-        for (layer, renderer) in self.renderers.iter_mut().enumerate() {
-            let areas = self.items[layer].iter().map(|i| TextArea {
-                buffer: &i.buffer,
-                left: i.left,
-                top: i.top,
-                scale: 1.0,
-                bounds: i.bounds,
-                default_color: i.color,
-                custom_glyphs: &[],
-            });
-            renderer.prepare(
-                device,
-                queue,
-                &mut self.shaper.font_system,
-                &mut self.atlas,
-                &self.viewport,
-                areas,
-                &mut self.swash,
-            )?;
+        // A full atlas is emptied (and grown while it can be) and the frame placed again;
+        // a frame whose glyphs do not fit the largest atlas is an error.
+        let mut tries = 0;
+        'frame: loop {
+            self.quads.begin(width, height);
+            for layer in 0..2 {
+                for i in &self.items[layer] {
+                    let placed = self.quads.push(
+                        &mut self.shaper.font_system,
+                        &mut self.swash,
+                        queue,
+                        &i.run,
+                        i.part,
+                        i.left,
+                        i.top,
+                        i.bounds,
+                        i.color,
+                    );
+                    if placed.is_err() {
+                        tries += 1;
+                        if !self.quads.grow(device) && tries > 1 {
+                            return Err(glyphon::PrepareError::AtlasFull);
+                        }
+                        continue 'frame;
+                    }
+                }
+                self.quads.end_layer(layer);
+            }
+            break;
         }
+        self.quads.upload(device, queue);
         Ok(())
     }
 
@@ -557,13 +840,22 @@ impl TextLayer {
         pass: &mut wgpu::RenderPass<'_>,
         layer: Layer,
     ) -> Result<(), glyphon::RenderError> {
-        self.renderers[layer as usize].render(&self.atlas, &self.viewport, pass)
+        self.quads.render(pass, layer as usize);
+        Ok(())
     }
 
-    /// Drops glyphs not used since the last trim.
-    pub fn trim(&mut self) {
-        self.atlas.trim();
+    /// Glyph quads of the last prepared frame.
+    pub fn quads(&self) -> usize {
+        self.quads.len()
     }
+
+    /// Glyphs known, and the atlas's side in pixels.
+    pub fn atlas(&self) -> (usize, u32) {
+        (self.quads.glyphs(), self.quads.atlas_size())
+    }
+
+    /// Kept for the frame's rhythm: the atlas is emptied when full instead.
+    pub fn trim(&mut self) {}
 }
 
 impl MeasureText for Shaper {
@@ -574,29 +866,55 @@ impl MeasureText for Shaper {
         }
         let (shown, capped) = drawable(text, false);
         let ellipsis = if capped {
-            self.measure(ELLIPSIS, size).width
+            self.ellipsis_width(size)
         } else {
             0.0
         };
-        self.measure(&shown, size).width + ellipsis
+        self.measured_width(&shown, size) + ellipsis
     }
 
     fn cut(&mut self, part: LabelFit, text: &str, size: f32, max_w: f32) -> Option<String> {
         let (shown, _) = drawable(text, part == LabelFit::Tail);
         let m = self.measure(&shown, size);
-        let room = max_w - self.measure(ELLIPSIS, size).width;
-        // Glyph ends are char boundaries of a text of one line, which `drawable` makes;
-        // rounding down keeps a slice valid whatever shaping reports.
-        match part {
-            LabelFit::Head => {
-                let cut = floor_boundary(&shown, m.prefix_fitting(room));
-                (cut > 0).then(|| format!("{}{ELLIPSIS}", &shown[..cut]))
-            }
-            LabelFit::Tail => {
-                let start = floor_boundary(&shown, m.suffix_start_fitting(room));
-                (start < shown.len()).then(|| format!("{ELLIPSIS}{}", &shown[start..]))
-            }
+        let room = max_w - self.ellipsis_width(size);
+        let at = match part {
+            LabelFit::Head => m.prefix_fitting(room),
+            LabelFit::Tail => m.suffix_start_fitting(room),
+        };
+        self.cut_at(part, &shown, at, size)
+    }
+
+    fn name_width(&mut self, names: &Names, id: NameId, size: f32) -> f32 {
+        match self.name_known(names, id, size) {
+            Ok(()) => self.name_table().by_id.get(&id).map_or(0.0, |e| e.0),
+            Err(Some(estimate)) => estimate.width,
+            Err(None) => self.width(names.get(id), size),
         }
+    }
+
+    fn name_cut(
+        &mut self,
+        part: LabelFit,
+        names: &Names,
+        id: NameId,
+        size: f32,
+        max_w: f32,
+    ) -> Option<String> {
+        let estimate = match self.name_known(names, id, size) {
+            Ok(()) => None,
+            Err(None) => return self.cut(part, names.get(id), size, max_w),
+            Err(Some(m)) => Some(m),
+        };
+        let room = max_w - self.ellipsis_width(size);
+        let m = match &estimate {
+            Some(m) => m,
+            None => &self.name_table().by_id.get(&id)?.1,
+        };
+        let at = match part {
+            LabelFit::Head => m.prefix_fitting(room),
+            LabelFit::Tail => m.suffix_start_fitting(room),
+        };
+        self.cut_at(part, names.get(id), at, size)
     }
 }
 
@@ -607,6 +925,21 @@ impl MeasureText for TextLayer {
 
     fn cut(&mut self, part: LabelFit, text: &str, size: f32, max_w: f32) -> Option<String> {
         self.shaper.cut(part, text, size, max_w)
+    }
+
+    fn name_width(&mut self, names: &Names, id: NameId, size: f32) -> f32 {
+        self.shaper.name_width(names, id, size)
+    }
+
+    fn name_cut(
+        &mut self,
+        part: LabelFit,
+        names: &Names,
+        id: NameId,
+        size: f32,
+        max_w: f32,
+    ) -> Option<String> {
+        self.shaper.name_cut(part, names, id, size, max_w)
     }
 }
 
@@ -673,6 +1006,111 @@ mod tests {
         let head = shaper.cut(LabelFit::Head, &name, 12.0, 60.0).unwrap();
         assert!(head.starts_with("x\\ny"), "{head:?}");
         assert!(shaper.width(&name, 12.0) > shaper.width("x\\ny", 12.0));
+    }
+
+    /// The shaping budget counts the time spent shaping, not the time since the frame
+    /// began: laying out thousands of cached labels took longer than the budget, so every
+    /// string still to shape was left for a later frame, which was out of time as soon
+    /// (the frames benchmark zoomed back out over the same labels and still left
+    /// thousands undrawn in each frame).
+    #[test]
+    fn labels_left_undrawn_with_warm_caches() {
+        let mut shaper = Shaper::new();
+        shaper.budget = Some(Duration::from_micros(400));
+        // A frame's layout, longer than the budget, before the first new string.
+        std::thread::sleep(Duration::from_millis(2));
+        shaper.width("task::step_1", 12.0);
+        assert_eq!(shaper.deferred, 0);
+        assert_eq!(
+            shaper.measures.get(12.0, "task::step_1").map(|m| m.1),
+            Some(true)
+        );
+        // Once the shaping itself has taken the budget, new strings wait.
+        shaper.spent = Duration::from_micros(400);
+        shaper.width("task::step_2", 12.0);
+        assert_eq!(shaper.deferred, 1);
+        assert_eq!(
+            shaper.measures.get(12.0, "task::step_2").map(|m| m.1),
+            Some(false)
+        );
+    }
+
+    /// Names measured and cut by id read exactly as by their text, for plain, escaped,
+    /// capped, multibyte and right-to-left names, at two sizes, from two interners, with
+    /// time to shape and without (estimates).
+    #[test]
+    fn names_by_id_measure_and_cut_as_their_text() {
+        // With time, without (estimates), and estimates then time to shape them.
+        for budgets in [
+            &[None][..],
+            &[Some(Duration::ZERO)],
+            &[Some(Duration::ZERO), None],
+        ] {
+            names_by_id_as_their_text(budgets);
+        }
+    }
+
+    fn names_by_id_as_their_text(budgets: &[Option<Duration>]) {
+        let texts = [
+            "task::step_12".to_string(),
+            "12.5 ms".to_string(),
+            "x\ny\tz".to_string(),
+            "a\nb".to_string(),
+            "com.example.service.RequestHandler.handleIncoming".to_string(),
+            "中文名字的函数".repeat(3),
+            "שלום עולם".to_string(),
+            "abcdefghij".repeat(1000),
+            "VAV".to_string(),
+        ];
+        let mut a = Names::new();
+        let mut b = Names::new();
+        b.intern("something else first");
+        let mut by_id = Shaper::new();
+        let mut by_text = Shaper::new();
+        for names in [&mut a, &mut b] {
+            for t in &texts {
+                names.intern(t);
+            }
+            names.intern("tab\\there");
+            names.intern("tab\there");
+        }
+        let rounds = [&a, &b, &a]
+            .into_iter()
+            .flat_map(|n| budgets.iter().map(move |&b| (n, b)));
+        for (names, budget) in rounds {
+            for s in [&mut by_id, &mut by_text] {
+                s.budget = budget;
+                s.deferred = 0;
+            }
+            for size in [11.0f32, 13.0] {
+                for (id, text) in names.iter() {
+                    assert_eq!(
+                        by_id.name_width(names, id, size),
+                        by_text.width(text, size),
+                        "{text:?}"
+                    );
+                    for part in [LabelFit::Head, LabelFit::Tail] {
+                        for max_w in [0.0f32, 5.0, 9.5, 20.0, 41.0, 77.7, 150.0, 400.0] {
+                            assert_eq!(
+                                by_id.name_cut(part, names, id, size, max_w),
+                                by_text.cut(part, text, size, max_w),
+                                "{text:?} {part:?} {max_w}"
+                            );
+                            assert_eq!(by_id.deferred, by_text.deferred, "{text:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The bit set of plain characters is [`PLAIN`].
+    #[test]
+    fn plain_characters_are_those_of_plain() {
+        for c in (0..0x3000).filter_map(char::from_u32) {
+            assert_eq!(is_plain_char(c), PLAIN.contains(c), "{c:?}");
+        }
+        assert!(is_plain("12.5 µs") && is_plain("×2") && !is_plain("") && !is_plain("a_b"));
     }
 
     #[test]

@@ -33,6 +33,7 @@ use crate::geometry::{Camera, RectPx};
 use crate::layout::Layout;
 use crate::lod::{Lod, TierRef};
 use crate::model::Names;
+use crate::model::names::NameId;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -89,6 +90,24 @@ pub trait Measure {
     /// `max_w` pixels with an ellipsis, the ellipsis included; `None` when not one
     /// character fits.
     fn cut(&mut self, part: LabelFit, text: &str, size: f32, max_w: f32) -> Option<String>;
+
+    /// [`Measure::width`] of the name `id` of `names` (a measurer may keep it by id,
+    /// without hashing the string, for the label loops).
+    fn name_width(&mut self, names: &Names, id: NameId, size: f32) -> f32 {
+        self.width(names.get(id), size)
+    }
+
+    /// [`Measure::cut`] of the name `id` of `names`.
+    fn name_cut(
+        &mut self,
+        part: LabelFit,
+        names: &Names,
+        id: NameId,
+        size: f32,
+        max_w: f32,
+    ) -> Option<String> {
+        self.cut(part, names.get(id), size, max_w)
+    }
 
     /// The text to show in `max_w` pixels: `full` if it fits, else `short` if it fits,
     /// else the part of `short` that `keep` says (a prefix followed by an ellipsis, or an

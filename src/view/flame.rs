@@ -411,10 +411,15 @@ impl FlameView {
                     continue;
                 }
                 let n = row.node[i];
-                let name = p.names.get(row.name[i]);
-                let full = bar_label(p, n);
-                let Some(text) = m.fit_as(self.fit, &full, name, label_size, vx1 - vx0 - 2.0 * pad)
-                else {
+                let Some(text) = fit_bar_label(
+                    m,
+                    p,
+                    n,
+                    row.name[i],
+                    self.fit,
+                    label_size,
+                    vx1 - vx0 - 2.0 * pad,
+                ) else {
                     continue;
                 };
                 let bg = match self.state.color {
@@ -594,6 +599,32 @@ pub fn diff_lines(p: &Profile, n: NodeId, lt: u64, rt: u64) -> Vec<String> {
         v.format(rs)
     ));
     lines
+}
+
+/// What [`Measure::fit_as`] shows of the bar label of `node` (named `name`) in `max_w`
+/// pixels, keeping `keep` of a cut name: the label is formatted and measured only when
+/// the name fits (the label is the name and more, never narrower), and the name is
+/// measured and cut by id.
+fn fit_bar_label(
+    m: &mut dyn Measure,
+    profile: &Profile,
+    node: NodeId,
+    name: crate::model::names::NameId,
+    keep: LabelFit,
+    size: f32,
+    max_w: f32,
+) -> Option<String> {
+    if max_w <= 0.0 {
+        return None;
+    }
+    if m.name_width(&profile.names, name, size) > max_w {
+        return m.name_cut(keep, &profile.names, name, size, max_w);
+    }
+    let full = bar_label(profile, node);
+    if m.width(&full, size) <= max_w {
+        return Some(full);
+    }
+    Some(profile.names.get(name).to_string())
 }
 
 /// The label of a bar: `name (share, amount)`, or for a diff `name (change)`.

@@ -7,7 +7,7 @@ use super::{AxisTicks, DETAIL_LINES, MAX_CONNECTORS, TimelineView, axis_ticks, f
 use crate::color::{self, ColorMode};
 use crate::geometry::Camera;
 use crate::geometry::timeline::TimelineGeometry;
-use crate::model::units::format_duration_ns;
+use crate::model::units::write_duration_ns;
 use crate::pick::BarRef;
 use crate::view::draw::{
     BODY_COLOR, Frame, LabelFit, MUTED_COLOR, Measure, OverviewLayer, Rect, RowDraw, TITLE_COLOR,
@@ -199,6 +199,12 @@ impl TimelineView {
         // The f32 the shader's heat scale holds, so labels contrast with what is drawn.
         let max_dur = f64::from(self.max_dur_ns as f32);
         let matches = self.search.as_ref().map(|s| &s.name_matches[..]);
+        // The duration's text, reused: only drawn labels allocate theirs.
+        let mut dur = String::new();
+        let gap = px(10.0);
+        // Text colors of the backgrounds seen (palettes repeat a few dozen colors; the
+        // contrast of each takes three powers).
+        let mut fgs: Vec<([f32; 3], [u8; 3])> = Vec::new();
         for d in rows {
             let row = &self.tracks.layout.rows[d.row];
             let top = d.top;
@@ -214,10 +220,20 @@ impl TimelineView {
                     continue;
                 }
                 let s = row.node[i] as usize;
-                let name = spans.names.get(spans.name[s]);
+                let id = spans.name[s];
                 let greyed = self.search.is_some()
                     && matches.is_none_or(|m| m.get(spans.name[s] as usize) != Some(&true));
-                let fg = color::label_color(self.span_color(s, max_dur, greyed));
+                let bg = self.span_color(s, max_dur, greyed);
+                let fg = match fgs.iter().find(|(b, _)| *b == bg) {
+                    Some(&(_, f)) => f,
+                    None => {
+                        let f = color::label_color(bg);
+                        if fgs.len() < 32 {
+                            fgs.push((bg, f));
+                        }
+                        f
+                    }
+                };
                 let avail = vx1 - vx0 - 2.0 * pad;
                 let text_top = (top + (g.bar_height_px - label_line) / 2.0).round();
                 let clip = [vx0, top, vx1, top + g.bar_height_px];
@@ -231,18 +247,23 @@ impl TimelineView {
                         color: fg,
                     })
                 };
-                let dur = format_duration_ns(spans.dur_ns[s] as f64);
-                let wn = m.width(name, small);
-                let wd = m.width(&dur, small);
-                if wn + px(10.0) + wd <= avail {
-                    put(name.to_string(), vx0 + pad);
-                    put(dur, vx1 - pad - wd);
+                let wn = m.name_width(&spans.names, id, small);
+                let wd = if wn + gap < avail {
+                    dur.clear();
+                    write_duration_ns(spans.dur_ns[s] as f64, &mut dur);
+                    m.width(&dur, small)
+                } else {
+                    f32::INFINITY
+                };
+                if wn + gap + wd <= avail {
+                    put(spans.names.get(id).to_string(), vx0 + pad);
+                    put(dur.clone(), vx1 - pad - wd);
                     frame.labels += 1;
                 } else if wn <= avail {
-                    put(name.to_string(), vx0 + pad);
+                    put(spans.names.get(id).to_string(), vx0 + pad);
                     frame.labels += 1;
                 } else if avail > 0.0
-                    && let Some(t) = m.cut(LabelFit::Head, name, small, avail)
+                    && let Some(t) = m.name_cut(LabelFit::Head, &spans.names, id, small, avail)
                 {
                     put(t, vx0 + pad);
                     frame.labels += 1;
