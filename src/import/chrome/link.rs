@@ -103,6 +103,29 @@ pub(super) struct Counts {
     pub(super) skipped: std::collections::BTreeMap<u8, u64>,
 }
 
+impl Counts {
+    /// Adds `o`'s counts to these.
+    fn add(&mut self, o: &Counts) {
+        self.e_without_b += o.e_without_b;
+        self.unclosed_b += o.unclosed_b;
+        self.name_mismatch += o.name_mismatch;
+        self.partial_overlap += o.partial_overlap;
+        self.e_async_without_b += o.e_async_without_b;
+        self.unclosed_async += o.unclosed_async;
+        self.async_closed_by_parent += o.async_closed_by_parent;
+        self.f_without_s += o.f_without_s;
+        self.steps += o.steps;
+        self.no_dur += o.no_dur;
+        self.negative_dur += o.negative_dur;
+        self.no_ts += o.no_ts;
+        self.no_ph += o.no_ph;
+        self.async_without_id += o.async_without_id;
+        for (&ph, &n) in &o.skipped {
+            *self.skipped.entry(ph).or_default() += n;
+        }
+    }
+}
+
 /// A thread's `thread_name` and `thread_sort_index`.
 pub(super) type ThreadMeta<'a> = (Option<Cow<'a, str>>, i64);
 
@@ -131,18 +154,22 @@ pub(super) fn async_key<'r>(r: &'r Rec<'_>) -> Option<AsyncKey<'r>> {
     ))
 }
 
-/// Links the records of a trace into its span set.
-pub(super) fn build(recs: Vec<Rec<'_>>, names: Names, store: ArgStore, mut doc: Doc) -> SpanSet {
+/// Links the records of a trace into its span set; the thread tracks are linked on up to
+/// `threads` threads (the result does not depend on how many).
+pub(super) fn build(
+    recs: Vec<Rec<'_>>,
+    names: Names,
+    store: ArgStore,
+    mut doc: Doc,
+    threads: usize,
+) -> SpanSet {
     let mut c = Counts::default();
     let system = std::mem::take(&mut doc.system_names);
     let meta = Meta::read(&recs, &system);
     let mut tracks = Tracks::default();
     let groups = group(&recs, &mut tracks, &mut c);
-    let mut pending: Vec<Vec<Pending>> = tracks
-        .per_track
-        .iter_mut()
-        .map(|evs| thread_spans(std::mem::take(evs), meta.trace_end, &mut c))
-        .collect();
+    let per_track = std::mem::take(&mut tracks.per_track);
+    let mut pending = all_thread_spans(per_track, meta.trace_end, threads, &mut c);
     async_spans(
         &recs,
         groups,
@@ -386,6 +413,57 @@ impl AsyncMatcher {
         self.recent[slot] = (h, g);
         g
     }
+}
+
+/// [`thread_spans`] of every track, in track order: on up to `threads` threads when there
+/// are several tracks (the caller asks for one thread below the parallel input size), each thread taking the largest track not yet
+/// taken and counting into its own [`Counts`] (sums, so the totals are the sequential
+/// ones).
+fn all_thread_spans(
+    per_track: Vec<Vec<Slim>>,
+    trace_end: i64,
+    threads: usize,
+    c: &mut Counts,
+) -> Vec<Vec<Pending>> {
+    let threads = threads.min(per_track.len());
+    if threads <= 1 {
+        return per_track
+            .into_iter()
+            .map(|evs| thread_spans(evs, trace_end, c))
+            .collect();
+    }
+    // Largest first, so that no thread is left with a big track at the end.
+    let mut order: Vec<usize> = (0..per_track.len()).collect();
+    order.sort_by_key(|&t| std::cmp::Reverse(per_track[t].len()));
+    let slots: Vec<std::sync::Mutex<Vec<Slim>>> =
+        per_track.into_iter().map(std::sync::Mutex::new).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut counts = Counts::default();
+        let mut built = Vec::new();
+        while let Some(&t) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+            let evs = std::mem::take(&mut *slots[t].lock().unwrap_or_else(|e| e.into_inner()));
+            built.push((t, thread_spans(evs, trace_end, &mut counts)));
+        }
+        (built, counts)
+    };
+    let mut out: Vec<Vec<Pending>> = Vec::new();
+    out.resize_with(slots.len(), Vec::new);
+    std::thread::scope(|s| {
+        let others: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
+        let mine = work();
+        let joined = others.into_iter().map(|h| match h.join() {
+            Ok(r) => r,
+            Err(p) => std::panic::resume_unwind(p),
+        });
+        for (built, counts) in joined.chain(std::iter::once(mine)) {
+            c.add(&counts);
+            for (t, spans) in built {
+                out[t] = spans;
+            }
+        }
+    });
+    out
 }
 
 /// A thread's spans from its events: B/E matching, X, instants; then nesting by

@@ -112,6 +112,12 @@ fn parse_all(
         min_bytes: min_parallel_bytes,
     };
     let (recs, names, args, doc) = events::read_doc(file, text, split)?;
+    // Linking is parallel where parsing was.
+    let link_threads = if text.len() >= min_parallel_bytes {
+        threads
+    } else {
+        1
+    };
     if recs.is_empty() && doc.samples.is_none() {
         // As the other trace formats say of a file without spans.
         return Err(ImportError::Invalid {
@@ -124,12 +130,12 @@ fn parse_all(
         || recs.iter().any(|r| r.ph == b'P')
         || names.find("CpuProfile").is_some();
     if !has_samples {
-        return Ok((link::build(recs, names, args, doc), None));
+        return Ok((link::build(recs, names, args, doc, link_threads), None));
     }
     // Profiles are read before linking (which consumes the records) and named after it
     // (threads are named by the tracks' metadata).
     let collected = cpu::collect(file, text, &recs, &names, &args, &doc);
-    let set = link::build(recs, names, args, doc);
+    let set = link::build(recs, names, args, doc, link_threads);
     let samples = collected.finish(&set);
     Ok((set, samples))
 }
@@ -696,6 +702,52 @@ mod tests {
             }
             for threads in [1, 3] {
                 let _ = parse_with_threads("t", &m, threads, 0);
+            }
+        }
+    }
+
+    /// Linking thread tracks and laying out bands on several threads gives the sequential
+    /// result: spans, warnings, rows, connectors and bands, on random traces with many
+    /// threads (some with one event, some with none but instants on the async track).
+    #[test]
+    fn parallel_link_and_layout_equal_sequential() {
+        use crate::layout::timeline::{BandMode, track_layout_with_threads};
+        for seed in 1..6 {
+            let mut t = random_trace(seed, 4000);
+            // Spread the events over more threads and processes than there are cores.
+            for (k, tid) in ["\"tid\":1", "\"tid\":2", "\"tid\":3"].iter().enumerate() {
+                let mut n = 0;
+                t = t
+                    .split(tid)
+                    .enumerate()
+                    .map(|(i, part)| {
+                        n += 1;
+                        if i == 0 {
+                            part.to_string()
+                        } else {
+                            format!("\"tid\":{}{part}", 10 * (k + 1) + n % (seed as usize + 2))
+                        }
+                    })
+                    .collect();
+            }
+            let t = t.replace("\"pid\":1,\"tid\":1", "\"pid\":2,\"tid\":1");
+            let seq = parse_with_threads("t", t.as_bytes(), 1, usize::MAX).unwrap();
+            let seq_tree = SpanTree::build(&seq);
+            let seq_layout = track_layout_with_threads(&seq, &seq_tree, BandMode::PerTrack, 1);
+            assert!(seq.tracks.len() >= 8, "{}", seq.tracks.len());
+            for threads in [2, 3, 7] {
+                let par = parse_with_threads("t", t.as_bytes(), threads, 0).unwrap();
+                assert_eq!(dump(&seq), dump(&par), "seed {seed}, {threads} threads");
+                assert_eq!(seq.warnings, par.warnings);
+                assert_eq!(seq.tracks, par.tracks);
+                let tree = SpanTree::build(&par);
+                let l = track_layout_with_threads(&par, &tree, BandMode::PerTrack, threads);
+                assert_eq!(l.layout.rows, seq_layout.layout.rows, "seed {seed}");
+                assert_eq!(l.layout.total_ticks, seq_layout.layout.total_ticks);
+                assert_eq!(l.row_of, seq_layout.row_of);
+                assert_eq!(l.bands, seq_layout.bands);
+                assert_eq!(l.connectors, seq_layout.connectors);
+                assert_eq!(l.parent, seq_layout.parent);
             }
         }
     }
