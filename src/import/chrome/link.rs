@@ -154,8 +154,8 @@ pub(super) fn async_key<'r>(r: &'r Rec<'_>) -> Option<AsyncKey<'r>> {
     ))
 }
 
-/// Links the records of a trace into its span set; the thread tracks are linked on up to
-/// `threads` threads (the result does not depend on how many).
+/// Links the records of a trace into its span set; thread tracks are linked and async
+/// events matched on up to `threads` threads (the result does not depend on how many).
 pub(super) fn build(
     recs: Vec<Rec<'_>>,
     names: Names,
@@ -167,17 +167,10 @@ pub(super) fn build(
     let system = std::mem::take(&mut doc.system_names);
     let meta = Meta::read(&recs, &system);
     let mut tracks = Tracks::default();
-    let groups = group(&recs, &mut tracks, &mut c);
+    let groups = group(&recs, &mut tracks, &mut c, threads);
     let per_track = std::mem::take(&mut tracks.per_track);
     let mut pending = all_thread_spans(per_track, meta.trace_end, threads, &mut c);
-    async_spans(
-        &recs,
-        groups,
-        &mut tracks,
-        &mut pending,
-        meta.trace_end,
-        &mut c,
-    );
+    async_spans(groups, &mut pending, meta.trace_end, &mut c);
     pending.resize_with(tracks.keys.len(), Vec::new);
     let named = NamedTracks::of(&tracks.keys, &meta);
     emit(&recs, names, store, &pending, named, doc, &c)
@@ -290,11 +283,14 @@ impl<'r> Tracks<'r> {
     }
 }
 
-/// Async events by key: a group per key in order of first appearance (the group's first
-/// event), and every async event as (group, event) in file order.
+/// Async events by key: a group per key in order of first appearance, with its process's
+/// async track, and every async event as its group and [`Slim`] in file order (copied
+/// while the event is in cache: gathering them group by group from the events made
+/// linking a million async spans wait on memory).
 struct AsyncGroups {
-    first: Vec<u32>,
-    events: Vec<(u32, u32)>,
+    track: Vec<u32>,
+    group: Vec<u32>,
+    events: Vec<Slim>,
 }
 
 /// Whether an event of phase `ph` becomes (part of) a span.
@@ -307,10 +303,15 @@ fn is_span_phase(ph: u8) -> bool {
 
 /// Sorts the span events: thread events onto their track, async ones into their group;
 /// the rest is counted.
-fn group<'r>(recs: &'r [Rec<'_>], tracks: &mut Tracks<'r>, c: &mut Counts) -> AsyncGroups {
+fn group<'r>(
+    recs: &'r [Rec<'_>],
+    tracks: &mut Tracks<'r>,
+    c: &mut Counts,
+    threads: usize,
+) -> AsyncGroups {
     let async_count = recs.iter().filter(|r| r.id.is_some()).count();
-    let mut matcher = AsyncMatcher::new(async_count);
-    let mut events: Vec<(u32, u32)> = Vec::with_capacity(async_count);
+    let mut async_events: Vec<u32> = Vec::with_capacity(async_count);
+    let mut events: Vec<Slim> = Vec::with_capacity(async_count);
     // Consecutive events are often on the same thread: skip the hash then.
     let mut last_thread: Option<(Pid<'_>, Pid<'_>, u32)> = None;
     for (k, r) in recs.iter().enumerate() {
@@ -331,10 +332,12 @@ fn group<'r>(recs: &'r [Rec<'_>], tracks: &mut Tracks<'r>, c: &mut Counts) -> As
             continue;
         };
         if matches!(r.ph, b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F') {
-            match async_key(r) {
-                Some(key) => events.push((matcher.group(recs, key, k), k)),
-                None => c.async_without_id += 1,
+            if r.id().is_none() {
+                c.async_without_id += 1;
+                continue;
             }
+            async_events.push(k);
+            events.push(Slim::of(r, ts, k));
             continue;
         }
         let t = if matches!(r.ph, b'i' | b'I' | b'R') && r.instant_scope != b't' {
@@ -354,17 +357,124 @@ fn group<'r>(recs: &'r [Rec<'_>], tracks: &mut Tracks<'r>, c: &mut Counts) -> As
         }
         tracks.per_track[t as usize].push(Slim::of(r, ts, k));
     }
+    let (group_of, first) = match_async(recs, &async_events, threads);
+    drop(async_events);
+    // Each group's track: its first event's process (groups are numbered in the order of
+    // their first events, so this reads the events in file order).
+    let mut last_async: Option<(Pid<'_>, u32)> = None;
+    let track = first
+        .iter()
+        .map(|&k| {
+            let pid = recs[k as usize].pid;
+            match last_async {
+                Some((p, t)) if p == pid => t,
+                _ => {
+                    let t = tracks.intern(TrackKey::Async(pid));
+                    last_async = Some((pid, t));
+                    t
+                }
+            }
+        })
+        .collect();
     AsyncGroups {
-        first: matcher.first,
+        track,
+        group: group_of,
         events,
     }
+}
+
+/// The groups of the async events `ks` (events with an id): each event's group, and each
+/// group's first event, groups numbered in order of first appearance. On `threads > 1`
+/// the keys' hashes are computed in chunks on all threads, then each thread matches the
+/// events whose hash falls in its share of hash values (equal keys hash alike, so each
+/// group lies in one share), and the shares' groups are numbered together by their first
+/// events: the sequential numbering.
+fn match_async(recs: &[Rec<'_>], ks: &[u32], threads: usize) -> (Vec<u32>, Vec<u32>) {
+    let hasher = foldhash::fast::FixedState::default();
+    let hash_of = |k: u32| hasher.hash_one(async_key(&recs[k as usize]));
+    let parts = threads.clamp(1, 64);
+    if parts == 1 {
+        let mut m = AsyncMatcher::new(ks.len());
+        let group_of = ks.iter().map(|&k| m.group(recs, k, hash_of(k))).collect();
+        return (group_of, m.first);
+    }
+    let mut hashes = vec![0u64; ks.len()];
+    let chunk = ks.len().div_ceil(parts).max(1);
+    std::thread::scope(|s| {
+        for (hs, kc) in hashes.chunks_mut(chunk).zip(ks.chunks(chunk)) {
+            s.spawn(move || {
+                for (h, &k) in hs.iter_mut().zip(kc) {
+                    *h = hash_of(k);
+                }
+            });
+        }
+    });
+    // Bits 44..60 pick the share: neither the table's bucket bits (low) nor its tag bits
+    // (top 7) nor the recent-group cache's (32..44), which stay spread within a share.
+    let share = |h: u64| (((h >> 44) & 0xffff) as usize * parts) >> 16;
+    let hashes = &hashes;
+    let shares: Vec<(Vec<u32>, Vec<u32>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..parts)
+            .map(|p| {
+                s.spawn(move || {
+                    let mut m = AsyncMatcher::new(ks.len() / parts);
+                    let mut local = Vec::with_capacity(ks.len() / parts);
+                    for (&k, &h) in ks.iter().zip(hashes) {
+                        if share(h) == p {
+                            local.push(m.group(recs, k, h));
+                        }
+                    }
+                    (local, m.first)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h.join() {
+                Ok(r) => r,
+                Err(e) => std::panic::resume_unwind(e),
+            })
+            .collect()
+    });
+    // Number the groups by first event: a merge of the shares' lists, each ascending.
+    let total: usize = shares.iter().map(|s| s.1.len()).sum();
+    let mut first = Vec::with_capacity(total);
+    let mut global: Vec<Vec<u32>> = shares
+        .iter()
+        .map(|s| Vec::with_capacity(s.1.len()))
+        .collect();
+    let mut heads = vec![0usize; parts];
+    loop {
+        let mut best: Option<(u32, usize)> = None;
+        for (p, s) in shares.iter().enumerate() {
+            if let Some(&k) = s.1.get(heads[p])
+                && best.is_none_or(|(b, _)| k < b)
+            {
+                best = Some((k, p));
+            }
+        }
+        let Some((k, p)) = best else { break };
+        global[p].push(first.len() as u32);
+        first.push(k);
+        heads[p] += 1;
+    }
+    let mut next = vec![0usize; parts];
+    let group_of = hashes
+        .iter()
+        .map(|&h| {
+            let p = share(h);
+            let g = global[p][shares[p].0[next[p]] as usize];
+            next[p] += 1;
+            g
+        })
+        .collect();
+    (group_of, first)
 }
 
 /// Numbers async keys in order of first appearance. The table holds only group numbers;
 /// a group's key is read back from its first event, so a million distinct ids cost 4
 /// bytes of table each, and no allocation.
 struct AsyncMatcher {
-    hasher: foldhash::fast::FixedState,
     table: HashTable<u32>,
     hash: Vec<u64>,
     first: Vec<u32>,
@@ -381,7 +491,6 @@ impl AsyncMatcher {
         let mut table: HashTable<u32> = HashTable::new();
         table.reserve(async_count / 2, |_| 0);
         AsyncMatcher {
-            hasher: foldhash::fast::FixedState::default(),
             table,
             hash: Vec::new(),
             first: Vec::new(),
@@ -389,12 +498,12 @@ impl AsyncMatcher {
         }
     }
 
-    /// The group of `key`, the key of event `k`.
-    fn group(&mut self, recs: &[Rec<'_>], key: AsyncKey<'_>, k: u32) -> u32 {
-        let h = self.hasher.hash_one(key);
+    /// The group of event `k`, whose key hashes to `h`.
+    fn group(&mut self, recs: &[Rec<'_>], k: u32, h: u64) -> u32 {
         let (hash, first) = (&self.hash, &self.first);
         let same = |g: u32| {
-            hash[g as usize] == h && async_key(&recs[first[g as usize] as usize]) == Some(key)
+            hash[g as usize] == h
+                && async_key(&recs[first[g as usize] as usize]) == async_key(&recs[k as usize])
         };
         let slot = (h >> 32) as usize % RECENT_GROUPS;
         let (rh, rg) = self.recent[slot];
@@ -538,58 +647,49 @@ fn nest_by_containment(spans: &mut [Pending], c: &mut Counts) {
 
 /// The async groups' events gathered group by group (a counting sort, file order kept
 /// within a group), each group's spans added to its process's async track.
-fn async_spans<'r>(
-    recs: &'r [Rec<'_>],
+fn async_spans(
     groups: AsyncGroups,
-    tracks: &mut Tracks<'r>,
     pending: &mut Vec<Vec<Pending>>,
     trace_end: i64,
     c: &mut Counts,
 ) {
-    let n = groups.first.len();
+    let n = groups.track.len();
     let mut group_start = vec![0u32; n + 1];
-    for &(g, _) in &groups.events {
+    for &g in &groups.group {
         group_start[g as usize + 1] += 1;
     }
     for g in 0..n {
         group_start[g + 1] += group_start[g];
     }
-    let mut by_group = vec![0u32; groups.events.len()];
+    let blank = Slim {
+        ts: 0,
+        k: 0,
+        name: NO_NAME,
+        dur: 0,
+        cat: NO_NAME,
+        ph: 0,
+        flags: 0,
+    };
+    let mut by_group = vec![blank; groups.events.len()];
     let mut fill = group_start.clone();
-    for &(g, k) in &groups.events {
-        by_group[fill[g as usize] as usize] = k;
+    for (&g, e) in groups.group.iter().zip(&groups.events) {
+        by_group[fill[g as usize] as usize] = *e;
         fill[g as usize] += 1;
     }
-    drop(groups);
-    let mut evs: Vec<Slim> = Vec::new();
+    drop(fill);
+    drop(groups.group);
+    drop(groups.events);
     let mut open = OpenAsync::default();
-    let mut last_async: Option<(Pid<'_>, usize)> = None;
     for g in 0..n {
-        evs.clear();
-        evs.extend(
-            by_group[group_start[g] as usize..group_start[g + 1] as usize]
-                .iter()
-                .map(|&k| {
-                    let r = &recs[k as usize];
-                    Slim::of(r, r.ts_ns, k)
-                }),
-        );
+        let evs = &mut by_group[group_start[g] as usize..group_start[g + 1] as usize];
         if !evs.is_sorted() {
             evs.sort_unstable();
         }
-        let pid = recs[evs[0].k as usize].pid;
-        let t = match last_async {
-            Some((p, t)) if p == pid => t,
-            _ => {
-                let t = tracks.intern(TrackKey::Async(pid)) as usize;
-                last_async = Some((pid, t));
-                t
-            }
-        };
+        let t = groups.track[g] as usize;
         if t >= pending.len() {
             pending.resize_with(t + 1, Vec::new);
         }
-        async_group(&evs, &mut pending[t], &mut open, trace_end, c);
+        async_group(evs, &mut pending[t], &mut open, trace_end, c);
     }
 }
 

@@ -195,6 +195,32 @@ mod tests {
         assert_eq!(micros_to_ns("abc"), None);
         assert_eq!(micros_to_ns("1.2.3"), None);
         assert_eq!(micros_to_ns("true"), None);
+        // The short path and the general one agree.
+        for t in [
+            "0",
+            "7",
+            "12.",
+            "12.5",
+            "12.34",
+            "12.345",
+            "12.3456",
+            "999999999999999.999",
+            "9999999999999999",
+            "1.",
+            ".5",
+            "01.250",
+            "-0",
+            "1e3",
+            " 5",
+            "5 ",
+            "",
+        ] {
+            let general = {
+                let q = format!("\"{t}\"");
+                micros_to_ns(&q)
+            };
+            assert_eq!(micros_to_ns(t), general, "{t}");
+        }
     }
 
     #[test]
@@ -731,6 +757,18 @@ mod tests {
                     .collect();
             }
             let t = t.replace("\"pid\":1,\"tid\":1", "\"pid\":2,\"tid\":1");
+            // Many async ids, so that the groups spread over the threads' shares.
+            let t: String = t
+                .split("\"id\":")
+                .enumerate()
+                .map(|(i, part)| {
+                    if i == 0 {
+                        part.to_string()
+                    } else {
+                        format!("\"id\":{}{part}", i % 41)
+                    }
+                })
+                .collect();
             let seq = parse_with_threads("t", t.as_bytes(), 1, usize::MAX).unwrap();
             let seq_tree = SpanTree::build(&seq);
             let seq_layout = track_layout_with_threads(&seq, &seq_tree, BandMode::PerTrack, 1);
