@@ -4,8 +4,8 @@
 
 use super::Split;
 use super::scan::{
-    Ev, ScanErr, err_at, line_col, scan_event, scan_raw, scan_string, skip_string, skip_value,
-    skip_ws,
+    Ev, ScanErr, Valid, err_at, line_col, scan_event, scan_raw, scan_string, skip_string,
+    skip_value, skip_ws,
 };
 use crate::import::ImportError;
 use crate::import::text::one_line;
@@ -169,6 +169,9 @@ pub(super) fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result
     let mut recs = Vec::new();
     let mut names = Names::new();
     let mut args = ArgStore::default();
+    // The run's bytes up to its stop are checked as UTF-8 at once (an event reaching past
+    // the stop, after a wrong guess, has its strings checked one by one).
+    let valid = Valid::prefix(text, i, stop);
     let end = loop {
         i = skip_ws(text, i);
         match text.get(i) {
@@ -179,7 +182,7 @@ pub(super) fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result
                 if i >= stop {
                     break RunEnd::Stopped(i);
                 }
-                match scan_event(text, i) {
+                match scan_event(text, valid, i) {
                     Ok((ev, end)) => {
                         recs.push(event_rec(text, i, recs.len(), ev, &mut names, &mut args)?);
                         i = end;
@@ -845,6 +848,7 @@ impl ArgStore {
 
     pub(super) fn members(&mut self, raw: &str) -> Result<(), ScanErr> {
         let b = raw.as_bytes();
+        let valid = Valid { s: raw, at: 0 };
         let syntax = |i| ScanErr::Syntax(i, String::new());
         if b.first() != Some(&b'{') {
             return Err(syntax(0));
@@ -857,16 +861,16 @@ impl ArgStore {
             if b.get(i) != Some(&b'"') {
                 return Err(syntax(i));
             }
-            let (key, after) = scan_string(b, i)?;
+            let (key, after) = scan_string(b, valid, i)?;
             i = skip_ws(b, after);
             if b.get(i) != Some(&b':') {
                 return Err(syntax(i));
             }
             i = skip_ws(b, i + 1);
             let (value, after) = if b.get(i) == Some(&b'"') {
-                scan_string(b, i)?
+                scan_string(b, valid, i)?
             } else {
-                let (v, e) = scan_raw(b, i)?;
+                let (v, e) = scan_raw(b, valid, i)?;
                 (Cow::Borrowed(v), e)
             };
             let p = self.pair(&key, &value);

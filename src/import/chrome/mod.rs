@@ -606,6 +606,29 @@ mod tests {
         assert!(e.contains("traceEvents[0]") && e.contains("1e30"), "{e}");
     }
 
+    /// The input's UTF-8 is checked a run at a time; a bad byte is still reported at its
+    /// own line and column, whichever thread's run holds it.
+    #[test]
+    fn invalid_utf8_is_reported_where_it_is() {
+        let mut t = random_trace(4, 2000).into_bytes();
+        let at = t.windows(8).rposition(|w| w == b"\"name\":\"").unwrap() + 9;
+        t[at] = 0xff;
+        let line = t[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = at - t[..at].iter().rposition(|&b| b == b'\n').unwrap();
+        let want = format!("(line {line}, column {column}): invalid UTF-8 in a string");
+        for (threads, min) in [(1, usize::MAX), (3, 0), (8, 0)] {
+            let e = parse_with_threads("t.json", &t, threads, min)
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("t.json: traceEvents["), "{e}");
+            assert!(e.ends_with(&want), "{threads}: {e} (want {want})");
+        }
+        // In args, which are read again from their raw text.
+        let t = b"[{\"ph\":\"X\",\"ts\":0,\"dur\":1,\"args\":{\"k\":\"a\xc3\"}}]";
+        let e = parse("t.json", t).unwrap_err().to_string();
+        assert!(e.contains("traceEvents[0] (line 1, column 41)"), "{e}");
+    }
+
     #[test]
     fn odd_ids_and_missing_fields() {
         let s = load(
