@@ -53,11 +53,6 @@ pub struct TimelineLayout {
 struct PrefixMax(Vec<u32>);
 
 impl PrefixMax {
-    #[cfg(test)]
-    fn new(n: usize) -> Self {
-        PrefixMax(vec![0; n + 1])
-    }
-
     /// Over `n` positions, reusing a vector from `pool` (a leaf's children need none).
     fn reuse(n: usize, pool: &mut Vec<Vec<u32>>) -> Self {
         if n == 0 {
