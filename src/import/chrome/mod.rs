@@ -19,8 +19,13 @@
 //! chunks are parsed with `std::thread::scope`. Each chunk stops at the next one's first
 //! event; if it does not land exactly there the guess was wrong (pretty-printed events)
 //! and the rest is parsed in sequence, so the result, name ids and first error included,
-//! is always the sequential one. Linking events into spans is one sequential pass over
-//! small per-thread records.
+//! is always the sequential one. Each run checks its bytes' UTF-8 in one pass and borrows
+//! the strings inside without checking each again (a bad byte is still reported where it
+//! is).
+//! Linking events into spans sorts small per-thread records; the thread tracks are linked
+//! on all cores (largest first), and async events are matched to their keys on all cores,
+//! each thread taking a share of the keys' hash values, groups numbered by first event as
+//! in sequence.
 //!
 //! **Times.** `ts`/`dur` are microseconds, possibly fractional, as numbers or numeric
 //! strings. They are converted to integer nanoseconds from their decimal digits (round half
