@@ -309,53 +309,45 @@ fn group<'r>(
     c: &mut Counts,
     threads: usize,
 ) -> AsyncGroups {
-    let async_count = recs.iter().filter(|r| r.id.is_some()).count();
-    let mut async_events: Vec<u32> = Vec::with_capacity(async_count);
-    let mut events: Vec<Slim> = Vec::with_capacity(async_count);
-    // Consecutive events are often on the same thread: skip the hash then.
-    let mut last_thread: Option<(Pid<'_>, Pid<'_>, u32)> = None;
-    for (k, r) in recs.iter().enumerate() {
-        let k = k as u32;
-        if r.ph == 0 {
-            c.no_ph += 1;
-            continue;
-        }
-        if !is_span_phase(r.ph) {
-            // `P` events are CPU samples: `cpu.rs` reads and counts them.
-            if r.ph != b'M' && r.ph != b'P' {
-                *c.skipped.entry(r.ph).or_default() += 1;
+    // Chunks of the events sorted on all threads, then joined in file order: tracks are
+    // made in order of first appearance, and each track's events stay in file order.
+    let chunk = recs.len().div_ceil(threads.max(1)).max(1);
+    let sorted: Vec<Sorted<'r>> = if threads <= 1 || recs.len() < 2 {
+        vec![sort_events(recs, 0)]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = recs
+                .chunks(chunk)
+                .enumerate()
+                .map(|(j, part)| s.spawn(move || sort_events(part, j * chunk)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| match h.join() {
+                    Ok(r) => r,
+                    Err(e) => std::panic::resume_unwind(e),
+                })
+                .collect()
+        })
+    };
+    let mut async_events: Vec<u32> = Vec::new();
+    let mut events: Vec<Slim> = Vec::new();
+    for part in sorted {
+        c.add(&part.counts);
+        for (key, evs) in part.keys.into_iter().zip(part.per_track) {
+            let t = tracks.intern(key) as usize;
+            if tracks.per_track[t].is_empty() {
+                tracks.per_track[t] = evs;
+            } else {
+                tracks.per_track[t].extend_from_slice(&evs);
             }
-            continue;
         }
-        let Some(ts) = r.ts() else {
-            c.no_ts += 1;
-            continue;
-        };
-        if matches!(r.ph, b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F') {
-            if r.id().is_none() {
-                c.async_without_id += 1;
-                continue;
-            }
-            async_events.push(k);
-            events.push(Slim::of(r, ts, k));
-            continue;
-        }
-        let t = if matches!(r.ph, b'i' | b'I' | b'R') && r.instant_scope != b't' {
-            tracks.intern(TrackKey::Async(r.pid))
+        if async_events.is_empty() {
+            (async_events, events) = (part.async_events, part.events);
         } else {
-            match last_thread {
-                Some((p, t, id)) if p == r.pid && t == r.tid => id,
-                _ => {
-                    let id = tracks.intern(TrackKey::Thread(r.pid, r.tid));
-                    last_thread = Some((r.pid, r.tid, id));
-                    id
-                }
-            }
-        };
-        if r.no_dur {
-            c.no_dur += 1;
+            async_events.extend_from_slice(&part.async_events);
+            events.extend_from_slice(&part.events);
         }
-        tracks.per_track[t as usize].push(Slim::of(r, ts, k));
     }
     let (group_of, first) = match_async(recs, &async_events, threads);
     drop(async_events);
@@ -469,6 +461,77 @@ fn match_async(recs: &[Rec<'_>], ks: &[u32], threads: usize) -> (Vec<u32>, Vec<u
         })
         .collect();
     (group_of, first)
+}
+
+/// A chunk's span events: thread events by track (tracks in order of first appearance),
+/// async events as event indices and [`Slim`]s, in file order; the rest counted.
+struct Sorted<'r> {
+    keys: Vec<TrackKey<'r>>,
+    per_track: Vec<Vec<Slim>>,
+    async_events: Vec<u32>,
+    events: Vec<Slim>,
+    counts: Counts,
+}
+
+/// Sorts the span events of `recs` (the events from index `base` on).
+fn sort_events<'r>(recs: &'r [Rec<'_>], base: usize) -> Sorted<'r> {
+    let mut c = Counts::default();
+    let mut tracks = Tracks::default();
+    let async_count = recs.iter().filter(|r| r.id.is_some()).count();
+    let mut async_events: Vec<u32> = Vec::with_capacity(async_count);
+    let mut events: Vec<Slim> = Vec::with_capacity(async_count);
+    // Consecutive events are often on the same thread: skip the hash then.
+    let mut last_thread: Option<(Pid<'_>, Pid<'_>, u32)> = None;
+    for (k, r) in recs.iter().enumerate() {
+        let k = (base + k) as u32;
+        if r.ph == 0 {
+            c.no_ph += 1;
+            continue;
+        }
+        if !is_span_phase(r.ph) {
+            // `P` events are CPU samples: `cpu.rs` reads and counts them.
+            if r.ph != b'M' && r.ph != b'P' {
+                *c.skipped.entry(r.ph).or_default() += 1;
+            }
+            continue;
+        }
+        let Some(ts) = r.ts() else {
+            c.no_ts += 1;
+            continue;
+        };
+        if matches!(r.ph, b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F') {
+            if r.id().is_none() {
+                c.async_without_id += 1;
+                continue;
+            }
+            async_events.push(k);
+            events.push(Slim::of(r, ts, k));
+            continue;
+        }
+        let t = if matches!(r.ph, b'i' | b'I' | b'R') && r.instant_scope != b't' {
+            tracks.intern(TrackKey::Async(r.pid))
+        } else {
+            match last_thread {
+                Some((p, t, id)) if p == r.pid && t == r.tid => id,
+                _ => {
+                    let id = tracks.intern(TrackKey::Thread(r.pid, r.tid));
+                    last_thread = Some((r.pid, r.tid, id));
+                    id
+                }
+            }
+        };
+        if r.no_dur {
+            c.no_dur += 1;
+        }
+        tracks.per_track[t as usize].push(Slim::of(r, ts, k));
+    }
+    Sorted {
+        keys: tracks.keys,
+        per_track: tracks.per_track,
+        async_events,
+        events,
+        counts: c,
+    }
 }
 
 /// Numbers async keys in order of first appearance. The table holds only group numbers;
