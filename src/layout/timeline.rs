@@ -523,7 +523,7 @@ pub fn track_layout_with_threads(
         bands[b].spans += 1;
     }
 
-    let rows = rows_by_start(set, &row_of, first as usize);
+    let rows = rows_by_start(set, &row_of, first as usize, threads);
 
     let connectors = (0..n)
         .filter_map(|i| {
@@ -651,8 +651,9 @@ fn place_bands_in_parallel(
 }
 
 /// The spans of each of `rows_n` rows (span `i` on row `row_of[i]`), each row sorted by
-/// start: a counting sort by row, then a sort within each row.
-fn rows_by_start(set: &SpanSet, row_of: &[u32], rows_n: usize) -> Vec<Row> {
+/// start: a counting sort by row, then a sort within each row; the rows are built in
+/// groups of about equal span counts on up to `threads` threads.
+fn rows_by_start(set: &SpanSet, row_of: &[u32], rows_n: usize, threads: usize) -> Vec<Row> {
     let n = row_of.len();
     let mut count = vec![0u32; rows_n + 1];
     for &r in row_of {
@@ -668,27 +669,63 @@ fn rows_by_start(set: &SpanSet, row_of: &[u32], rows_n: usize) -> Vec<Row> {
         fill[r as usize] += 1;
     }
     drop(fill);
-    let mut rows = Vec::with_capacity(rows_n);
-    for r in 0..rows_n {
-        let spans = &mut order[count[r] as usize..count[r + 1] as usize];
-        spans.sort_unstable_by_key(|&s| (set.start_ns[s as usize], s));
-        let mut row = Row::default();
-        row.x0.reserve_exact(spans.len());
-        row.x1.reserve_exact(spans.len());
-        row.name.reserve_exact(spans.len());
-        row.node.reserve_exact(spans.len());
-        for &s in spans.iter() {
-            let x0 = set.start_ns[s as usize];
-            row.push(
-                x0,
-                set.end_ns(s as usize).max(x0 + 1),
-                set.name[s as usize],
-                s,
-            );
-        }
-        rows.push(row);
+    let build = |rows: std::ops::Range<usize>, order: &mut [u32]| -> Vec<Row> {
+        let base = count[rows.start] as usize;
+        rows.map(|r| {
+            let spans = &mut order[count[r] as usize - base..count[r + 1] as usize - base];
+            spans.sort_unstable_by_key(|&s| (set.start_ns[s as usize], s));
+            let mut row = Row::default();
+            row.x0.reserve_exact(spans.len());
+            row.x1.reserve_exact(spans.len());
+            row.name.reserve_exact(spans.len());
+            row.node.reserve_exact(spans.len());
+            for &s in spans.iter() {
+                let x0 = set.start_ns[s as usize];
+                row.push(
+                    x0,
+                    set.end_ns(s as usize).max(x0 + 1),
+                    set.name[s as usize],
+                    s,
+                );
+            }
+            row
+        })
+        .collect()
+    };
+    if threads <= 1 || rows_n < 2 {
+        return build(0..rows_n, &mut order);
     }
-    rows
+    // Row groups of about n / threads spans each, with their slices of `order`.
+    let mut groups: Vec<(std::ops::Range<usize>, &mut [u32])> = Vec::with_capacity(threads);
+    let mut rest: &mut [u32] = &mut order;
+    let mut first = 0;
+    for g in 1..=threads {
+        let end = if g == threads {
+            rows_n
+        } else {
+            let want = (n * g / threads) as u32;
+            count.partition_point(|&c| c < want).clamp(first, rows_n)
+        };
+        let len = (count[end] - count[first]) as usize;
+        let (mine, tail) = std::mem::take(&mut rest).split_at_mut(len);
+        rest = tail;
+        groups.push((first..end, mine));
+        first = end;
+    }
+    let build = &build;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = groups
+            .into_iter()
+            .map(|(rows, order)| s.spawn(move || build(rows, order)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(rows) => rows,
+                Err(e) => std::panic::resume_unwind(e),
+            })
+            .collect()
+    })
 }
 
 #[cfg(test)]
