@@ -53,8 +53,15 @@ pub struct TimelineLayout {
 struct PrefixMax(Vec<u32>);
 
 impl PrefixMax {
-    fn new(n: usize) -> Self {
-        PrefixMax(vec![0; n + 1])
+    /// Over `n` positions, reusing a vector from `pool` (a leaf's children need none).
+    fn reuse(n: usize, pool: &mut Vec<Vec<u32>>) -> Self {
+        if n == 0 {
+            return PrefixMax(Vec::new());
+        }
+        let mut v = pool.pop().unwrap_or_default();
+        v.clear();
+        v.resize(n + 1, 0);
+        PrefixMax(v)
     }
     fn set(&mut self, pos: usize, v: u32) {
         let mut i = pos + 1;
@@ -220,22 +227,32 @@ pub fn timeline_layout(set: &SpanSet, tree: &SpanTree) -> TimelineLayout {
     }
 }
 
+/// What placing subtrees reuses: the frame stack and the frames' prefix-max vectors.
+#[derive(Default)]
+struct Scratch<'a> {
+    stack: Vec<Frame<'a>>,
+    pool: Vec<Vec<u32>>,
+}
+
 /// Places `root`'s subtree with the seed's rule, `root` at relative row 0; returns the
-/// number of rows it uses.
+/// number of rows it uses. `depth` and `max_child_depth` hold spans `first..` (the
+/// subtree's spans all lie there).
 fn place_subtree<'a>(
     set: &SpanSet,
     tree: &'a SpanTree,
     root: &'a u32,
+    first: usize,
     depth: &mut [u32],
     max_child_depth: &mut [u32],
-    stack: &mut Vec<Frame<'a>>,
+    scratch: &mut Scratch<'a>,
 ) -> u32 {
     let begin = |i: u32| set.start_ns[i as usize];
+    let Scratch { stack, pool } = scratch;
     stack.push(Frame {
         kids: std::slice::from_ref(root),
         base: 0,
         next: 1,
-        need: PrefixMax::new(1),
+        need: PrefixMax::reuse(1, pool),
         deepest: 0,
         owner: NO_PARENT,
     });
@@ -244,11 +261,14 @@ fn place_subtree<'a>(
         if top.next == 0 {
             // All children placed: finish the owner's subtree depth.
             let done = stack.pop().expect("non-empty");
+            if done.need.0.capacity() > 0 {
+                pool.push(done.need.0);
+            }
             if done.owner == NO_PARENT {
                 height = done.deepest + 1;
                 continue;
             }
-            let o = done.owner as usize;
+            let o = done.owner as usize - first;
             let deepest = if done.kids.is_empty() {
                 depth[o]
             } else {
@@ -268,9 +288,9 @@ fn place_subtree<'a>(
         top.next -= 1;
         let i = top.next;
         let cur = top.kids[i];
-        let c = cur as usize;
+        let c = cur as usize - first;
         // Right siblings this span (with its descendants) overlaps in time.
-        let reach = tree.max_end_ns[c].max(begin(cur) + 1);
+        let reach = tree.max_end_ns[cur as usize].max(begin(cur) + 1);
         let m = top.kids.partition_point(|&k| begin(k) < reach);
         let required = if m > i + 1 {
             top.need.max_upto(m - 1)
@@ -284,7 +304,7 @@ fn place_subtree<'a>(
             kids,
             base: depth[c] + 1,
             next: kids.len(),
-            need: PrefixMax::new(kids.len()),
+            need: PrefixMax::reuse(kids.len(), pool),
             deepest: depth[c] + 1,
             owner: cur,
         });
@@ -369,9 +389,28 @@ impl Lanes {
     }
 }
 
+/// Layouts with fewer spans than this are placed on one thread.
+const PARALLEL_MIN_SPANS: usize = 1 << 16;
+
 /// Places `set`'s spans in bands of rows (see [`BandMode`]): within a tree the seed's
-/// rule, the trees of a band packed into lanes, the bands one after another.
+/// rule, the trees of a band packed into lanes, the bands one after another. Bands are
+/// placed on all cores when the spans are many and each track's spans are contiguous.
 pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayout {
+    let threads = if set.len() >= PARALLEL_MIN_SPANS {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        1
+    };
+    track_layout_with_threads(set, tree, mode, threads)
+}
+
+/// [`track_layout`] on up to `threads` threads (the result does not depend on how many).
+pub fn track_layout_with_threads(
+    set: &SpanSet,
+    tree: &SpanTree,
+    mode: BandMode,
+    threads: usize,
+) -> TrackLayout {
     let n = set.len();
     let band_count = match mode {
         BandMode::PerTrack => set.tracks.len().max(1),
@@ -414,15 +453,42 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
     // Each tree on its own, then its lane in the band.
     let mut depth = vec![0u32; n];
     let mut max_child_depth = vec![0u32; n];
-    let mut stack = Vec::new();
-    let mut lanes: Vec<Lanes> = (0..band_count).map(|_| Lanes::new()).collect();
     let mut offset = vec![0u32; n];
-    for root in &t.roots {
-        let h = place_subtree(set, t, root, &mut depth, &mut max_child_depth, &mut stack);
-        let r = *root as usize;
-        let end = t.max_end_ns[r].max(set.start_ns[r] + 1);
-        offset[r] = lanes[band_of(r)].place(set.start_ns[r], end, h);
-    }
+    let ranges = if threads > 1 && band_count > 1 {
+        band_ranges(n, band_count, band_of)
+    } else {
+        None
+    };
+    let lanes = match ranges {
+        Some(ranges) => place_bands_in_parallel(
+            set,
+            t,
+            &ranges,
+            threads,
+            &mut depth,
+            &mut max_child_depth,
+            &mut offset,
+        ),
+        None => {
+            let mut lanes: Vec<Lanes> = (0..band_count).map(|_| Lanes::new()).collect();
+            let mut scratch = Scratch::default();
+            for root in &t.roots {
+                let r = *root as usize;
+                let h = place_subtree(
+                    set,
+                    t,
+                    root,
+                    0,
+                    &mut depth,
+                    &mut max_child_depth,
+                    &mut scratch,
+                );
+                let end = t.max_end_ns[r].max(set.start_ns[r] + 1);
+                offset[r] = lanes[band_of(r)].place(set.start_ns[r], end, h);
+            }
+            lanes
+        }
+    };
     // Push each tree's offset down to its spans (pre-order: parents first).
     let mut walk: Vec<u32> = t.roots.clone();
     while let Some(v) = walk.pop() {
@@ -457,7 +523,7 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
         bands[b].spans += 1;
     }
 
-    let rows = rows_by_start(set, &row_of, first as usize);
+    let rows = rows_by_start(set, &row_of, first as usize, threads);
 
     let connectors = (0..n)
         .filter_map(|i| {
@@ -488,9 +554,106 @@ pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayo
     }
 }
 
+/// The span ranges of the bands when each band's spans are contiguous and in band order
+/// (Chrome traces: spans are emitted track by track); `None` otherwise.
+fn band_ranges(
+    n: usize,
+    band_count: usize,
+    band_of: impl Fn(usize) -> usize,
+) -> Option<Vec<std::ops::Range<usize>>> {
+    // Bands without spans get an empty range where they would be, so that the ranges'
+    // ends are sorted.
+    let mut ranges = Vec::with_capacity(band_count);
+    let mut start = 0;
+    for i in 0..n {
+        let b = band_of(i);
+        if b < ranges.len() {
+            return None;
+        }
+        if b > ranges.len() {
+            ranges.push(start..i);
+            start = i;
+            ranges.resize(b, i..i);
+        }
+    }
+    ranges.push(start..n);
+    ranges.resize(band_count, n..n);
+    Some(ranges)
+}
+
+/// Places the trees of each band (spans `ranges[b]`, trees never crossing bands) and packs
+/// them into the band's lanes, bands on up to `threads` threads, largest first. Each band
+/// writes only its own spans' entries, and its roots are taken in `tree.roots` order, so
+/// the result is the sequential one.
+fn place_bands_in_parallel(
+    set: &SpanSet,
+    tree: &SpanTree,
+    ranges: &[std::ops::Range<usize>],
+    threads: usize,
+    depth: &mut [u32],
+    max_child_depth: &mut [u32],
+    offset: &mut [u32],
+) -> Vec<Lanes> {
+    let band_count = ranges.len();
+    let mut roots: Vec<Vec<u32>> = vec![Vec::new(); band_count];
+    let band_of = |i: usize| ranges.partition_point(|r| r.end <= i);
+    for &r in &tree.roots {
+        roots[band_of(r as usize)].push(r);
+    }
+    // Each band's slices of the per-span vectors.
+    type Work<'s> = (usize, &'s mut [u32], &'s mut [u32], &'s mut [u32]);
+    let mut work: Vec<std::sync::Mutex<Option<Work<'_>>>> = Vec::with_capacity(band_count);
+    let (mut d, mut m, mut o) = (depth, max_child_depth, offset);
+    for (b, r) in ranges.iter().enumerate() {
+        let len = r.len();
+        let (d0, d1) = std::mem::take(&mut d).split_at_mut(len);
+        let (m0, m1) = std::mem::take(&mut m).split_at_mut(len);
+        let (o0, o1) = std::mem::take(&mut o).split_at_mut(len);
+        (d, m, o) = (d1, m1, o1);
+        work.push(std::sync::Mutex::new(Some((b, d0, m0, o0))));
+    }
+    let mut order: Vec<usize> = (0..band_count).collect();
+    order.sort_by_key(|&b| std::cmp::Reverse(ranges[b].len()));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let run = || {
+        let mut scratch = Scratch::default();
+        let mut done = Vec::new();
+        while let Some(&b) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+            let taken = work[b].lock().unwrap_or_else(|e| e.into_inner()).take();
+            let Some((b, depth, max_child_depth, offset)) = taken else {
+                continue;
+            };
+            let first = ranges[b].start;
+            let mut lane = Lanes::new();
+            for root in &roots[b] {
+                let r = *root as usize;
+                let h = place_subtree(set, tree, root, first, depth, max_child_depth, &mut scratch);
+                let end = tree.max_end_ns[r].max(set.start_ns[r] + 1);
+                offset[r - first] = lane.place(set.start_ns[r], end, h);
+            }
+            done.push((b, lane));
+        }
+        done
+    };
+    let mut lanes: Vec<Lanes> = (0..band_count).map(|_| Lanes::new()).collect();
+    std::thread::scope(|s| {
+        let others: Vec<_> = (1..threads.min(band_count)).map(|_| s.spawn(run)).collect();
+        let mine = run();
+        let joined = others.into_iter().map(|h| match h.join() {
+            Ok(r) => r,
+            Err(p) => std::panic::resume_unwind(p),
+        });
+        for (b, lane) in joined.chain(std::iter::once(mine)).flatten() {
+            lanes[b] = lane;
+        }
+    });
+    lanes
+}
+
 /// The spans of each of `rows_n` rows (span `i` on row `row_of[i]`), each row sorted by
-/// start: a counting sort by row, then a sort within each row.
-fn rows_by_start(set: &SpanSet, row_of: &[u32], rows_n: usize) -> Vec<Row> {
+/// start: a counting sort by row, then a sort within each row; the rows are built in
+/// groups of about equal span counts on up to `threads` threads.
+fn rows_by_start(set: &SpanSet, row_of: &[u32], rows_n: usize, threads: usize) -> Vec<Row> {
     let n = row_of.len();
     let mut count = vec![0u32; rows_n + 1];
     for &r in row_of {
@@ -506,27 +669,63 @@ fn rows_by_start(set: &SpanSet, row_of: &[u32], rows_n: usize) -> Vec<Row> {
         fill[r as usize] += 1;
     }
     drop(fill);
-    let mut rows = Vec::with_capacity(rows_n);
-    for r in 0..rows_n {
-        let spans = &mut order[count[r] as usize..count[r + 1] as usize];
-        spans.sort_unstable_by_key(|&s| (set.start_ns[s as usize], s));
-        let mut row = Row::default();
-        row.x0.reserve_exact(spans.len());
-        row.x1.reserve_exact(spans.len());
-        row.name.reserve_exact(spans.len());
-        row.node.reserve_exact(spans.len());
-        for &s in spans.iter() {
-            let x0 = set.start_ns[s as usize];
-            row.push(
-                x0,
-                set.end_ns(s as usize).max(x0 + 1),
-                set.name[s as usize],
-                s,
-            );
-        }
-        rows.push(row);
+    let build = |rows: std::ops::Range<usize>, order: &mut [u32]| -> Vec<Row> {
+        let base = count[rows.start] as usize;
+        rows.map(|r| {
+            let spans = &mut order[count[r] as usize - base..count[r + 1] as usize - base];
+            spans.sort_unstable_by_key(|&s| (set.start_ns[s as usize], s));
+            let mut row = Row::default();
+            row.x0.reserve_exact(spans.len());
+            row.x1.reserve_exact(spans.len());
+            row.name.reserve_exact(spans.len());
+            row.node.reserve_exact(spans.len());
+            for &s in spans.iter() {
+                let x0 = set.start_ns[s as usize];
+                row.push(
+                    x0,
+                    set.end_ns(s as usize).max(x0 + 1),
+                    set.name[s as usize],
+                    s,
+                );
+            }
+            row
+        })
+        .collect()
+    };
+    if threads <= 1 || rows_n < 2 {
+        return build(0..rows_n, &mut order);
     }
-    rows
+    // Row groups of about n / threads spans each, with their slices of `order`.
+    let mut groups: Vec<(std::ops::Range<usize>, &mut [u32])> = Vec::with_capacity(threads);
+    let mut rest: &mut [u32] = &mut order;
+    let mut first = 0;
+    for g in 1..=threads {
+        let end = if g == threads {
+            rows_n
+        } else {
+            let want = (n * g / threads) as u32;
+            count.partition_point(|&c| c < want).clamp(first, rows_n)
+        };
+        let len = (count[end] - count[first]) as usize;
+        let (mine, tail) = std::mem::take(&mut rest).split_at_mut(len);
+        rest = tail;
+        groups.push((first..end, mine));
+        first = end;
+    }
+    let build = &build;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = groups
+            .into_iter()
+            .map(|(rows, order)| s.spawn(move || build(rows, order)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(rows) => rows,
+                Err(e) => std::panic::resume_unwind(e),
+            })
+            .collect()
+    })
 }
 
 #[cfg(test)]
@@ -636,6 +835,22 @@ mod tests {
         );
         assert_eq!(depth_of(&s, &l, "d1"), 5);
         check(&s, &t, &l);
+    }
+
+    #[test]
+    fn bands_are_placed_in_parallel_only_when_contiguous() {
+        let of = |t: &'static [usize]| move |i: usize| t[i];
+        assert_eq!(
+            band_ranges(5, 3, of(&[0, 0, 1, 2, 2])),
+            Some(vec![0..2, 2..3, 3..5])
+        );
+        assert_eq!(
+            band_ranges(3, 3, of(&[0, 2, 2])),
+            Some(vec![0..1, 1..1, 1..3])
+        );
+        assert_eq!(band_ranges(4, 2, of(&[0, 1, 0, 1])), None);
+        assert_eq!(band_ranges(2, 2, of(&[1, 0])), None);
+        assert_eq!(band_ranges(2, 3, of(&[1, 1])), Some(vec![0..0, 0..2, 2..2]));
     }
 
     #[test]

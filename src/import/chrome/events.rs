@@ -4,8 +4,8 @@
 
 use super::Split;
 use super::scan::{
-    Ev, ScanErr, err_at, line_col, scan_event, scan_raw, scan_string, skip_string, skip_value,
-    skip_ws,
+    Ev, ScanErr, Valid, err_at, line_col, scan_event, scan_raw, scan_string, skip_string,
+    skip_value, skip_ws,
 };
 use crate::import::ImportError;
 use crate::import::text::one_line;
@@ -169,6 +169,9 @@ pub(super) fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result
     let mut recs = Vec::new();
     let mut names = Names::new();
     let mut args = ArgStore::default();
+    // The run's bytes up to its stop are checked as UTF-8 at once (an event reaching past
+    // the stop, after a wrong guess, has its strings checked one by one).
+    let valid = Valid::prefix(text, i, stop);
     let end = loop {
         i = skip_ws(text, i);
         match text.get(i) {
@@ -179,7 +182,7 @@ pub(super) fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result
                 if i >= stop {
                     break RunEnd::Stopped(i);
                 }
-                match scan_event(text, i) {
+                match scan_event(text, valid, i) {
                     Ok((ev, end)) => {
                         recs.push(event_rec(text, i, recs.len(), ev, &mut names, &mut args)?);
                         i = end;
@@ -684,6 +687,9 @@ pub(super) fn id_text(t: &str) -> &str {
 /// an `i64`.
 #[inline]
 pub(crate) fn micros_to_ns(raw: &str) -> Option<i64> {
+    if let Some(v) = short_micros_to_ns(raw.as_bytes()) {
+        return Some(v);
+    }
     let t = raw.trim();
     let t = t
         .strip_prefix('"')
@@ -777,6 +783,41 @@ pub(crate) fn micros_to_ns(raw: &str) -> Option<i64> {
     }
 }
 
+/// The common case of [`micros_to_ns`]: a plain non-negative number of at most 15
+/// integer digits and at most 3 decimals (`1234.567`), exact in `i64` nanoseconds
+/// without rounding. `None` for anything else, which the general path reads.
+#[inline]
+fn short_micros_to_ns(b: &[u8]) -> Option<i64> {
+    if b.is_empty() || b.len() > 19 {
+        return None;
+    }
+    let mut v: i64 = 0;
+    let mut i = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        v = v * 10 + i64::from(b[i] - b'0');
+        i += 1;
+    }
+    if i == 0 || i > 15 {
+        return None;
+    }
+    let mut decimals = 0;
+    if i < b.len() {
+        if b[i] != b'.' {
+            return None;
+        }
+        i += 1;
+        while i < b.len() && b[i].is_ascii_digit() {
+            v = v * 10 + i64::from(b[i] - b'0');
+            i += 1;
+            decimals += 1;
+        }
+        if i != b.len() || decimals == 0 || decimals > 3 {
+            return None;
+        }
+    }
+    Some(v * [1000, 100, 10, 1][decimals])
+}
+
 /// `args` read by a run: keys interned, values in one text arena; events refer to a
 /// range of `pairs`. No allocation per event or per pair.
 #[derive(Default)]
@@ -807,6 +848,7 @@ impl ArgStore {
 
     pub(super) fn members(&mut self, raw: &str) -> Result<(), ScanErr> {
         let b = raw.as_bytes();
+        let valid = Valid { s: raw, at: 0 };
         let syntax = |i| ScanErr::Syntax(i, String::new());
         if b.first() != Some(&b'{') {
             return Err(syntax(0));
@@ -819,16 +861,16 @@ impl ArgStore {
             if b.get(i) != Some(&b'"') {
                 return Err(syntax(i));
             }
-            let (key, after) = scan_string(b, i)?;
+            let (key, after) = scan_string(b, valid, i)?;
             i = skip_ws(b, after);
             if b.get(i) != Some(&b':') {
                 return Err(syntax(i));
             }
             i = skip_ws(b, i + 1);
             let (value, after) = if b.get(i) == Some(&b'"') {
-                scan_string(b, i)?
+                scan_string(b, valid, i)?
             } else {
-                let (v, e) = scan_raw(b, i)?;
+                let (v, e) = scan_raw(b, valid, i)?;
                 (Cow::Borrowed(v), e)
             };
             let p = self.pair(&key, &value);

@@ -103,6 +103,29 @@ pub(super) struct Counts {
     pub(super) skipped: std::collections::BTreeMap<u8, u64>,
 }
 
+impl Counts {
+    /// Adds `o`'s counts to these.
+    fn add(&mut self, o: &Counts) {
+        self.e_without_b += o.e_without_b;
+        self.unclosed_b += o.unclosed_b;
+        self.name_mismatch += o.name_mismatch;
+        self.partial_overlap += o.partial_overlap;
+        self.e_async_without_b += o.e_async_without_b;
+        self.unclosed_async += o.unclosed_async;
+        self.async_closed_by_parent += o.async_closed_by_parent;
+        self.f_without_s += o.f_without_s;
+        self.steps += o.steps;
+        self.no_dur += o.no_dur;
+        self.negative_dur += o.negative_dur;
+        self.no_ts += o.no_ts;
+        self.no_ph += o.no_ph;
+        self.async_without_id += o.async_without_id;
+        for (&ph, &n) in &o.skipped {
+            *self.skipped.entry(ph).or_default() += n;
+        }
+    }
+}
+
 /// A thread's `thread_name` and `thread_sort_index`.
 pub(super) type ThreadMeta<'a> = (Option<Cow<'a, str>>, i64);
 
@@ -131,26 +154,23 @@ pub(super) fn async_key<'r>(r: &'r Rec<'_>) -> Option<AsyncKey<'r>> {
     ))
 }
 
-/// Links the records of a trace into its span set.
-pub(super) fn build(recs: Vec<Rec<'_>>, names: Names, store: ArgStore, mut doc: Doc) -> SpanSet {
+/// Links the records of a trace into its span set; thread tracks are linked and async
+/// events matched on up to `threads` threads (the result does not depend on how many).
+pub(super) fn build(
+    recs: Vec<Rec<'_>>,
+    names: Names,
+    store: ArgStore,
+    mut doc: Doc,
+    threads: usize,
+) -> SpanSet {
     let mut c = Counts::default();
     let system = std::mem::take(&mut doc.system_names);
     let meta = Meta::read(&recs, &system);
     let mut tracks = Tracks::default();
-    let groups = group(&recs, &mut tracks, &mut c);
-    let mut pending: Vec<Vec<Pending>> = tracks
-        .per_track
-        .iter_mut()
-        .map(|evs| thread_spans(std::mem::take(evs), meta.trace_end, &mut c))
-        .collect();
-    async_spans(
-        &recs,
-        groups,
-        &mut tracks,
-        &mut pending,
-        meta.trace_end,
-        &mut c,
-    );
+    let groups = group(&recs, &mut tracks, &mut c, threads);
+    let per_track = std::mem::take(&mut tracks.per_track);
+    let mut pending = all_thread_spans(per_track, meta.trace_end, threads, &mut c);
+    async_spans(groups, &mut pending, meta.trace_end, &mut c);
     pending.resize_with(tracks.keys.len(), Vec::new);
     let named = NamedTracks::of(&tracks.keys, &meta);
     emit(&recs, names, store, &pending, named, doc, &c)
@@ -263,11 +283,14 @@ impl<'r> Tracks<'r> {
     }
 }
 
-/// Async events by key: a group per key in order of first appearance (the group's first
-/// event), and every async event as (group, event) in file order.
+/// Async events by key: a group per key in order of first appearance, with its process's
+/// async track, and every async event as its group and [`Slim`] in file order (copied
+/// while the event is in cache: gathering them group by group from the events made
+/// linking a million async spans wait on memory).
 struct AsyncGroups {
-    first: Vec<u32>,
-    events: Vec<(u32, u32)>,
+    track: Vec<u32>,
+    group: Vec<u32>,
+    events: Vec<Slim>,
 }
 
 /// Whether an event of phase `ph` becomes (part of) a span.
@@ -280,14 +303,187 @@ fn is_span_phase(ph: u8) -> bool {
 
 /// Sorts the span events: thread events onto their track, async ones into their group;
 /// the rest is counted.
-fn group<'r>(recs: &'r [Rec<'_>], tracks: &mut Tracks<'r>, c: &mut Counts) -> AsyncGroups {
+fn group<'r>(
+    recs: &'r [Rec<'_>],
+    tracks: &mut Tracks<'r>,
+    c: &mut Counts,
+    threads: usize,
+) -> AsyncGroups {
+    // Chunks of the events sorted on all threads, then joined in file order: tracks are
+    // made in order of first appearance, and each track's events stay in file order.
+    let chunk = recs.len().div_ceil(threads.max(1)).max(1);
+    let sorted: Vec<Sorted<'r>> = if threads <= 1 || recs.len() < 2 {
+        vec![sort_events(recs, 0)]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = recs
+                .chunks(chunk)
+                .enumerate()
+                .map(|(j, part)| s.spawn(move || sort_events(part, j * chunk)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| match h.join() {
+                    Ok(r) => r,
+                    Err(e) => std::panic::resume_unwind(e),
+                })
+                .collect()
+        })
+    };
+    let mut async_events: Vec<u32> = Vec::new();
+    let mut events: Vec<Slim> = Vec::new();
+    for part in sorted {
+        c.add(&part.counts);
+        for (key, evs) in part.keys.into_iter().zip(part.per_track) {
+            let t = tracks.intern(key) as usize;
+            if tracks.per_track[t].is_empty() {
+                tracks.per_track[t] = evs;
+            } else {
+                tracks.per_track[t].extend_from_slice(&evs);
+            }
+        }
+        if async_events.is_empty() {
+            (async_events, events) = (part.async_events, part.events);
+        } else {
+            async_events.extend_from_slice(&part.async_events);
+            events.extend_from_slice(&part.events);
+        }
+    }
+    let (group_of, first) = match_async(recs, &async_events, threads);
+    drop(async_events);
+    // Each group's track: its first event's process (groups are numbered in the order of
+    // their first events, so this reads the events in file order).
+    let mut last_async: Option<(Pid<'_>, u32)> = None;
+    let track = first
+        .iter()
+        .map(|&k| {
+            let pid = recs[k as usize].pid;
+            match last_async {
+                Some((p, t)) if p == pid => t,
+                _ => {
+                    let t = tracks.intern(TrackKey::Async(pid));
+                    last_async = Some((pid, t));
+                    t
+                }
+            }
+        })
+        .collect();
+    AsyncGroups {
+        track,
+        group: group_of,
+        events,
+    }
+}
+
+/// The groups of the async events `ks` (events with an id): each event's group, and each
+/// group's first event, groups numbered in order of first appearance. On `threads > 1`
+/// the keys' hashes are computed in chunks on all threads, then each thread matches the
+/// events whose hash falls in its share of hash values (equal keys hash alike, so each
+/// group lies in one share), and the shares' groups are numbered together by their first
+/// events: the sequential numbering.
+fn match_async(recs: &[Rec<'_>], ks: &[u32], threads: usize) -> (Vec<u32>, Vec<u32>) {
+    let hasher = foldhash::fast::FixedState::default();
+    let hash_of = |k: u32| hasher.hash_one(async_key(&recs[k as usize]));
+    let parts = threads.clamp(1, 64);
+    if parts == 1 {
+        let mut m = AsyncMatcher::new(ks.len());
+        let group_of = ks.iter().map(|&k| m.group(recs, k, hash_of(k))).collect();
+        return (group_of, m.first);
+    }
+    let mut hashes = vec![0u64; ks.len()];
+    let chunk = ks.len().div_ceil(parts).max(1);
+    std::thread::scope(|s| {
+        for (hs, kc) in hashes.chunks_mut(chunk).zip(ks.chunks(chunk)) {
+            s.spawn(move || {
+                for (h, &k) in hs.iter_mut().zip(kc) {
+                    *h = hash_of(k);
+                }
+            });
+        }
+    });
+    // Bits 44..60 pick the share: neither the table's bucket bits (low) nor its tag bits
+    // (top 7) nor the recent-group cache's (32..44), which stay spread within a share.
+    let share = |h: u64| (((h >> 44) & 0xffff) as usize * parts) >> 16;
+    let hashes = &hashes;
+    let shares: Vec<(Vec<u32>, Vec<u32>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..parts)
+            .map(|p| {
+                s.spawn(move || {
+                    let mut m = AsyncMatcher::new(ks.len() / parts);
+                    let mut local = Vec::with_capacity(ks.len() / parts);
+                    for (&k, &h) in ks.iter().zip(hashes) {
+                        if share(h) == p {
+                            local.push(m.group(recs, k, h));
+                        }
+                    }
+                    (local, m.first)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h.join() {
+                Ok(r) => r,
+                Err(e) => std::panic::resume_unwind(e),
+            })
+            .collect()
+    });
+    // Number the groups by first event: a merge of the shares' lists, each ascending.
+    let total: usize = shares.iter().map(|s| s.1.len()).sum();
+    let mut first = Vec::with_capacity(total);
+    let mut global: Vec<Vec<u32>> = shares
+        .iter()
+        .map(|s| Vec::with_capacity(s.1.len()))
+        .collect();
+    let mut heads = vec![0usize; parts];
+    loop {
+        let mut best: Option<(u32, usize)> = None;
+        for (p, s) in shares.iter().enumerate() {
+            if let Some(&k) = s.1.get(heads[p])
+                && best.is_none_or(|(b, _)| k < b)
+            {
+                best = Some((k, p));
+            }
+        }
+        let Some((k, p)) = best else { break };
+        global[p].push(first.len() as u32);
+        first.push(k);
+        heads[p] += 1;
+    }
+    let mut next = vec![0usize; parts];
+    let group_of = hashes
+        .iter()
+        .map(|&h| {
+            let p = share(h);
+            let g = global[p][shares[p].0[next[p]] as usize];
+            next[p] += 1;
+            g
+        })
+        .collect();
+    (group_of, first)
+}
+
+/// A chunk's span events: thread events by track (tracks in order of first appearance),
+/// async events as event indices and [`Slim`]s, in file order; the rest counted.
+struct Sorted<'r> {
+    keys: Vec<TrackKey<'r>>,
+    per_track: Vec<Vec<Slim>>,
+    async_events: Vec<u32>,
+    events: Vec<Slim>,
+    counts: Counts,
+}
+
+/// Sorts the span events of `recs` (the events from index `base` on).
+fn sort_events<'r>(recs: &'r [Rec<'_>], base: usize) -> Sorted<'r> {
+    let mut c = Counts::default();
+    let mut tracks = Tracks::default();
     let async_count = recs.iter().filter(|r| r.id.is_some()).count();
-    let mut matcher = AsyncMatcher::new(async_count);
-    let mut events: Vec<(u32, u32)> = Vec::with_capacity(async_count);
+    let mut async_events: Vec<u32> = Vec::with_capacity(async_count);
+    let mut events: Vec<Slim> = Vec::with_capacity(async_count);
     // Consecutive events are often on the same thread: skip the hash then.
     let mut last_thread: Option<(Pid<'_>, Pid<'_>, u32)> = None;
     for (k, r) in recs.iter().enumerate() {
-        let k = k as u32;
+        let k = (base + k) as u32;
         if r.ph == 0 {
             c.no_ph += 1;
             continue;
@@ -304,10 +500,12 @@ fn group<'r>(recs: &'r [Rec<'_>], tracks: &mut Tracks<'r>, c: &mut Counts) -> As
             continue;
         };
         if matches!(r.ph, b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F') {
-            match async_key(r) {
-                Some(key) => events.push((matcher.group(recs, key, k), k)),
-                None => c.async_without_id += 1,
+            if r.id().is_none() {
+                c.async_without_id += 1;
+                continue;
             }
+            async_events.push(k);
+            events.push(Slim::of(r, ts, k));
             continue;
         }
         let t = if matches!(r.ph, b'i' | b'I' | b'R') && r.instant_scope != b't' {
@@ -327,9 +525,12 @@ fn group<'r>(recs: &'r [Rec<'_>], tracks: &mut Tracks<'r>, c: &mut Counts) -> As
         }
         tracks.per_track[t as usize].push(Slim::of(r, ts, k));
     }
-    AsyncGroups {
-        first: matcher.first,
+    Sorted {
+        keys: tracks.keys,
+        per_track: tracks.per_track,
+        async_events,
         events,
+        counts: c,
     }
 }
 
@@ -337,7 +538,6 @@ fn group<'r>(recs: &'r [Rec<'_>], tracks: &mut Tracks<'r>, c: &mut Counts) -> As
 /// a group's key is read back from its first event, so a million distinct ids cost 4
 /// bytes of table each, and no allocation.
 struct AsyncMatcher {
-    hasher: foldhash::fast::FixedState,
     table: HashTable<u32>,
     hash: Vec<u64>,
     first: Vec<u32>,
@@ -354,7 +554,6 @@ impl AsyncMatcher {
         let mut table: HashTable<u32> = HashTable::new();
         table.reserve(async_count / 2, |_| 0);
         AsyncMatcher {
-            hasher: foldhash::fast::FixedState::default(),
             table,
             hash: Vec::new(),
             first: Vec::new(),
@@ -362,12 +561,12 @@ impl AsyncMatcher {
         }
     }
 
-    /// The group of `key`, the key of event `k`.
-    fn group(&mut self, recs: &[Rec<'_>], key: AsyncKey<'_>, k: u32) -> u32 {
-        let h = self.hasher.hash_one(key);
+    /// The group of event `k`, whose key hashes to `h`.
+    fn group(&mut self, recs: &[Rec<'_>], k: u32, h: u64) -> u32 {
         let (hash, first) = (&self.hash, &self.first);
         let same = |g: u32| {
-            hash[g as usize] == h && async_key(&recs[first[g as usize] as usize]) == Some(key)
+            hash[g as usize] == h
+                && async_key(&recs[first[g as usize] as usize]) == async_key(&recs[k as usize])
         };
         let slot = (h >> 32) as usize % RECENT_GROUPS;
         let (rh, rg) = self.recent[slot];
@@ -386,6 +585,57 @@ impl AsyncMatcher {
         self.recent[slot] = (h, g);
         g
     }
+}
+
+/// [`thread_spans`] of every track, in track order: on up to `threads` threads when there
+/// are several tracks (the caller asks for one thread below the parallel input size), each thread taking the largest track not yet
+/// taken and counting into its own [`Counts`] (sums, so the totals are the sequential
+/// ones).
+fn all_thread_spans(
+    per_track: Vec<Vec<Slim>>,
+    trace_end: i64,
+    threads: usize,
+    c: &mut Counts,
+) -> Vec<Vec<Pending>> {
+    let threads = threads.min(per_track.len());
+    if threads <= 1 {
+        return per_track
+            .into_iter()
+            .map(|evs| thread_spans(evs, trace_end, c))
+            .collect();
+    }
+    // Largest first, so that no thread is left with a big track at the end.
+    let mut order: Vec<usize> = (0..per_track.len()).collect();
+    order.sort_by_key(|&t| std::cmp::Reverse(per_track[t].len()));
+    let slots: Vec<std::sync::Mutex<Vec<Slim>>> =
+        per_track.into_iter().map(std::sync::Mutex::new).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut counts = Counts::default();
+        let mut built = Vec::new();
+        while let Some(&t) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+            let evs = std::mem::take(&mut *slots[t].lock().unwrap_or_else(|e| e.into_inner()));
+            built.push((t, thread_spans(evs, trace_end, &mut counts)));
+        }
+        (built, counts)
+    };
+    let mut out: Vec<Vec<Pending>> = Vec::new();
+    out.resize_with(slots.len(), Vec::new);
+    std::thread::scope(|s| {
+        let others: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
+        let mine = work();
+        let joined = others.into_iter().map(|h| match h.join() {
+            Ok(r) => r,
+            Err(p) => std::panic::resume_unwind(p),
+        });
+        for (built, counts) in joined.chain(std::iter::once(mine)) {
+            c.add(&counts);
+            for (t, spans) in built {
+                out[t] = spans;
+            }
+        }
+    });
+    out
 }
 
 /// A thread's spans from its events: B/E matching, X, instants; then nesting by
@@ -460,58 +710,49 @@ fn nest_by_containment(spans: &mut [Pending], c: &mut Counts) {
 
 /// The async groups' events gathered group by group (a counting sort, file order kept
 /// within a group), each group's spans added to its process's async track.
-fn async_spans<'r>(
-    recs: &'r [Rec<'_>],
+fn async_spans(
     groups: AsyncGroups,
-    tracks: &mut Tracks<'r>,
     pending: &mut Vec<Vec<Pending>>,
     trace_end: i64,
     c: &mut Counts,
 ) {
-    let n = groups.first.len();
+    let n = groups.track.len();
     let mut group_start = vec![0u32; n + 1];
-    for &(g, _) in &groups.events {
+    for &g in &groups.group {
         group_start[g as usize + 1] += 1;
     }
     for g in 0..n {
         group_start[g + 1] += group_start[g];
     }
-    let mut by_group = vec![0u32; groups.events.len()];
+    let blank = Slim {
+        ts: 0,
+        k: 0,
+        name: NO_NAME,
+        dur: 0,
+        cat: NO_NAME,
+        ph: 0,
+        flags: 0,
+    };
+    let mut by_group = vec![blank; groups.events.len()];
     let mut fill = group_start.clone();
-    for &(g, k) in &groups.events {
-        by_group[fill[g as usize] as usize] = k;
+    for (&g, e) in groups.group.iter().zip(&groups.events) {
+        by_group[fill[g as usize] as usize] = *e;
         fill[g as usize] += 1;
     }
-    drop(groups);
-    let mut evs: Vec<Slim> = Vec::new();
+    drop(fill);
+    drop(groups.group);
+    drop(groups.events);
     let mut open = OpenAsync::default();
-    let mut last_async: Option<(Pid<'_>, usize)> = None;
     for g in 0..n {
-        evs.clear();
-        evs.extend(
-            by_group[group_start[g] as usize..group_start[g + 1] as usize]
-                .iter()
-                .map(|&k| {
-                    let r = &recs[k as usize];
-                    Slim::of(r, r.ts_ns, k)
-                }),
-        );
+        let evs = &mut by_group[group_start[g] as usize..group_start[g + 1] as usize];
         if !evs.is_sorted() {
             evs.sort_unstable();
         }
-        let pid = recs[evs[0].k as usize].pid;
-        let t = match last_async {
-            Some((p, t)) if p == pid => t,
-            _ => {
-                let t = tracks.intern(TrackKey::Async(pid)) as usize;
-                last_async = Some((pid, t));
-                t
-            }
-        };
+        let t = groups.track[g] as usize;
         if t >= pending.len() {
             pending.resize_with(t + 1, Vec::new);
         }
-        async_group(&evs, &mut pending[t], &mut open, trace_end, c);
+        async_group(evs, &mut pending[t], &mut open, trace_end, c);
     }
 }
 

@@ -19,8 +19,13 @@
 //! chunks are parsed with `std::thread::scope`. Each chunk stops at the next one's first
 //! event; if it does not land exactly there the guess was wrong (pretty-printed events)
 //! and the rest is parsed in sequence, so the result, name ids and first error included,
-//! is always the sequential one. Linking events into spans is one sequential pass over
-//! small per-thread records.
+//! is always the sequential one. Each run checks its bytes' UTF-8 in one pass and borrows
+//! the strings inside without checking each again (a bad byte is still reported where it
+//! is).
+//! Linking events into spans sorts small per-thread records; the thread tracks are linked
+//! on all cores (largest first), and async events are matched to their keys on all cores,
+//! each thread taking a share of the keys' hash values, groups numbered by first event as
+//! in sequence.
 //!
 //! **Times.** `ts`/`dur` are microseconds, possibly fractional, as numbers or numeric
 //! strings. They are converted to integer nanoseconds from their decimal digits (round half
@@ -112,6 +117,12 @@ fn parse_all(
         min_bytes: min_parallel_bytes,
     };
     let (recs, names, args, doc) = events::read_doc(file, text, split)?;
+    // Linking is parallel where parsing was.
+    let link_threads = if text.len() >= min_parallel_bytes {
+        threads
+    } else {
+        1
+    };
     if recs.is_empty() && doc.samples.is_none() {
         // As the other trace formats say of a file without spans.
         return Err(ImportError::Invalid {
@@ -124,12 +135,12 @@ fn parse_all(
         || recs.iter().any(|r| r.ph == b'P')
         || names.find("CpuProfile").is_some();
     if !has_samples {
-        return Ok((link::build(recs, names, args, doc), None));
+        return Ok((link::build(recs, names, args, doc, link_threads), None));
     }
     // Profiles are read before linking (which consumes the records) and named after it
     // (threads are named by the tracks' metadata).
     let collected = cpu::collect(file, text, &recs, &names, &args, &doc);
-    let set = link::build(recs, names, args, doc);
+    let set = link::build(recs, names, args, doc, link_threads);
     let samples = collected.finish(&set);
     Ok((set, samples))
 }
@@ -189,6 +200,32 @@ mod tests {
         assert_eq!(micros_to_ns("abc"), None);
         assert_eq!(micros_to_ns("1.2.3"), None);
         assert_eq!(micros_to_ns("true"), None);
+        // The short path and the general one agree.
+        for t in [
+            "0",
+            "7",
+            "12.",
+            "12.5",
+            "12.34",
+            "12.345",
+            "12.3456",
+            "999999999999999.999",
+            "9999999999999999",
+            "1.",
+            ".5",
+            "01.250",
+            "-0",
+            "1e3",
+            " 5",
+            "5 ",
+            "",
+        ] {
+            let general = {
+                let q = format!("\"{t}\"");
+                micros_to_ns(&q)
+            };
+            assert_eq!(micros_to_ns(t), general, "{t}");
+        }
     }
 
     #[test]
@@ -574,6 +611,29 @@ mod tests {
         assert!(e.contains("traceEvents[0]") && e.contains("1e30"), "{e}");
     }
 
+    /// The input's UTF-8 is checked a run at a time; a bad byte is still reported at its
+    /// own line and column, whichever thread's run holds it.
+    #[test]
+    fn invalid_utf8_is_reported_where_it_is() {
+        let mut t = random_trace(4, 2000).into_bytes();
+        let at = t.windows(8).rposition(|w| w == b"\"name\":\"").unwrap() + 9;
+        t[at] = 0xff;
+        let line = t[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = at - t[..at].iter().rposition(|&b| b == b'\n').unwrap();
+        let want = format!("(line {line}, column {column}): invalid UTF-8 in a string");
+        for (threads, min) in [(1, usize::MAX), (3, 0), (8, 0)] {
+            let e = parse_with_threads("t.json", &t, threads, min)
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("t.json: traceEvents["), "{e}");
+            assert!(e.ends_with(&want), "{threads}: {e} (want {want})");
+        }
+        // In args, which are read again from their raw text.
+        let t = b"[{\"ph\":\"X\",\"ts\":0,\"dur\":1,\"args\":{\"k\":\"a\xc3\"}}]";
+        let e = parse("t.json", t).unwrap_err().to_string();
+        assert!(e.contains("traceEvents[0] (line 1, column 41)"), "{e}");
+    }
+
     #[test]
     fn odd_ids_and_missing_fields() {
         let s = load(
@@ -696,6 +756,64 @@ mod tests {
             }
             for threads in [1, 3] {
                 let _ = parse_with_threads("t", &m, threads, 0);
+            }
+        }
+    }
+
+    /// Linking thread tracks and laying out bands on several threads gives the sequential
+    /// result: spans, warnings, rows, connectors and bands, on random traces with many
+    /// threads (some with one event, some with none but instants on the async track).
+    #[test]
+    fn parallel_link_and_layout_equal_sequential() {
+        use crate::layout::timeline::{BandMode, track_layout_with_threads};
+        for seed in 1..6 {
+            let mut t = random_trace(seed, 4000);
+            // Spread the events over more threads and processes than there are cores.
+            for (k, tid) in ["\"tid\":1", "\"tid\":2", "\"tid\":3"].iter().enumerate() {
+                let mut n = 0;
+                t = t
+                    .split(tid)
+                    .enumerate()
+                    .map(|(i, part)| {
+                        n += 1;
+                        if i == 0 {
+                            part.to_string()
+                        } else {
+                            format!("\"tid\":{}{part}", 10 * (k + 1) + n % (seed as usize + 2))
+                        }
+                    })
+                    .collect();
+            }
+            let t = t.replace("\"pid\":1,\"tid\":1", "\"pid\":2,\"tid\":1");
+            // Many async ids, so that the groups spread over the threads' shares.
+            let t: String = t
+                .split("\"id\":")
+                .enumerate()
+                .map(|(i, part)| {
+                    if i == 0 {
+                        part.to_string()
+                    } else {
+                        format!("\"id\":{}{part}", i % 41)
+                    }
+                })
+                .collect();
+            let seq = parse_with_threads("t", t.as_bytes(), 1, usize::MAX).unwrap();
+            let seq_tree = SpanTree::build(&seq);
+            let seq_layout = track_layout_with_threads(&seq, &seq_tree, BandMode::PerTrack, 1);
+            assert!(seq.tracks.len() >= 8, "{}", seq.tracks.len());
+            for threads in [2, 3, 7] {
+                let par = parse_with_threads("t", t.as_bytes(), threads, 0).unwrap();
+                assert_eq!(dump(&seq), dump(&par), "seed {seed}, {threads} threads");
+                assert_eq!(seq.warnings, par.warnings);
+                assert_eq!(seq.tracks, par.tracks);
+                let tree = SpanTree::build(&par);
+                let l = track_layout_with_threads(&par, &tree, BandMode::PerTrack, threads);
+                assert_eq!(l.layout.rows, seq_layout.layout.rows, "seed {seed}");
+                assert_eq!(l.layout.total_ticks, seq_layout.layout.total_ticks);
+                assert_eq!(l.row_of, seq_layout.row_of);
+                assert_eq!(l.bands, seq_layout.bands);
+                assert_eq!(l.connectors, seq_layout.connectors);
+                assert_eq!(l.parent, seq_layout.parent);
             }
         }
     }
