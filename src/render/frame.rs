@@ -82,7 +82,7 @@ fn push_text(text: &mut TextLayer, layer: Layer, items: &[Text], tile: Tile) {
 
 /// How long a window frame may spend shaping new label text
 /// ([`TextLayer::begin_frame`]): what is left is shaped in the next frames.
-pub const LABEL_SHAPING: std::time::Duration = std::time::Duration::from_micros(250);
+pub const LABEL_SHAPING: std::time::Duration = std::time::Duration::from_micros(400);
 
 /// Trim the text atlas every this many frames (glyphs not used since are dropped).
 const TRIM_EVERY: u64 = 256;
