@@ -193,6 +193,10 @@ struct Gfx {
     /// A scene that could not be uploaded (not tried again).
     failed: Option<SceneKey>,
     timer: Option<render::GpuTimer>,
+    /// The window's size changed since the surface was configured: configured again
+    /// before the next frame, once for a burst of resize events (every configure makes
+    /// a swapchain, and drivers keep some memory for each).
+    reconfigure: bool,
 }
 
 /// CPU frame times for the F12 box.
@@ -662,6 +666,11 @@ impl App {
             .map_or("scorch".to_string(), |l| l.name.clone());
         let Some(gfx) = &mut self.gfx else { return };
         // Waiting for a swapchain image is not CPU work: keep it out of the frame time.
+        if std::mem::take(&mut gfx.reconfigure) {
+            gfx.surface
+                .surface
+                .configure(&gfx.gpu.device, &gfx.surface.config);
+        }
         let acquire_start = Instant::now();
         let acquired = gfx.surface.surface.get_current_texture();
         let acquire_wait = acquire_start.elapsed();
@@ -825,7 +834,18 @@ impl App {
             scenes: Scenes::new(),
             failed: None,
             timer,
+            reconfigure: false,
         });
+        // The window may have been resized while the device was being opened.
+        if let (Some(w), Some(gfx)) = (&self.window, &mut self.gfx) {
+            let size = w.inner_size();
+            let c = &mut gfx.surface.config;
+            if size.width > 0 && size.height > 0 && (c.width, c.height) != (size.width, size.height)
+            {
+                (c.width, c.height) = (size.width, size.height);
+                gfx.reconfigure = true;
+            }
+        }
         if let Some(vp) = self.viewport() {
             self.session.resize(vp);
             self.restore_when_sized();
@@ -838,11 +858,11 @@ impl App {
             && width > 0
             && height > 0
         {
-            gfx.surface.config.width = width;
-            gfx.surface.config.height = height;
-            gfx.surface
-                .surface
-                .configure(&gfx.gpu.device, &gfx.surface.config);
+            let c = &mut gfx.surface.config;
+            if (c.width, c.height) != (width, height) {
+                (c.width, c.height) = (width, height);
+                gfx.reconfigure = true;
+            }
         }
         if width > 0
             && height > 0
