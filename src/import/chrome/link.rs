@@ -140,7 +140,7 @@ pub(super) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// What matches async events to each other: the process for local ids, category, id,
 /// scope, and for legacy `S`/`T`/`p`/`F` events also the name. `None` without an id.
-pub(super) type AsyncKey<'k> = (Option<Pid<'k>>, NameId, IdText<'k>, &'k str, NameId);
+pub(super) type AsyncKey<'k> = (Option<u32>, NameId, IdText<'k>, &'k str, NameId);
 
 pub(super) fn async_key<'r>(r: &'r Rec<'_>) -> Option<AsyncKey<'r>> {
     let (id, local) = r.id()?;
@@ -158,6 +158,7 @@ pub(super) fn async_key<'r>(r: &'r Rec<'_>) -> Option<AsyncKey<'r>> {
 /// events matched on up to `threads` threads (the result does not depend on how many).
 pub(super) fn build(
     recs: Vec<Rec<'_>>,
+    pids: &[Pid<'_>],
     names: Names,
     store: ArgStore,
     mut doc: Doc,
@@ -165,9 +166,9 @@ pub(super) fn build(
 ) -> SpanSet {
     let mut c = Counts::default();
     let system = std::mem::take(&mut doc.system_names);
-    let meta = Meta::read(&recs, &system);
+    let meta = Meta::read(&recs, pids, &system);
     let mut tracks = Tracks::default();
-    let groups = group(&recs, &mut tracks, &mut c, threads);
+    let groups = group(&recs, pids, &mut tracks, &mut c, threads);
     let per_track = std::mem::take(&mut tracks.per_track);
     let mut pending = all_thread_spans(per_track, meta.trace_end, threads, &mut c);
     async_spans(groups, &mut pending, meta.trace_end, &mut c);
@@ -186,7 +187,7 @@ struct Meta<'r> {
 
 impl<'r> Meta<'r> {
     /// The metadata events of `recs`; `system` names what they leave unnamed.
-    fn read(recs: &'r [Rec<'_>], system: &'r [SystemName]) -> Meta<'r> {
+    fn read(recs: &'r [Rec<'_>], pids: &'r [Pid<'_>], system: &'r [SystemName]) -> Meta<'r> {
         #[derive(Deserialize)]
         struct MetaArgs<'b> {
             #[serde(borrow, default)]
@@ -221,7 +222,7 @@ impl<'r> Meta<'r> {
                 .sort_index
                 .and_then(|s| s.get().parse::<i64>().ok())
                 .unwrap_or(0);
-            let (pid, tid) = (r.pid, r.tid);
+            let (pid, tid) = (pids[r.pid as usize], pids[r.tid as usize]);
             match name {
                 "process_name" => m.processes.entry(pid).or_default().name = a.name,
                 "process_sort_index" => m.processes.entry(pid).or_default().sort_index = sort,
@@ -305,6 +306,7 @@ fn is_span_phase(ph: u8) -> bool {
 /// the rest is counted.
 fn group<'r>(
     recs: &'r [Rec<'_>],
+    pids: &'r [Pid<'_>],
     tracks: &mut Tracks<'r>,
     c: &mut Counts,
     threads: usize,
@@ -313,13 +315,13 @@ fn group<'r>(
     // made in order of first appearance, and each track's events stay in file order.
     let chunk = recs.len().div_ceil(threads.max(1)).max(1);
     let sorted: Vec<Sorted<'r>> = if threads <= 1 || recs.len() < 2 {
-        vec![sort_events(recs, 0)]
+        vec![sort_events(recs, pids, 0)]
     } else {
         std::thread::scope(|s| {
             let handles: Vec<_> = recs
                 .chunks(chunk)
                 .enumerate()
-                .map(|(j, part)| s.spawn(move || sort_events(part, j * chunk)))
+                .map(|(j, part)| s.spawn(move || sort_events(part, pids, j * chunk)))
                 .collect();
             handles
                 .into_iter()
@@ -357,7 +359,7 @@ fn group<'r>(
     let track = first
         .iter()
         .map(|&k| {
-            let pid = recs[k as usize].pid;
+            let pid = pids[recs[k as usize].pid as usize];
             match last_async {
                 Some((p, t)) if p == pid => t,
                 _ => {
@@ -474,14 +476,14 @@ struct Sorted<'r> {
 }
 
 /// Sorts the span events of `recs` (the events from index `base` on).
-fn sort_events<'r>(recs: &'r [Rec<'_>], base: usize) -> Sorted<'r> {
+fn sort_events<'r>(recs: &'r [Rec<'_>], pids: &'r [Pid<'_>], base: usize) -> Sorted<'r> {
     let mut c = Counts::default();
     let mut tracks = Tracks::default();
-    let async_count = recs.iter().filter(|r| r.id.is_some()).count();
+    let async_count = recs.iter().filter(|r| r.has_id()).count();
     let mut async_events: Vec<u32> = Vec::with_capacity(async_count);
     let mut events: Vec<Slim> = Vec::with_capacity(async_count);
     // Consecutive events are often on the same thread: skip the hash then.
-    let mut last_thread: Option<(Pid<'_>, Pid<'_>, u32)> = None;
+    let mut last_thread: Option<(u32, u32, u32)> = None;
     for (k, r) in recs.iter().enumerate() {
         let k = (base + k) as u32;
         if r.ph == 0 {
@@ -509,12 +511,13 @@ fn sort_events<'r>(recs: &'r [Rec<'_>], base: usize) -> Sorted<'r> {
             continue;
         }
         let t = if matches!(r.ph, b'i' | b'I' | b'R') && r.instant_scope != b't' {
-            tracks.intern(TrackKey::Async(r.pid))
+            tracks.intern(TrackKey::Async(pids[r.pid as usize]))
         } else {
             match last_thread {
                 Some((p, t, id)) if p == r.pid && t == r.tid => id,
                 _ => {
-                    let id = tracks.intern(TrackKey::Thread(r.pid, r.tid));
+                    let (pid, tid) = (pids[r.pid as usize], pids[r.tid as usize]);
+                    let id = tracks.intern(TrackKey::Thread(pid, tid));
                     last_thread = Some((r.pid, r.tid, id));
                     id
                 }
