@@ -30,6 +30,8 @@ pub(super) struct Doc {
     /// Process and thread names from a Fuchsia `systemTraceEvents` (`p` and `t`
     /// records), for the processes and threads traceEvents' metadata leaves unnamed.
     pub(super) system_names: Vec<SystemName>,
+    /// Some event is a `P` (CPU sample) event.
+    pub(super) profile_events: bool,
 }
 
 /// A process (`tid` `None`) or thread name from Fuchsia `systemTraceEvents`.
@@ -130,6 +132,8 @@ pub(super) struct Run<'a> {
     /// `args` of the span events.
     pub(super) args: ArgStore,
     pub(super) end: RunEnd,
+    /// Some event is a `P` (CPU sample) event.
+    pub(super) profile_events: bool,
 }
 
 /// A bad event, found by a run that does not know how many events precede it.
@@ -171,6 +175,7 @@ impl EvError {
 pub(super) fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result<Run<'a>, EvError> {
     let mut recs = Vec::new();
     let mut pids = Pids::default();
+    let mut profile_events = false;
     let mut names = Names::new();
     let mut args = ArgStore::default();
     // The run's bytes up to its stop are checked as UTF-8 at once (an event reaching past
@@ -190,6 +195,7 @@ pub(super) fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result
                     Ok((ev, end)) => {
                         let rec =
                             event_rec(text, i, recs.len(), ev, &mut pids, &mut names, &mut args)?;
+                        profile_events |= rec.ph == b'P';
                         recs.push(rec);
                         i = end;
                     }
@@ -218,6 +224,7 @@ pub(super) fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result
         names,
         args,
         end,
+        profile_events,
     })
 }
 
@@ -249,7 +256,7 @@ pub(super) fn parse_array<'a>(
     text: &'a [u8],
     start: usize,
     split: Split,
-) -> Result<Parsed<'a, RunEnd>, ImportError> {
+) -> Result<Parsed<'a, (RunEnd, bool)>, ImportError> {
     let starts = if split.threads > 1 && text.len() - start >= split.min_bytes {
         super::super::chunks::cut(text, start, split.threads, guess_event_start)
     } else {
@@ -257,7 +264,8 @@ pub(super) fn parse_array<'a>(
     };
     if starts.len() == 2 {
         let run = parse_run(text, start, usize::MAX).map_err(|e| e.into_import(file, 0))?;
-        return Ok((run.recs, run.pids.list, run.names, run.args, run.end));
+        let end = (run.end, run.profile_events);
+        return Ok((run.recs, run.pids.list, run.names, run.args, end));
     }
     // Each run stops at the next one's start; the last runs to the end.
     let last = starts.len() - 2;
@@ -266,11 +274,49 @@ pub(super) fn parse_array<'a>(
     });
     let mut recs: Vec<Rec<'a>> = Vec::new();
     let mut names: Option<(Pids<'a>, Names, ArgStore)> = None;
+    let mut profile_events = false;
     // Appends a run, renumbering its names into the first run's table: names get the
     // ids a sequential parse gives them (order of first appearance).
-    let mut append = |run: Run<'a>, recs: &mut Vec<Rec<'a>>| match names.as_mut() {
+    let mut append = |run: Run<'a>, recs: &mut Vec<Rec<'a>>| {
+        profile_events |= run.profile_events;
+        append_run(run, recs, &mut names)
+    };
+    for (j, run) in runs.into_iter().enumerate() {
+        let run = run.map_err(|e| e.into_import(file, recs.len()))?;
+        let end = run.end;
+        append(run, &mut recs);
+        match end {
+            RunEnd::Stopped(at) if at == starts[j + 1] => continue,
+            RunEnd::Stopped(at) => {
+                // A wrong guess: go on from the true boundary in sequence.
+                let rest =
+                    parse_run(text, at, usize::MAX).map_err(|e| e.into_import(file, recs.len()))?;
+                let end = rest.end;
+                append(rest, &mut recs);
+                let (pids, names, args) = names.unwrap_or_default();
+                return Ok((recs, pids.list, names, args, (end, profile_events)));
+            }
+            end => {
+                let (pids, names, args) = names.unwrap_or_default();
+                return Ok((recs, pids.list, names, args, (end, profile_events)));
+            }
+        }
+    }
+    // The last run has no stop, so it never ends `Stopped`.
+    let (pids, names, args) = names.unwrap_or_default();
+    Ok((recs, pids.list, names, args, (RunEnd::Open, profile_events)))
+}
+
+/// Appends a run, renumbering its names and process/thread ids into the first run's
+/// tables: they get the ids a sequential parse gives them (order of first appearance).
+fn append_run<'a>(
+    run: Run<'a>,
+    recs: &mut Vec<Rec<'a>>,
+    names: &mut Option<(Pids<'a>, Names, ArgStore)>,
+) {
+    match names.as_mut() {
         None => {
-            names = Some((run.pids, run.names, run.args));
+            *names = Some((run.pids, run.names, run.args));
             recs.extend(run.recs);
         }
         Some((pids, global, args)) => {
@@ -291,31 +337,7 @@ pub(super) fn parse_array<'a>(
                 r
             }));
         }
-    };
-    for (j, run) in runs.into_iter().enumerate() {
-        let run = run.map_err(|e| e.into_import(file, recs.len()))?;
-        let end = run.end;
-        append(run, &mut recs);
-        match end {
-            RunEnd::Stopped(at) if at == starts[j + 1] => continue,
-            RunEnd::Stopped(at) => {
-                // A wrong guess: go on from the true boundary in sequence.
-                let rest =
-                    parse_run(text, at, usize::MAX).map_err(|e| e.into_import(file, recs.len()))?;
-                let end = rest.end;
-                append(rest, &mut recs);
-                let (pids, names, args) = names.unwrap_or_default();
-                return Ok((recs, pids.list, names, args, end));
-            }
-            end => {
-                let (pids, names, args) = names.unwrap_or_default();
-                return Ok((recs, pids.list, names, args, end));
-            }
-        }
     }
-    // The last run has no stop, so it never ends `Stopped`.
-    let (pids, names, args) = names.unwrap_or_default();
-    Ok((recs, pids.list, names, args, RunEnd::Open))
 }
 
 /// Reads an array-form or object-form trace.
@@ -330,9 +352,10 @@ pub(super) fn read_doc<'a>(
         samples: None,
         stack_frames: None,
         system_names: Vec::new(),
+        profile_events: false,
     };
     let start = skip_ws(text, 0);
-    let (recs, pids, names, args, end) = match text.get(start) {
+    let (recs, pids, names, args, (end, profile_events)) = match text.get(start) {
         Some(b'[') => parse_array(file, text, start + 1, split)?,
         Some(b'{') => {
             let mut found = None;
@@ -388,7 +411,7 @@ pub(super) fn read_doc<'a>(
                         ));
                     }
                     let parsed = parse_array(file, text, i + 1, split)?;
-                    let end = parsed.4;
+                    let end = parsed.4.0;
                     found = Some(parsed);
                     match end {
                         RunEnd::Closed(after) => {
@@ -459,6 +482,7 @@ pub(super) fn read_doc<'a>(
             ));
         }
     }
+    doc.profile_events = profile_events;
     Ok((recs, pids, names, args, doc))
 }
 

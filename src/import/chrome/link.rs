@@ -58,8 +58,7 @@ impl Slim {
             dur: r.dur_ns,
             cat: r.cat,
             ph: r.ph,
-            flags: if r.args.1 == 0 { 0 } else { OWN_ARGS }
-                | if r.id().is_some() { HAS_ID } else { 0 },
+            flags: if r.args.1 == 0 { 0 } else { OWN_ARGS } | if r.has_id() { HAS_ID } else { 0 },
         }
     }
 
@@ -166,15 +165,16 @@ pub(super) fn build(
 ) -> SpanSet {
     let mut c = Counts::default();
     let system = std::mem::take(&mut doc.system_names);
-    let meta = Meta::read(&recs, pids, &system);
     let mut tracks = Tracks::default();
-    let groups = group(&recs, pids, &mut tracks, &mut c, threads);
+    let mut seen = Seen::default();
+    let groups = group(&recs, pids, &mut tracks, &mut c, &mut seen, threads);
+    let meta = Meta::read(&recs, &seen, pids, &system);
     let per_track = std::mem::take(&mut tracks.per_track);
     let mut pending = all_thread_spans(per_track, meta.trace_end, threads, &mut c);
     async_spans(groups, &mut pending, meta.trace_end, &mut c);
     pending.resize_with(tracks.keys.len(), Vec::new);
     let named = NamedTracks::of(&tracks.keys, &meta);
-    emit(&recs, names, store, &pending, named, doc, &c)
+    emit(&recs, seen.any_cat, names, store, &pending, named, doc, &c)
 }
 
 /// What `M` events say of processes and threads, and where the trace ends.
@@ -187,7 +187,12 @@ struct Meta<'r> {
 
 impl<'r> Meta<'r> {
     /// The metadata events of `recs`; `system` names what they leave unnamed.
-    fn read(recs: &'r [Rec<'_>], pids: &'r [Pid<'_>], system: &'r [SystemName]) -> Meta<'r> {
+    fn read(
+        recs: &'r [Rec<'_>],
+        seen: &Seen,
+        pids: &'r [Pid<'_>],
+        system: &'r [SystemName],
+    ) -> Meta<'r> {
         #[derive(Deserialize)]
         struct MetaArgs<'b> {
             #[serde(borrow, default)]
@@ -198,16 +203,10 @@ impl<'r> Meta<'r> {
         let mut m = Meta {
             processes: FastMap::default(),
             threads: FastMap::default(),
-            trace_end: i64::MIN,
+            trace_end: seen.trace_end,
         };
-        for r in recs {
-            if let Some(ts) = r.ts() {
-                let d = if r.dur_ns == NONE { 0 } else { r.dur_ns.max(0) };
-                m.trace_end = m.trace_end.max(ts.saturating_add(d));
-            }
-            if r.ph != b'M' {
-                continue;
-            }
+        for &k in &seen.meta {
+            let r = &recs[k as usize];
             let Some((args, name)) = r
                 .extra
                 .as_ref()
@@ -309,6 +308,7 @@ fn group<'r>(
     pids: &'r [Pid<'_>],
     tracks: &mut Tracks<'r>,
     c: &mut Counts,
+    seen: &mut Seen,
     threads: usize,
 ) -> AsyncGroups {
     // Chunks of the events sorted on all threads, then joined in file order: tracks are
@@ -336,6 +336,7 @@ fn group<'r>(
     let mut events: Vec<Slim> = Vec::new();
     for part in sorted {
         c.add(&part.counts);
+        seen.add(part.seen);
         for (key, evs) in part.keys.into_iter().zip(part.per_track) {
             let t = tracks.intern(key) as usize;
             if tracks.per_track[t].is_empty() {
@@ -473,6 +474,35 @@ struct Sorted<'r> {
     async_events: Vec<u32>,
     events: Vec<Slim>,
     counts: Counts,
+    seen: Seen,
+}
+
+/// What the pass over all records notes besides span events.
+pub(super) struct Seen {
+    /// The latest end of any event.
+    trace_end: i64,
+    /// Some event has a category.
+    any_cat: bool,
+    /// The metadata (`M`) events.
+    meta: Vec<u32>,
+}
+
+impl Default for Seen {
+    fn default() -> Seen {
+        Seen {
+            trace_end: i64::MIN,
+            any_cat: false,
+            meta: Vec::new(),
+        }
+    }
+}
+
+impl Seen {
+    fn add(&mut self, o: Seen) {
+        self.trace_end = self.trace_end.max(o.trace_end);
+        self.any_cat |= o.any_cat;
+        self.meta.extend_from_slice(&o.meta);
+    }
 }
 
 /// Sorts the span events of `recs` (the events from index `base` on).
@@ -484,8 +514,17 @@ fn sort_events<'r>(recs: &'r [Rec<'_>], pids: &'r [Pid<'_>], base: usize) -> Sor
     let mut events: Vec<Slim> = Vec::with_capacity(async_count);
     // Consecutive events are often on the same thread: skip the hash then.
     let mut last_thread: Option<(u32, u32, u32)> = None;
+    let mut seen = Seen::default();
     for (k, r) in recs.iter().enumerate() {
         let k = (base + k) as u32;
+        if let Some(ts) = r.ts() {
+            let d = if r.dur_ns == NONE { 0 } else { r.dur_ns.max(0) };
+            seen.trace_end = seen.trace_end.max(ts.saturating_add(d));
+        }
+        seen.any_cat |= r.cat != NO_NAME;
+        if r.ph == b'M' {
+            seen.meta.push(k);
+        }
         if r.ph == 0 {
             c.no_ph += 1;
             continue;
@@ -534,6 +573,7 @@ fn sort_events<'r>(recs: &'r [Rec<'_>], pids: &'r [Pid<'_>], base: usize) -> Sor
         async_events,
         events,
         counts: c,
+        seen,
     }
 }
 
@@ -912,8 +952,10 @@ impl NamedTracks {
 
 /// The span set: spans track by track in display order, times after the earliest start,
 /// names, categories and attributes (pairs pointing into the arena the runs filled).
+#[allow(clippy::too_many_arguments)]
 fn emit(
     recs: &[Rec<'_>],
+    any_cat: bool,
     mut names: Names,
     store: ArgStore,
     pending: &[Vec<Pending>],
@@ -932,7 +974,6 @@ fn emit(
     set.parent.reserve(total);
     set.name.reserve(total);
     set.track.reserve(total);
-    let any_cat = recs.iter().any(|r| r.cat != NO_NAME);
     if any_cat {
         set.category.reserve(total);
     }

@@ -131,9 +131,8 @@ fn parse_all(
             message: "no events: the trace's array of events is empty".to_string(),
         });
     }
-    let has_samples = doc.samples.is_some()
-        || recs.iter().any(|r| r.ph == b'P')
-        || names.find("CpuProfile").is_some();
+    let has_samples =
+        doc.samples.is_some() || doc.profile_events || names.find("CpuProfile").is_some();
     if !has_samples {
         return Ok((
             link::build(recs, &pids, names, args, doc, link_threads),
