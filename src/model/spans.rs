@@ -546,6 +546,10 @@ impl SpanTree {
     pub fn build(set: &SpanSet) -> SpanTree {
         let n = set.len();
         let parent = &set.parent;
+        if parents_first(parent) {
+            // Every walk up goes to lower indices: no cycles.
+            return Self::link(set, Vec::new(), 0);
+        }
         // Links cut to break cycles; the set's parents are copied only if there are any.
         let mut cuts: Vec<u32> = Vec::new();
 
@@ -662,16 +666,23 @@ impl SpanTree {
         let mut max_end_ns: Vec<u64> = (0..n)
             .map(|i| set.end_ns(i).max(set.start_ns[i].saturating_add(1)))
             .collect();
-        let mut order = Vec::with_capacity(n);
-        let mut stack: Vec<u32> = roots.clone();
-        while let Some(v) = stack.pop() {
-            order.push(v);
-            let (a, b) = (
-                child_start[v as usize] as usize,
-                child_start[v as usize + 1] as usize,
-            );
-            stack.extend_from_slice(&child_list[a..b]);
-        }
+        // When every parent precedes its children (importers mostly emit them so), index
+        // order backwards is a post-order, and reads memory in sequence.
+        let order: Vec<u32> = if parents_first(parent) {
+            (0..n as u32).collect()
+        } else {
+            let mut order = Vec::with_capacity(n);
+            let mut stack: Vec<u32> = roots.clone();
+            while let Some(v) = stack.pop() {
+                order.push(v);
+                let (a, b) = (
+                    child_start[v as usize] as usize,
+                    child_start[v as usize + 1] as usize,
+                );
+                stack.extend_from_slice(&child_list[a..b]);
+            }
+            order
+        };
         for &v in order.iter().rev() {
             let p = parent[v as usize];
             if p != NO_PARENT {
@@ -687,6 +698,14 @@ impl SpanTree {
             cycles_broken,
         }
     }
+}
+
+/// Whether every span's parent has a lower index than the span.
+fn parents_first(parent: &[u32]) -> bool {
+    parent
+        .iter()
+        .enumerate()
+        .all(|(i, &p)| p == NO_PARENT || (p as usize) < i)
 }
 
 #[cfg(test)]
@@ -738,6 +757,24 @@ mod tests {
                 .iter()
                 .any(|n| n.contains("1 span whose parent"))
         );
+    }
+
+    #[test]
+    fn max_end_with_children_before_parents() {
+        // The same tree listed children first: the post-order walk, not index order.
+        let set = SpanSet::from_ids(
+            Names::new(),
+            vec![
+                raw(5, 3, 200, 50, "d"),
+                raw(3, 1, 150, 80, "c2"),
+                raw(2, 1, 110, 20, "c1"),
+                raw(1, 0, 100, 100, "p"),
+            ],
+            vec![Track { name: "t".into() }],
+            Warnings::default(),
+        );
+        let t = SpanTree::build(&set);
+        assert_eq!(t.max_end_ns, [150, 150, 30, 150]);
     }
 
     #[test]

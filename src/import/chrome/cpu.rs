@@ -50,6 +50,7 @@ pub(super) fn collect(
     file: &str,
     text: &[u8],
     recs: &[Rec<'_>],
+    pids: &[Pid<'_>],
     names: &Names,
     store: &ArgStore,
     doc: &Doc,
@@ -90,12 +91,13 @@ pub(super) fn collect(
                 continue;
             }
         };
-        let (pid, tid) = (pid_num(r.pid), pid_num(r.tid));
+        let (pid, tid) = (pids[r.pid as usize], pids[r.tid as usize]);
         let key = (
-            r.pid,
-            r.id.as_ref()
-                .map_or_else(String::new, |id| id.as_str().to_string()),
+            pid,
+            r.id()
+                .map_or_else(String::new, |(id, _)| id.as_str().to_string()),
         );
+        let (pid, tid) = (pid_num(pid), pid_num(tid));
         let slot = match (name, by_id.get(&key)) {
             ("CpuProfile", _) | (_, None) => {
                 profiles.push((pid, tid, Assembly::default()));

@@ -14,6 +14,7 @@ use crate::model::spans::AttrPair;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 // ---------------------------------------------------------------------------------------
 // The document: where the events are, and what the top level says.
@@ -29,6 +30,8 @@ pub(super) struct Doc {
     /// Process and thread names from a Fuchsia `systemTraceEvents` (`p` and `t`
     /// records), for the processes and threads traceEvents' metadata leaves unnamed.
     pub(super) system_names: Vec<SystemName>,
+    /// Some event is a `P` (CPU sample) event.
+    pub(super) profile_events: bool,
 }
 
 /// A process (`tid` `None`) or thread name from Fuchsia `systemTraceEvents`.
@@ -122,11 +125,15 @@ pub(super) enum RunEnd {
 /// Events parsed by one run, and how it ended.
 pub(super) struct Run<'a> {
     pub(super) recs: Vec<Rec<'a>>,
+    /// Process and thread ids, interned.
+    pub(super) pids: Pids<'a>,
     /// Names and categories, interned while the event's text is in cache.
     pub(super) names: Names,
     /// `args` of the span events.
     pub(super) args: ArgStore,
     pub(super) end: RunEnd,
+    /// Some event is a `P` (CPU sample) event.
+    pub(super) profile_events: bool,
 }
 
 /// A bad event, found by a run that does not know how many events precede it.
@@ -167,6 +174,8 @@ impl EvError {
 /// the input ends, or the next event starts at or after `stop`.
 pub(super) fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result<Run<'a>, EvError> {
     let mut recs = Vec::new();
+    let mut pids = Pids::default();
+    let mut profile_events = false;
     let mut names = Names::new();
     let mut args = ArgStore::default();
     // The run's bytes up to its stop are checked as UTF-8 at once (an event reaching past
@@ -184,7 +193,10 @@ pub(super) fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result
                 }
                 match scan_event(text, valid, i) {
                     Ok((ev, end)) => {
-                        recs.push(event_rec(text, i, recs.len(), ev, &mut names, &mut args)?);
+                        let rec =
+                            event_rec(text, i, recs.len(), ev, &mut pids, &mut names, &mut args)?;
+                        profile_events |= rec.ph == b'P';
+                        recs.push(rec);
                         i = end;
                     }
                     Err(ScanErr::Eof) => break RunEnd::CutEvent(i),
@@ -208,9 +220,11 @@ pub(super) fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result
     };
     Ok(Run {
         recs,
+        pids,
         names,
         args,
         end,
+        profile_events,
     })
 }
 
@@ -242,7 +256,7 @@ pub(super) fn parse_array<'a>(
     text: &'a [u8],
     start: usize,
     split: Split,
-) -> Result<(Vec<Rec<'a>>, Names, ArgStore, RunEnd), ImportError> {
+) -> Result<Parsed<'a, (RunEnd, bool)>, ImportError> {
     let starts = if split.threads > 1 && text.len() - start >= split.min_bytes {
         super::super::chunks::cut(text, start, split.threads, guess_event_start)
     } else {
@@ -250,7 +264,8 @@ pub(super) fn parse_array<'a>(
     };
     if starts.len() == 2 {
         let run = parse_run(text, start, usize::MAX).map_err(|e| e.into_import(file, 0))?;
-        return Ok((run.recs, run.names, run.args, run.end));
+        let end = (run.end, run.profile_events);
+        return Ok((run.recs, run.pids.list, run.names, run.args, end));
     }
     // Each run stops at the next one's start; the last runs to the end.
     let last = starts.len() - 2;
@@ -258,29 +273,13 @@ pub(super) fn parse_array<'a>(
         parse_run(text, from, if j == last { usize::MAX } else { to })
     });
     let mut recs: Vec<Rec<'a>> = Vec::new();
-    let mut names: Option<(Names, ArgStore)> = None;
+    let mut names: Option<(Pids<'a>, Names, ArgStore)> = None;
+    let mut profile_events = false;
     // Appends a run, renumbering its names into the first run's table: names get the
     // ids a sequential parse gives them (order of first appearance).
-    let mut append = |run: Run<'a>, recs: &mut Vec<Rec<'a>>| match names.as_mut() {
-        None => {
-            names = Some((run.names, run.args));
-            recs.extend(run.recs);
-        }
-        Some((global, args)) => {
-            let map: Vec<NameId> = run.names.iter().map(|(_, n)| global.intern(n)).collect();
-            let pair_base = args.append(run.args);
-            recs.extend(run.recs.into_iter().map(|mut r| {
-                for id in [&mut r.name, &mut r.cat] {
-                    if *id != NO_NAME {
-                        *id = map[*id as usize];
-                    }
-                }
-                if r.args.1 > 0 {
-                    r.args.0 += pair_base;
-                }
-                r
-            }));
-        }
+    let mut append = |run: Run<'a>, recs: &mut Vec<Rec<'a>>| {
+        profile_events |= run.profile_events;
+        append_run(run, recs, &mut names)
     };
     for (j, run) in runs.into_iter().enumerate() {
         let run = run.map_err(|e| e.into_import(file, recs.len()))?;
@@ -294,18 +293,51 @@ pub(super) fn parse_array<'a>(
                     parse_run(text, at, usize::MAX).map_err(|e| e.into_import(file, recs.len()))?;
                 let end = rest.end;
                 append(rest, &mut recs);
-                let (names, args) = names.unwrap_or_default();
-                return Ok((recs, names, args, end));
+                let (pids, names, args) = names.unwrap_or_default();
+                return Ok((recs, pids.list, names, args, (end, profile_events)));
             }
             end => {
-                let (names, args) = names.unwrap_or_default();
-                return Ok((recs, names, args, end));
+                let (pids, names, args) = names.unwrap_or_default();
+                return Ok((recs, pids.list, names, args, (end, profile_events)));
             }
         }
     }
     // The last run has no stop, so it never ends `Stopped`.
-    let (names, args) = names.unwrap_or_default();
-    Ok((recs, names, args, RunEnd::Open))
+    let (pids, names, args) = names.unwrap_or_default();
+    Ok((recs, pids.list, names, args, (RunEnd::Open, profile_events)))
+}
+
+/// Appends a run, renumbering its names and process/thread ids into the first run's
+/// tables: they get the ids a sequential parse gives them (order of first appearance).
+fn append_run<'a>(
+    run: Run<'a>,
+    recs: &mut Vec<Rec<'a>>,
+    names: &mut Option<(Pids<'a>, Names, ArgStore)>,
+) {
+    match names.as_mut() {
+        None => {
+            *names = Some((run.pids, run.names, run.args));
+            recs.extend(run.recs);
+        }
+        Some((pids, global, args)) => {
+            let map: Vec<NameId> = run.names.iter().map(|(_, n)| global.intern(n)).collect();
+            let pid_map: Vec<u32> = run.pids.list.iter().map(|&p| pids.intern(p)).collect();
+            let pair_base = args.append(run.args);
+            recs.extend(run.recs.into_iter().map(|mut r| {
+                for id in [&mut r.name, &mut r.cat] {
+                    if *id != NO_NAME {
+                        *id = map[*id as usize];
+                    }
+                }
+                if r.args.1 > 0 {
+                    r.args.0 += pair_base;
+                }
+                r.pid = pid_map[r.pid as usize];
+                r.tid = pid_map[r.tid as usize];
+                r
+            }));
+        }
+    }
 }
 
 /// Reads an array-form or object-form trace.
@@ -313,16 +345,17 @@ pub(super) fn read_doc<'a>(
     file: &str,
     text: &'a [u8],
     split: Split,
-) -> Result<(Vec<Rec<'a>>, Names, ArgStore, Doc), ImportError> {
+) -> Result<Parsed<'a, Doc>, ImportError> {
     let mut doc = Doc {
         display_time_unit: None,
         notes: Vec::new(),
         samples: None,
         stack_frames: None,
         system_names: Vec::new(),
+        profile_events: false,
     };
     let start = skip_ws(text, 0);
-    let (recs, names, args, end) = match text.get(start) {
+    let (recs, pids, names, args, (end, profile_events)) = match text.get(start) {
         Some(b'[') => parse_array(file, text, start + 1, split)?,
         Some(b'{') => {
             let mut found = None;
@@ -377,8 +410,9 @@ pub(super) fn read_doc<'a>(
                             "expected an array of events".to_string(),
                         ));
                     }
-                    let (recs, names, args, end) = parse_array(file, text, i + 1, split)?;
-                    found = Some((recs, names, args, end));
+                    let parsed = parse_array(file, text, i + 1, split)?;
+                    let end = parsed.4.0;
+                    found = Some(parsed);
                     match end {
                         RunEnd::Closed(after) => {
                             i = after;
@@ -448,8 +482,13 @@ pub(super) fn read_doc<'a>(
             ));
         }
     }
-    Ok((recs, names, args, doc))
+    doc.profile_events = profile_events;
+    Ok((recs, pids, names, args, doc))
 }
+
+/// The records, their process and thread ids, names, args, and how the array ended (or
+/// the document).
+pub(super) type Parsed<'a, T> = (Vec<Rec<'a>>, Vec<Pid<'a>>, Names, ArgStore, T);
 
 /// A process or thread id: a number, or (rarely) a non-numeric string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -482,9 +521,49 @@ pub(super) fn pid_of(raw: Option<&str>) -> Pid<'_> {
     }
 }
 
-/// What only scoped async events and metadata events have (boxed: most events have none
-/// of it, and an async event with a plain id needs no allocation).
+/// Process and thread ids as read, each given a `u32` id in order of first appearance
+/// (records hold those: 4 bytes instead of 24).
+#[derive(Default)]
+pub(super) struct Pids<'a> {
+    pub(super) list: Vec<Pid<'a>>,
+    map: HashMap<Pid<'a>, u32, foldhash::fast::FixedState>,
+    /// The raw text of the last pid and tid read, and their ids: consecutive events
+    /// mostly share them, so most are found without parsing or hashing.
+    last: [Option<(Option<&'a str>, u32)>; 2],
+}
+
+impl<'a> Pids<'a> {
+    pub(super) fn intern(&mut self, p: Pid<'a>) -> u32 {
+        if let Some(&id) = self.map.get(&p) {
+            return id;
+        }
+        // At most one id per event, and a record takes far more than a byte.
+        let id = self.list.len() as u32;
+        self.list.push(p);
+        self.map.insert(p, id);
+        id
+    }
+
+    /// The id of a raw `pid` (`slot` 0) or `tid` (`slot` 1) value.
+    #[inline]
+    fn raw(&mut self, slot: usize, raw: Option<&'a str>) -> u32 {
+        match self.last[slot] {
+            Some((last, id)) if last == raw => id,
+            _ => {
+                let id = self.intern(pid_of(raw));
+                self.last[slot] = Some((raw, id));
+                id
+            }
+        }
+    }
+}
+
+/// What only scoped async events, metadata events and events with a long async id have
+/// (boxed: most events have none of it, and an async event with a short id needs no
+/// allocation).
 pub(super) struct Extra<'a> {
+    /// An async id too long to be inline in the record.
+    pub(super) id: Option<IdText<'a>>,
     pub(super) scope: Cow<'a, str>,
     /// `args` of metadata events, kept raw.
     pub(super) meta_args: Option<&'a str>,
@@ -523,25 +602,28 @@ impl<'a> IdText<'a> {
     }
 }
 
-/// One event, as far as linking needs it.
+/// One event, as far as linking needs it: 64 bytes (a W6 trace has millions, and their
+/// pages are a good part of the parse time).
 pub(super) struct Rec<'a> {
     /// Timestamp, or `i64::MIN` when absent.
     pub(super) ts_ns: i64,
     /// Duration (`dur`, else `tdur`), or `i64::MIN` when absent.
     pub(super) dur_ns: i64,
-    pub(super) pid: Pid<'a>,
-    pub(super) tid: Pid<'a>,
+    /// Process and thread: ids into the parse's [`Pid`] list.
+    pub(super) pid: u32,
+    pub(super) tid: u32,
     /// Interned name, or [`NO_NAME`].
     pub(super) name: NameId,
     /// Interned category, or [`NO_NAME`].
     pub(super) cat: NameId,
     /// `args` of span events: `(first, count)` pairs in the run's [`ArgStore`].
     pub(super) args: (u32, u32),
-    /// Async id as raw text (quotes stripped).
-    pub(super) id: Option<IdText<'a>>,
+    /// The async id's raw text (quotes stripped) when it fits, zero-padded; see `id_len`.
+    id_bytes: [u8; ID_INLINE],
     pub(super) extra: Option<Box<Extra<'a>>>,
-    /// The async id is process-local (`id2.local`).
-    pub(super) id_local: bool,
+    /// The inline id's length, or [`ID_NONE`] or [`ID_LONG`] (in `extra`); with
+    /// [`ID_LOCAL`] set when the async id is process-local (`id2.local`).
+    id_len: u8,
     /// The phase letter (0 for a missing, empty or multi-letter phase).
     pub(super) ph: u8,
     /// Instant scope (`s`): b'g', b'p' or b't'.
@@ -552,6 +634,12 @@ pub(super) struct Rec<'a> {
 
 pub(super) const NONE: i64 = i64::MIN;
 
+/// Async ids up to this long are inline in the record.
+const ID_INLINE: usize = 12;
+const ID_NONE: u8 = 0x7f;
+const ID_LONG: u8 = 0x7e;
+const ID_LOCAL: u8 = 0x80;
+
 /// No name or category.
 pub(super) const NO_NAME: NameId = NameId::MAX;
 
@@ -560,8 +648,22 @@ impl Rec<'_> {
         (self.ts_ns != NONE).then_some(self.ts_ns)
     }
 
+    /// The async id (as [`IdText::new`] gives it), and whether it is process-local.
     pub(super) fn id(&self) -> Option<(IdText<'_>, bool)> {
-        self.id.map(|id| (id, self.id_local))
+        let local = self.id_len & ID_LOCAL != 0;
+        match self.id_len & !ID_LOCAL {
+            ID_NONE => None,
+            ID_LONG => Some((self.extra.as_ref()?.id?, local)),
+            n => {
+                let mut bytes = [0u8; 22];
+                bytes[..ID_INLINE].copy_from_slice(&self.id_bytes);
+                Some((IdText::Inline(n, bytes), local))
+            }
+        }
+    }
+
+    pub(super) fn has_id(&self) -> bool {
+        self.id_len & !ID_LOCAL != ID_NONE
     }
 
     pub(super) fn scope(&self) -> &str {
@@ -575,6 +677,7 @@ pub(super) fn event_rec<'a>(
     at: usize,
     local: usize,
     mut ev: Ev<'a>,
+    pids: &mut Pids<'a>,
     names: &mut Names,
     store: &mut ArgStore,
 ) -> Result<Rec<'a>, EvError> {
@@ -641,8 +744,22 @@ pub(super) fn event_rec<'a>(
     } else {
         (None, None)
     };
-    let extra = (ev.scope.is_some() || meta_args.is_some()).then(|| {
+    let mut id_bytes = [0u8; ID_INLINE];
+    let (id_len, long_id) = match id {
+        None => (ID_NONE, None),
+        Some((t, local)) => {
+            let local = if local { ID_LOCAL } else { 0 };
+            if t.len() <= ID_INLINE {
+                id_bytes[..t.len()].copy_from_slice(t.as_bytes());
+                (t.len() as u8 | local, None)
+            } else {
+                (ID_LONG | local, Some(IdText::new(t)))
+            }
+        }
+    };
+    let extra = (ev.scope.is_some() || meta_args.is_some() || long_id.is_some()).then(|| {
         Box::new(Extra {
+            id: long_id,
             scope: ev.scope.unwrap_or(Cow::Borrowed("")),
             meta_args,
             meta_name,
@@ -651,8 +768,8 @@ pub(super) fn event_rec<'a>(
     Ok(Rec {
         ts_ns,
         dur_ns,
-        pid: pid_of(ev.pid),
-        tid: pid_of(ev.tid),
+        pid: pids.raw(0, ev.pid),
+        tid: pids.raw(1, ev.tid),
         name: ev
             .name
             .filter(|n| !n.is_empty())
@@ -662,9 +779,9 @@ pub(super) fn event_rec<'a>(
             .filter(|n| !n.is_empty())
             .map_or(NO_NAME, |n| names.intern(&n)),
         args,
-        id: id.map(|(id, _)| IdText::new(id)),
+        id_bytes,
         extra,
-        id_local: id.is_some_and(|(_, local)| local),
+        id_len,
         ph,
         instant_scope: match ev.s.as_deref() {
             Some("g") => b'g',

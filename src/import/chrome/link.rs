@@ -58,8 +58,7 @@ impl Slim {
             dur: r.dur_ns,
             cat: r.cat,
             ph: r.ph,
-            flags: if r.args.1 == 0 { 0 } else { OWN_ARGS }
-                | if r.id().is_some() { HAS_ID } else { 0 },
+            flags: if r.args.1 == 0 { 0 } else { OWN_ARGS } | if r.has_id() { HAS_ID } else { 0 },
         }
     }
 
@@ -140,7 +139,7 @@ pub(super) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// What matches async events to each other: the process for local ids, category, id,
 /// scope, and for legacy `S`/`T`/`p`/`F` events also the name. `None` without an id.
-pub(super) type AsyncKey<'k> = (Option<Pid<'k>>, NameId, IdText<'k>, &'k str, NameId);
+pub(super) type AsyncKey<'k> = (Option<u32>, NameId, IdText<'k>, &'k str, NameId);
 
 pub(super) fn async_key<'r>(r: &'r Rec<'_>) -> Option<AsyncKey<'r>> {
     let (id, local) = r.id()?;
@@ -158,6 +157,7 @@ pub(super) fn async_key<'r>(r: &'r Rec<'_>) -> Option<AsyncKey<'r>> {
 /// events matched on up to `threads` threads (the result does not depend on how many).
 pub(super) fn build(
     recs: Vec<Rec<'_>>,
+    pids: &[Pid<'_>],
     names: Names,
     store: ArgStore,
     mut doc: Doc,
@@ -165,15 +165,16 @@ pub(super) fn build(
 ) -> SpanSet {
     let mut c = Counts::default();
     let system = std::mem::take(&mut doc.system_names);
-    let meta = Meta::read(&recs, &system);
     let mut tracks = Tracks::default();
-    let groups = group(&recs, &mut tracks, &mut c, threads);
+    let mut seen = Seen::default();
+    let groups = group(&recs, pids, &mut tracks, &mut c, &mut seen, threads);
+    let meta = Meta::read(&recs, &seen, pids, &system);
     let per_track = std::mem::take(&mut tracks.per_track);
     let mut pending = all_thread_spans(per_track, meta.trace_end, threads, &mut c);
     async_spans(groups, &mut pending, meta.trace_end, &mut c);
     pending.resize_with(tracks.keys.len(), Vec::new);
     let named = NamedTracks::of(&tracks.keys, &meta);
-    emit(&recs, names, store, &pending, named, doc, &c)
+    emit(&recs, seen.any_cat, names, store, &pending, named, doc, &c)
 }
 
 /// What `M` events say of processes and threads, and where the trace ends.
@@ -186,7 +187,12 @@ struct Meta<'r> {
 
 impl<'r> Meta<'r> {
     /// The metadata events of `recs`; `system` names what they leave unnamed.
-    fn read(recs: &'r [Rec<'_>], system: &'r [SystemName]) -> Meta<'r> {
+    fn read(
+        recs: &'r [Rec<'_>],
+        seen: &Seen,
+        pids: &'r [Pid<'_>],
+        system: &'r [SystemName],
+    ) -> Meta<'r> {
         #[derive(Deserialize)]
         struct MetaArgs<'b> {
             #[serde(borrow, default)]
@@ -197,16 +203,10 @@ impl<'r> Meta<'r> {
         let mut m = Meta {
             processes: FastMap::default(),
             threads: FastMap::default(),
-            trace_end: i64::MIN,
+            trace_end: seen.trace_end,
         };
-        for r in recs {
-            if let Some(ts) = r.ts() {
-                let d = if r.dur_ns == NONE { 0 } else { r.dur_ns.max(0) };
-                m.trace_end = m.trace_end.max(ts.saturating_add(d));
-            }
-            if r.ph != b'M' {
-                continue;
-            }
+        for &k in &seen.meta {
+            let r = &recs[k as usize];
             let Some((args, name)) = r
                 .extra
                 .as_ref()
@@ -221,7 +221,7 @@ impl<'r> Meta<'r> {
                 .sort_index
                 .and_then(|s| s.get().parse::<i64>().ok())
                 .unwrap_or(0);
-            let (pid, tid) = (r.pid, r.tid);
+            let (pid, tid) = (pids[r.pid as usize], pids[r.tid as usize]);
             match name {
                 "process_name" => m.processes.entry(pid).or_default().name = a.name,
                 "process_sort_index" => m.processes.entry(pid).or_default().sort_index = sort,
@@ -305,21 +305,23 @@ fn is_span_phase(ph: u8) -> bool {
 /// the rest is counted.
 fn group<'r>(
     recs: &'r [Rec<'_>],
+    pids: &'r [Pid<'_>],
     tracks: &mut Tracks<'r>,
     c: &mut Counts,
+    seen: &mut Seen,
     threads: usize,
 ) -> AsyncGroups {
     // Chunks of the events sorted on all threads, then joined in file order: tracks are
     // made in order of first appearance, and each track's events stay in file order.
     let chunk = recs.len().div_ceil(threads.max(1)).max(1);
     let sorted: Vec<Sorted<'r>> = if threads <= 1 || recs.len() < 2 {
-        vec![sort_events(recs, 0)]
+        vec![sort_events(recs, pids, 0)]
     } else {
         std::thread::scope(|s| {
             let handles: Vec<_> = recs
                 .chunks(chunk)
                 .enumerate()
-                .map(|(j, part)| s.spawn(move || sort_events(part, j * chunk)))
+                .map(|(j, part)| s.spawn(move || sort_events(part, pids, j * chunk)))
                 .collect();
             handles
                 .into_iter()
@@ -334,6 +336,7 @@ fn group<'r>(
     let mut events: Vec<Slim> = Vec::new();
     for part in sorted {
         c.add(&part.counts);
+        seen.add(part.seen);
         for (key, evs) in part.keys.into_iter().zip(part.per_track) {
             let t = tracks.intern(key) as usize;
             if tracks.per_track[t].is_empty() {
@@ -357,7 +360,7 @@ fn group<'r>(
     let track = first
         .iter()
         .map(|&k| {
-            let pid = recs[k as usize].pid;
+            let pid = pids[recs[k as usize].pid as usize];
             match last_async {
                 Some((p, t)) if p == pid => t,
                 _ => {
@@ -471,19 +474,57 @@ struct Sorted<'r> {
     async_events: Vec<u32>,
     events: Vec<Slim>,
     counts: Counts,
+    seen: Seen,
+}
+
+/// What the pass over all records notes besides span events.
+pub(super) struct Seen {
+    /// The latest end of any event.
+    trace_end: i64,
+    /// Some event has a category.
+    any_cat: bool,
+    /// The metadata (`M`) events.
+    meta: Vec<u32>,
+}
+
+impl Default for Seen {
+    fn default() -> Seen {
+        Seen {
+            trace_end: i64::MIN,
+            any_cat: false,
+            meta: Vec::new(),
+        }
+    }
+}
+
+impl Seen {
+    fn add(&mut self, o: Seen) {
+        self.trace_end = self.trace_end.max(o.trace_end);
+        self.any_cat |= o.any_cat;
+        self.meta.extend_from_slice(&o.meta);
+    }
 }
 
 /// Sorts the span events of `recs` (the events from index `base` on).
-fn sort_events<'r>(recs: &'r [Rec<'_>], base: usize) -> Sorted<'r> {
+fn sort_events<'r>(recs: &'r [Rec<'_>], pids: &'r [Pid<'_>], base: usize) -> Sorted<'r> {
     let mut c = Counts::default();
     let mut tracks = Tracks::default();
-    let async_count = recs.iter().filter(|r| r.id.is_some()).count();
+    let async_count = recs.iter().filter(|r| r.has_id()).count();
     let mut async_events: Vec<u32> = Vec::with_capacity(async_count);
     let mut events: Vec<Slim> = Vec::with_capacity(async_count);
     // Consecutive events are often on the same thread: skip the hash then.
-    let mut last_thread: Option<(Pid<'_>, Pid<'_>, u32)> = None;
+    let mut last_thread: Option<(u32, u32, u32)> = None;
+    let mut seen = Seen::default();
     for (k, r) in recs.iter().enumerate() {
         let k = (base + k) as u32;
+        if let Some(ts) = r.ts() {
+            let d = if r.dur_ns == NONE { 0 } else { r.dur_ns.max(0) };
+            seen.trace_end = seen.trace_end.max(ts.saturating_add(d));
+        }
+        seen.any_cat |= r.cat != NO_NAME;
+        if r.ph == b'M' {
+            seen.meta.push(k);
+        }
         if r.ph == 0 {
             c.no_ph += 1;
             continue;
@@ -509,12 +550,13 @@ fn sort_events<'r>(recs: &'r [Rec<'_>], base: usize) -> Sorted<'r> {
             continue;
         }
         let t = if matches!(r.ph, b'i' | b'I' | b'R') && r.instant_scope != b't' {
-            tracks.intern(TrackKey::Async(r.pid))
+            tracks.intern(TrackKey::Async(pids[r.pid as usize]))
         } else {
             match last_thread {
                 Some((p, t, id)) if p == r.pid && t == r.tid => id,
                 _ => {
-                    let id = tracks.intern(TrackKey::Thread(r.pid, r.tid));
+                    let (pid, tid) = (pids[r.pid as usize], pids[r.tid as usize]);
+                    let id = tracks.intern(TrackKey::Thread(pid, tid));
                     last_thread = Some((r.pid, r.tid, id));
                     id
                 }
@@ -531,6 +573,7 @@ fn sort_events<'r>(recs: &'r [Rec<'_>], base: usize) -> Sorted<'r> {
         async_events,
         events,
         counts: c,
+        seen,
     }
 }
 
@@ -909,8 +952,10 @@ impl NamedTracks {
 
 /// The span set: spans track by track in display order, times after the earliest start,
 /// names, categories and attributes (pairs pointing into the arena the runs filled).
+#[allow(clippy::too_many_arguments)]
 fn emit(
     recs: &[Rec<'_>],
+    any_cat: bool,
     mut names: Names,
     store: ArgStore,
     pending: &[Vec<Pending>],
@@ -929,7 +974,6 @@ fn emit(
     set.parent.reserve(total);
     set.name.reserve(total);
     set.track.reserve(total);
-    let any_cat = recs.iter().any(|r| r.cat != NO_NAME);
     if any_cat {
         set.category.reserve(total);
     }

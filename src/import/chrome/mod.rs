@@ -116,7 +116,7 @@ fn parse_all(
         threads,
         min_bytes: min_parallel_bytes,
     };
-    let (recs, names, args, doc) = events::read_doc(file, text, split)?;
+    let (recs, pids, names, args, doc) = events::read_doc(file, text, split)?;
     // Linking is parallel where parsing was.
     let link_threads = if text.len() >= min_parallel_bytes {
         threads
@@ -131,16 +131,18 @@ fn parse_all(
             message: "no events: the trace's array of events is empty".to_string(),
         });
     }
-    let has_samples = doc.samples.is_some()
-        || recs.iter().any(|r| r.ph == b'P')
-        || names.find("CpuProfile").is_some();
+    let has_samples =
+        doc.samples.is_some() || doc.profile_events || names.find("CpuProfile").is_some();
     if !has_samples {
-        return Ok((link::build(recs, names, args, doc, link_threads), None));
+        return Ok((
+            link::build(recs, &pids, names, args, doc, link_threads),
+            None,
+        ));
     }
     // Profiles are read before linking (which consumes the records) and named after it
     // (threads are named by the tracks' metadata).
-    let collected = cpu::collect(file, text, &recs, &names, &args, &doc);
-    let set = link::build(recs, names, args, doc, link_threads);
+    let collected = cpu::collect(file, text, &recs, &pids, &names, &args, &doc);
+    let set = link::build(recs, &pids, names, args, doc, link_threads);
     let samples = collected.finish(&set);
     Ok((set, samples))
 }
@@ -158,6 +160,30 @@ mod tests {
     use crate::model::NO_PARENT;
     use crate::model::spans::SpanTree;
     use crate::model::spans::TrackKind;
+
+    #[test]
+    fn event_record_is_compact() {
+        // Millions of records: their size is page faults while parsing.
+        assert!(std::mem::size_of::<events::Rec<'_>>() <= 64);
+    }
+
+    #[test]
+    fn long_and_local_async_ids_match() {
+        // Ids longer than fit inline in a record, and process-local ones.
+        let long = "0x0123456789abcdef0123456789";
+        let s = load(&format!(
+            r#"[{{"ph":"b","id":"{long}","cat":"c","name":"a","ts":1,"pid":1,"tid":1}},
+            {{"ph":"b","id2":{{"local":"0x5"}},"cat":"c","name":"l","ts":2,"pid":1,"tid":1}},
+            {{"ph":"e","id2":{{"local":"0x5"}},"cat":"c","name":"l","ts":3,"pid":1,"tid":1}},
+            {{"ph":"b","id2":{{"local":"0x5"}},"cat":"c","name":"m","ts":2,"pid":2,"tid":1}},
+            {{"ph":"e","id2":{{"local":"0x5"}},"cat":"c","name":"m","ts":5,"pid":2,"tid":1}},
+            {{"ph":"e","id":"{long}","cat":"c","name":"a","ts":9,"pid":1,"tid":1}}]"#
+        ));
+        let dur = |n: &str| s.dur_ns[find(&s, n)];
+        assert_eq!(dur("a"), 8000);
+        assert_eq!(dur("l"), 1000);
+        assert_eq!(dur("m"), 3000);
+    }
 
     fn load(s: &str) -> SpanSet {
         parse("t.json", s.as_bytes()).unwrap()
