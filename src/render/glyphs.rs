@@ -16,6 +16,7 @@
 //! `prefix…` is its name's run up to the cut and an ellipsis, and a new cut at every
 //! zoom step shapes nothing.
 
+use super::gpu::{PipelineSpec, render_pipeline, uniform_buffer};
 use bytemuck::{Pod, Zeroable};
 use glyphon::{Buffer, CacheKey, FontSystem, SubpixelBin, SwashCache, SwashContent};
 use std::collections::HashMap;
@@ -233,40 +234,24 @@ impl GlyphQuads {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("GlyphQuads::pipeline"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
+        const ATTRS: [wgpu::VertexAttribute; 4] =
+            wgpu::vertex_attr_array![0 => Sint32x2, 1 => Uint32, 2 => Uint32, 3 => Uint32];
+        let pipeline = render_pipeline(
+            device,
+            PipelineSpec {
+                label: "GlyphQuads",
+                layout: &pipeline_layout,
+                shader: &shader,
                 buffers: &[Some(wgpu::VertexBufferLayout {
                     array_stride: size_of::<GlyphQuad>() as u64,
                     step_mode: wgpu::VertexStepMode::Instance,
-                    attributes: &wgpu::vertex_attr_array![
-                        0 => Sint32x2, 1 => Uint32, 2 => Uint32, 3 => Uint32
-                    ],
+                    attributes: &ATTRS,
                 })],
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::default(),
-                })],
-            }),
-            primitive: wgpu::PrimitiveState {
+                format,
+                blend: Some(wgpu::BlendState::ALPHA_BLENDING),
                 topology: wgpu::PrimitiveTopology::TriangleStrip,
-                ..Default::default()
             },
-            depth_stencil: None,
-            multisample: wgpu::MultisampleState::default(),
-            multiview_mask: None,
-            cache: None,
-        });
+        );
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("GlyphQuads::sampler"),
             min_filter: wgpu::FilterMode::Nearest,
@@ -276,12 +261,7 @@ impl GlyphQuads {
             lod_max_clamp: 0.0,
             ..Default::default()
         });
-        let params = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("GlyphQuads::params"),
-            size: 16,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let params = uniform_buffer(device, "GlyphQuads::params", 16);
         let size = FIRST_ATLAS;
         let texture = atlas_texture(device, size);
         let bind_group = Self::bind(device, &layout, &texture, &sampler, &params);
