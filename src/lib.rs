@@ -36,6 +36,7 @@ pub mod import;
 pub mod layout;
 pub mod lod;
 pub mod model;
+pub mod par;
 pub mod pick;
 pub mod render;
 pub mod summary;

@@ -5,7 +5,8 @@
 //! layer's and lower layers' modules):
 //!
 //! ```text
-//! 0  model color             data: names, call trees, spans, documents; the color reference
+//! 0  model color par         data: names, call trees, spans, documents; the color reference;
+//!                            joining scoped threads
 //! 1  import layout           bytes in; rows of bars
 //! 2  lod geometry generator  level of detail; where things land; synthetic inputs
 //! 3  pick                    what is under the pointer
@@ -23,6 +24,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u32)] = &[
     ("model", 0),
     ("color", 0),
+    ("par", 0),
     ("import", 1),
     ("layout", 1),
     ("lod", 2),
@@ -40,6 +42,7 @@ const LAYERS: &[(&str, u32)] = &[
 const GPU_FREE: &[&str] = &[
     "model",
     "color",
+    "par",
     "import",
     "layout",
     "lod",

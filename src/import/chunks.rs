@@ -48,13 +48,7 @@ pub(crate) fn run<T: Send>(
                 scope.spawn(move || work(j, a, b))
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| match h.join() {
-                Ok(r) => r,
-                Err(p) => std::panic::resume_unwind(p),
-            })
-            .collect()
+        handles.into_iter().map(|h| crate::par::join(h)).collect()
     })
 }
 

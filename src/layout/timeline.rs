@@ -639,10 +639,7 @@ fn place_bands_in_parallel(
     std::thread::scope(|s| {
         let others: Vec<_> = (1..threads.min(band_count)).map(|_| s.spawn(run)).collect();
         let mine = run();
-        let joined = others.into_iter().map(|h| match h.join() {
-            Ok(r) => r,
-            Err(p) => std::panic::resume_unwind(p),
-        });
+        let joined = others.into_iter().map(|h| crate::par::join(h));
         for (b, lane) in joined.chain(std::iter::once(mine)).flatten() {
             lanes[b] = lane;
         }
@@ -720,10 +717,7 @@ fn rows_by_start(set: &SpanSet, row_of: &[u32], rows_n: usize, threads: usize) -
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| match h.join() {
-                Ok(rows) => rows,
-                Err(e) => std::panic::resume_unwind(e),
-            })
+            .flat_map(|h| crate::par::join(h))
             .collect()
     })
 }

@@ -323,13 +323,7 @@ fn group<'r>(
                 .enumerate()
                 .map(|(j, part)| s.spawn(move || sort_events(part, pids, j * chunk)))
                 .collect();
-            handles
-                .into_iter()
-                .map(|h| match h.join() {
-                    Ok(r) => r,
-                    Err(e) => std::panic::resume_unwind(e),
-                })
-                .collect()
+            handles.into_iter().map(|h| crate::par::join(h)).collect()
         })
     };
     let mut async_events: Vec<u32> = Vec::new();
@@ -423,13 +417,7 @@ fn match_async(recs: &[Rec<'_>], ks: &[u32], threads: usize) -> (Vec<u32>, Vec<u
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| match h.join() {
-                Ok(r) => r,
-                Err(e) => std::panic::resume_unwind(e),
-            })
-            .collect()
+        handles.into_iter().map(|h| crate::par::join(h)).collect()
     });
     // Number the groups by first event: a merge of the shares' lists, each ascending.
     let total: usize = shares.iter().map(|s| s.1.len()).sum();
@@ -667,10 +655,7 @@ fn all_thread_spans(
     std::thread::scope(|s| {
         let others: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
         let mine = work();
-        let joined = others.into_iter().map(|h| match h.join() {
-            Ok(r) => r,
-            Err(p) => std::panic::resume_unwind(p),
-        });
+        let joined = others.into_iter().map(|h| crate::par::join(h));
         for (built, counts) in joined.chain(std::iter::once(mine)) {
             c.add(&counts);
             for (t, spans) in built {
