@@ -36,11 +36,40 @@ pub(super) fn skip_ws(text: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The first `"` or `\\` in `t`. Most strings in a trace are short (member names,
+/// event names), where a call into `memchr2` and its setup cost more than the scan: the
+/// first 32 bytes are looked at eight at a time in a register.
+#[inline]
+pub(super) fn find_quote(t: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut j = 0;
+    while j + 8 <= t.len() && j < 32 {
+        let w = u64::from_le_bytes(t[j..j + 8].try_into().unwrap_or_default());
+        let q = w ^ (ONES * u64::from(b'"'));
+        let b = w ^ (ONES * u64::from(b'\\'));
+        // A byte of `q` or `b` is zero where `w` holds a quote or a backslash; the lowest
+        // flagged byte is exact (a borrow only flags bytes above a true zero).
+        let m = ((q.wrapping_sub(ONES) & !q) | (b.wrapping_sub(ONES) & !b)) & HIGH;
+        if m != 0 {
+            return Some(j + (m.trailing_zeros() / 8) as usize);
+        }
+        j += 8;
+    }
+    if j < 32 {
+        return t[j..]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\')
+            .map(|k| j + k);
+    }
+    memchr::memchr2(b'"', b'\\', &t[j..]).map(|k| j + k)
+}
+
 /// `i` is just after an opening quote; returns the index after the closing quote.
 #[inline]
 pub(super) fn skip_string(text: &[u8], mut i: usize) -> Option<usize> {
     loop {
-        let k = i + memchr::memchr2(b'"', b'\\', &text[i..])?;
+        let k = i + find_quote(&text[i..])?;
         if text[k] == b'\\' {
             i = k + 2;
             if i > text.len() {
@@ -75,18 +104,34 @@ pub(super) fn skip_nested(text: &[u8], mut i: usize) -> Option<usize> {
     }
 }
 
+/// The bytes that end a number or a literal: `,`, `}`, `]` and JSON's whitespace (and
+/// the other ASCII whitespace `is_ascii_whitespace` accepts, as before).
+const SCALAR_END: [bool; 256] = {
+    let mut t = [false; 256];
+    let ends = [b',', b'}', b']', b' ', b'\t', b'\n', b'\r', 0x0c];
+    let mut k = 0;
+    while k < ends.len() {
+        t[ends[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
+/// The index of the first byte after the number or literal at `i` (one table lookup a
+/// byte); `None` if the input ends first.
+#[inline]
+fn scalar_end(text: &[u8], i: usize) -> Option<usize> {
+    let n = text[i..].iter().position(|&b| SCALAR_END[usize::from(b)])?;
+    Some(i + n)
+}
+
 /// Skips any JSON value at `i`; `None` at the end of the input.
 #[inline]
 pub(super) fn skip_value(text: &[u8], i: usize) -> Option<usize> {
     match *text.get(i)? {
         b'"' => skip_string(text, i + 1),
         b'{' | b'[' => skip_nested(text, i),
-        _ => {
-            let n = text[i..]
-                .iter()
-                .position(|&b| matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace())?;
-            Some(i + n)
-        }
+        _ => scalar_end(text, i),
     }
 }
 
@@ -176,8 +221,7 @@ pub(super) fn scan_string<'a>(
     let mut j = i + 1;
     let mut escaped = false;
     loop {
-        let k = j + memchr::memchr2(b'"', b'\\', text.get(j..).unwrap_or_default())
-            .ok_or(ScanErr::Eof)?;
+        let k = j + find_quote(text.get(j..).unwrap_or_default()).ok_or(ScanErr::Eof)?;
         if text[k] == b'\\' {
             escaped = true;
             j = k + 2;
@@ -214,13 +258,7 @@ pub(super) fn scan_raw<'a>(
         None => return Err(ScanErr::Eof),
         Some(b'"') => scan_string(text, valid, i)?.1,
         Some(b'{' | b'[') => skip_nested(text, i).ok_or(ScanErr::Eof)?,
-        Some(b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => {
-            let n = text[i..]
-                .iter()
-                .position(|&b| matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace())
-                .ok_or(ScanErr::Eof)?;
-            i + n
-        }
+        Some(b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => scalar_end(text, i).ok_or(ScanErr::Eof)?,
         Some(_) => {
             return Err(ScanErr::Syntax(
                 i,
@@ -254,6 +292,83 @@ pub(super) fn scan_str<'a>(
     }
 }
 
+/// The event members the reader keeps.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Key {
+    Ph,
+    Name,
+    Cat,
+    Scope,
+    S,
+    Ts,
+    Dur,
+    Tdur,
+    Pid,
+    Tid,
+    Id,
+    Id2,
+    Args,
+    Other,
+}
+
+impl Key {
+    const ALL: [(Key, &'static str); 13] = [
+        (Key::Ph, "ph"),
+        (Key::Name, "name"),
+        (Key::Cat, "cat"),
+        (Key::Scope, "scope"),
+        (Key::S, "s"),
+        (Key::Ts, "ts"),
+        (Key::Dur, "dur"),
+        (Key::Tdur, "tdur"),
+        (Key::Pid, "pid"),
+        (Key::Tid, "tid"),
+        (Key::Id, "id"),
+        (Key::Id2, "id2"),
+        (Key::Args, "args"),
+    ];
+
+    fn of(name: &str) -> Key {
+        Key::ALL
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map_or(Key::Other, |&(k, _)| k)
+    }
+
+    fn text(self) -> &'static str {
+        Key::ALL
+            .iter()
+            .find(|(k, _)| *k == self)
+            .map_or("", |&(_, n)| n)
+    }
+}
+
+/// A member name written plainly (`"ts"`: no escapes), recognised from its first bytes
+/// without scanning for the closing quote: the key and the index after the quote.
+#[inline]
+fn quick_key(text: &[u8], i: usize) -> Option<(Key, usize)> {
+    let t = text.get(i + 1..i + 6).unwrap_or_default();
+    let (key, len) = match t {
+        [b'p', b'h', b'"', ..] => (Key::Ph, 2),
+        [b't', b's', b'"', ..] => (Key::Ts, 2),
+        [b'p', b'i', b'd', b'"', ..] => (Key::Pid, 3),
+        [b't', b'i', b'd', b'"', ..] => (Key::Tid, 3),
+        [b'd', b'u', b'r', b'"', ..] => (Key::Dur, 3),
+        [b'c', b'a', b't', b'"', ..] => (Key::Cat, 3),
+        [b'i', b'd', b'"', ..] => (Key::Id, 2),
+        [b'n', b'a', b'm', b'e', b'"'] => (Key::Name, 4),
+        [b'a', b'r', b'g', b's', b'"'] => (Key::Args, 4),
+        _ => return None,
+    };
+    Some((key, i + len + 2))
+}
+
+/// A member name for a message, from its opening quote to the index after its closing one.
+fn member_name(text: &[u8], from: usize, to: usize) -> String {
+    let raw = String::from_utf8_lossy(&text[from..to.min(text.len())]);
+    one_line(&raw).to_string()
+}
+
 /// Reads the event object whose `{` is at `i`: its members and the index after it. A
 /// hand-written reader for this one shape is several times faster than a generic
 /// deserializer: member names are matched as bytes, values are borrowed slices.
@@ -269,6 +384,7 @@ pub(super) fn scan_event<'a>(
         return Ok((ev, i + 1));
     }
     loop {
+        let i0 = i;
         match text.get(i) {
             Some(b'"') => {}
             None => return Err(ScanErr::Eof),
@@ -279,7 +395,13 @@ pub(super) fn scan_event<'a>(
                 ));
             }
         }
-        let (key, after) = scan_string(text, valid, i)?;
+        let (key, after) = match quick_key(text, i) {
+            Some(quick) => quick,
+            None => {
+                let (name, after) = scan_string(text, valid, i)?;
+                (Key::of(&name), after)
+            }
+        };
         i = skip_ws(text, after);
         match text.get(i) {
             Some(b':') => i = skip_ws(text, i + 1),
@@ -288,21 +410,21 @@ pub(super) fn scan_event<'a>(
                 return Err(ScanErr::Syntax(
                     i,
                     format!(
-                        "expected `:` after \"{}\", found {}",
-                        one_line(&key),
+                        "expected `:` after {}, found {}",
+                        member_name(text, i0, after),
                         found(text, i)
                     ),
                 ));
             }
         }
-        i = match key.as_bytes() {
-            b"ph" | b"name" | b"cat" | b"scope" | b"s" => {
-                let (v, e) = scan_str(text, valid, i, &key)?;
-                match key.as_bytes() {
-                    b"ph" => ev.ph = v,
-                    b"name" => ev.name = v,
-                    b"cat" => ev.cat = v,
-                    b"scope" => ev.scope = v,
+        i = match key {
+            Key::Ph | Key::Name | Key::Cat | Key::Scope | Key::S => {
+                let (v, e) = scan_str(text, valid, i, key.text())?;
+                match key {
+                    Key::Ph => ev.ph = v,
+                    Key::Name => ev.name = v,
+                    Key::Cat => ev.cat = v,
+                    Key::Scope => ev.scope = v,
                     _ => ev.s = v,
                 }
                 e
@@ -310,15 +432,15 @@ pub(super) fn scan_event<'a>(
             _ => {
                 let (raw, e) = scan_raw(text, valid, i)?;
                 let raw = (raw != "null").then_some(raw);
-                match key.as_bytes() {
-                    b"ts" => ev.ts = raw,
-                    b"dur" => ev.dur = raw,
-                    b"tdur" => ev.tdur = raw,
-                    b"pid" => ev.pid = raw,
-                    b"tid" => ev.tid = raw,
-                    b"id" => ev.id = raw,
-                    b"id2" => ev.id2 = raw,
-                    b"args" => ev.args = raw,
+                match key {
+                    Key::Ts => ev.ts = raw,
+                    Key::Dur => ev.dur = raw,
+                    Key::Tdur => ev.tdur = raw,
+                    Key::Pid => ev.pid = raw,
+                    Key::Tid => ev.tid = raw,
+                    Key::Id => ev.id = raw,
+                    Key::Id2 => ev.id2 = raw,
+                    Key::Args => ev.args = raw,
                     _ => {}
                 }
                 e
@@ -338,6 +460,74 @@ pub(super) fn scan_event<'a>(
                     ),
                 ));
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_quote_finds_the_first_quote_or_backslash_at_any_offset() {
+        for len in 0..80 {
+            for at in 0..=len {
+                for mark in [b'"', b'\\'] {
+                    // Bytes that differ from a quote or a backslash by one bit, and
+                    // multi-byte UTF-8, around the mark; a second mark after it.
+                    let mut t: Vec<u8> = (0..len)
+                        .map(|k| [b'#', b']', 0xc3, 0xa9, b'a', 0xdc][k % 6])
+                        .collect();
+                    if at < len {
+                        t[at] = mark;
+                        if at + 3 < len {
+                            t[at + 3] = b'"';
+                        }
+                    }
+                    let naive = t.iter().position(|&c| c == b'"' || c == b'\\');
+                    assert_eq!(find_quote(&t), naive, "len {len}, at {at}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn quick_keys_read_as_scanned_keys() {
+        for (key, name) in Key::ALL {
+            let text = format!("\"{name}\":1");
+            let (scanned, after) = scan_string(text.as_bytes(), Valid::prefix(b"", 0, 0), 0)
+                .ok()
+                .unwrap();
+            assert_eq!(Key::of(&scanned), key);
+            if let Some((quick, quick_after)) = quick_key(text.as_bytes(), 0) {
+                assert_eq!((quick, quick_after), (key, after), "{name}");
+            }
+        }
+        // Longer names sharing a prefix, an escaped name, a cut-off input.
+        for text in [
+            "\"phase\":1",
+            "\"tsx\":1",
+            "\"na\\u006de\":1",
+            "\"nam",
+            "\"ts",
+        ] {
+            assert_eq!(quick_key(text.as_bytes(), 0), None, "{text}");
+        }
+        assert_eq!(Key::of("na\u{6d}e"), Key::Name);
+        assert_eq!(Key::of("phase"), Key::Other);
+    }
+
+    #[test]
+    fn numbers_end_where_they_did() {
+        for (text, end) in [
+            ("12.5,", Some(4)),
+            ("7}", Some(1)),
+            ("-3]", Some(2)),
+            ("1\t", Some(1)),
+            ("1e9", None),
+            ("true\n", Some(4)),
+        ] {
+            assert_eq!(scalar_end(text.as_bytes(), 0), end, "{text:?}");
         }
     }
 }
