@@ -287,3 +287,47 @@ fn glyph_atlas_and_tables_stay_bounded() {
     let want = with_glyphon(gpu, &cases);
     assert_eq!(differing(&with_layer(gpu, &mut layer, &cases), &want), 0);
 }
+
+/// A window frame has names shaped ahead on a thread: once they have arrived, a frame
+/// that may shape nothing at all measures and draws every name (nothing left for a later
+/// frame), with the widths an export measures and glyphon's pixels.
+#[test]
+fn names_shaped_ahead_draw_as_names_shaped_in_the_frame() {
+    let Some(gpu) = gpu() else { return };
+    let size = 12.0;
+    let cases: Vec<Case> = cases()
+        .into_iter()
+        // Names; numbers are drawn a character at a time, from runs of their own.
+        .filter(|c| c.0.starts_with(char::is_alphabetic))
+        .map(|c| (c.0, size, c.2, c.3, c.4, c.5))
+        .collect();
+    let mut names = scorch::model::Names::new();
+    let ids: Vec<_> = cases.iter().map(|c| names.intern(c.0)).collect();
+    let mut layer = TextLayer::new(&gpu.device, TARGET_FORMAT);
+    layer.begin_frame(Some(std::time::Duration::ZERO));
+    layer.names_ahead(&names, size);
+    assert!(layer.shaping_ahead());
+    let t = std::time::Instant::now();
+    while layer.shaping_ahead() {
+        assert!(t.elapsed().as_secs() < 60, "the names arrive");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        layer.begin_frame(Some(std::time::Duration::ZERO));
+    }
+    let mut export = TextLayer::new(&gpu.device, TARGET_FORMAT);
+    for (c, &id) in cases.iter().zip(&ids) {
+        assert_eq!(
+            layer.name_width(&names, id, size),
+            export.width(c.0, size),
+            "{}",
+            c.0
+        );
+    }
+    let got = with_layer(gpu, &mut layer, &cases);
+    assert_eq!(
+        layer.deferred(),
+        0,
+        "a frame that may shape nothing left nothing"
+    );
+    let want = with_glyphon(gpu, &cases);
+    assert_eq!(differing(&got, &want), 0);
+}

@@ -18,6 +18,7 @@
 //! [`render_frame`] renders a whole image offscreen, in tiles when it is larger than the
 //! device's maximum texture size, and reads it back.
 
+mod ahead;
 pub mod bars;
 pub mod blit;
 pub mod frame;

@@ -11,6 +11,7 @@
 //! `trim` now and then. The layer is also the [`crate::view::draw::Measure`] views fit
 //! their labels with.
 
+use super::ahead::Ahead;
 use super::glyphs::{GlyphQuads, Part, Run};
 use crate::model::Names;
 use crate::model::names::NameId;
@@ -253,6 +254,8 @@ struct NameMeasures {
     /// Width, glyph ends, and whether from shaping (else an estimate, shaped when a
     /// frame has the time, as [`Shaper::measure`] does).
     by_id: FastMap<NameId, (f32, Arc<Measure>, bool)>,
+    /// Whether its names were sent to be shaped ahead ([`Ahead`]).
+    ahead: bool,
 }
 
 /// Which plane of a [`crate::view::draw::Frame`] a piece of text belongs to: labels and
@@ -290,6 +293,8 @@ pub struct Shaper {
     /// The ellipsis's width at the last size asked (a single glyph: its summed advance
     /// is its shaped width, so never an estimate).
     ellipsis: Option<(u32, f32)>,
+    /// The names of the newest name table being shaped on a thread (window frames only).
+    ahead: Option<Ahead>,
 }
 
 /// Shaping, caching and drawing of text.
@@ -305,6 +310,12 @@ pub struct TextLayer {
     chars: FastMap<(char, u32), Arc<Run>>,
     /// The glyph table's epoch the runs of `shaped` and `chars` belong to.
     epoch: u64,
+    /// Runs of the names shaped ahead ([`Ahead`]), by size and text: a name's label is
+    /// drawn without shaping it in the frame. Emptied with the glyph table, and when
+    /// another interner or size is shaped ahead.
+    ahead_runs: FastMap<Box<str>, Arc<Run>>,
+    /// The size (bits) of [`TextLayer::ahead_runs`].
+    ahead_size: u32,
     items: [Vec<Item>; 2],
 }
 
@@ -347,11 +358,11 @@ fn is_plain_char(c: char) -> bool {
     }
 }
 
-fn is_plain(text: &str) -> bool {
+pub(super) fn is_plain(text: &str) -> bool {
     !text.is_empty() && text.chars().all(is_plain_char)
 }
 
-fn shape(fs: &mut FontSystem, text: &str, size: f32) -> Buffer {
+pub(super) fn shape(fs: &mut FontSystem, text: &str, size: f32) -> Buffer {
     let mut b = Buffer::new(fs, Metrics::new(size, line_height(size)));
     b.set_wrap(Wrap::None);
     b.set_size(None, None);
@@ -362,7 +373,11 @@ fn shape(fs: &mut FontSystem, text: &str, size: f32) -> Buffer {
 
 /// Glyph extents of `text` from shaping it.
 fn measure_shaped(fs: &mut FontSystem, text: &str, size: f32) -> Measure {
-    let b = shape(fs, text, size);
+    measure_of(&shape(fs, text, size))
+}
+
+/// Glyph extents of a shaped text.
+pub(super) fn measure_of(b: &Buffer) -> Measure {
     let mut m = Measure::default();
     for run in b.layout_runs() {
         m.width = m.width.max(run.line_w);
@@ -399,6 +414,7 @@ impl Shaper {
             cuts: Generations::new(CUTS_CAP),
             ellipsis: None,
             names: Vec::new(),
+            ahead: None,
         }
     }
 
@@ -460,23 +476,7 @@ impl Shaper {
         id: NameId,
         size: f32,
     ) -> Result<(), Option<Arc<Measure>>> {
-        let key = (names.uid(), size.to_bits());
-        match self.names.iter().rposition(|t| t.key == key) {
-            Some(i) if i + 1 == self.names.len() => {}
-            Some(i) => {
-                let t = self.names.remove(i);
-                self.names.push(t);
-            }
-            None => {
-                if self.names.len() >= NAME_TABLES {
-                    self.names.remove(0);
-                }
-                self.names.push(NameMeasures {
-                    key,
-                    by_id: FastMap::default(),
-                });
-            }
-        }
+        self.use_names(names, size);
         match self.name_table().by_id.get(&id) {
             Some(&(_, _, true)) => return Ok(()),
             Some((_, m, false)) => {
@@ -501,6 +501,36 @@ impl Shaper {
         }
         table.by_id.insert(id, (m.width, m.clone(), exact));
         if exact { Ok(()) } else { Err(Some(m)) }
+    }
+
+    /// Makes the name table of `names` at `size` the current one ([`Shaper::name_table`]),
+    /// a new one if need be; in a window frame, a new table has its names shaped ahead
+    /// on a thread ([`Ahead`]).
+    fn use_names(&mut self, names: &Names, size: f32) {
+        let key = (names.uid(), size.to_bits());
+        match self.names.iter().rposition(|t| t.key == key) {
+            Some(i) if i + 1 == self.names.len() => {}
+            Some(i) => {
+                let t = self.names.remove(i);
+                self.names.push(t);
+            }
+            None => {
+                if self.names.len() >= NAME_TABLES {
+                    self.names.remove(0);
+                }
+                self.names.push(NameMeasures {
+                    key,
+                    by_id: FastMap::default(),
+                    ahead: false,
+                });
+            }
+        }
+        // Only window frames, which have a shaping limit: an export shapes every name
+        // it draws anyway.
+        if self.budget.is_some() && !self.name_table().ahead {
+            self.name_table().ahead = true;
+            self.ahead = Ahead::start(names, size);
+        }
     }
 
     /// The name measures [`Shaper::name_known`] chose last.
@@ -611,6 +641,8 @@ impl TextLayer {
             shaped: Generations::new(SHAPED_CAP),
             chars: FastMap::default(),
             epoch: 0,
+            ahead_runs: FastMap::default(),
+            ahead_size: 0,
             items: [Vec::new(), Vec::new()],
         }
     }
@@ -631,11 +663,57 @@ impl TextLayer {
         self.shaper.budget = shaping;
         self.shaper.spent = Duration::ZERO;
         self.shaper.deferred = 0;
+        self.take_ahead();
+    }
+
+    /// Takes the names shaped ahead that have arrived: their measures into their name
+    /// table, their runs into [`TextLayer::ahead_runs`].
+    fn take_ahead(&mut self) {
+        let Some(job) = &self.shaper.ahead else {
+            return;
+        };
+        let key = job.key;
+        let Some(batch) = job.take() else {
+            self.shaper.ahead = None;
+            return;
+        };
+        let Some(t) = self.shaper.names.iter().position(|t| t.key == key) else {
+            // The table was dropped for newer ones: so is its job.
+            self.shaper.ahead = None;
+            return;
+        };
+        if self.ahead_size != key.1 {
+            self.ahead_runs.clear();
+            self.ahead_size = key.1;
+        }
+        for (id, text, buffer) in batch {
+            let m = Arc::new(measure_of(&buffer));
+            self.shaper.names[t].by_id.insert(id, (m.width, m, true));
+            let run = Arc::new(self.quads.run_of(&buffer));
+            self.check_epoch();
+            self.ahead_runs.insert(text, run);
+        }
+    }
+
+    /// After the glyph table was forgotten, forgets the runs made before (they name
+    /// other glyphs).
+    fn check_epoch(&mut self) {
+        if self.quads.epoch() != self.epoch {
+            self.epoch = self.quads.epoch();
+            self.shaped = Generations::new(SHAPED_CAP);
+            self.chars.clear();
+            self.ahead_runs.clear();
+        }
     }
 
     /// Ends the frame's shaping limit.
     pub fn end_frame(&mut self) {
         self.shaper.budget = None;
+    }
+
+    /// Whether names are being shaped ahead on a thread ([`Ahead`]) and not all taken yet.
+    pub fn shaping_ahead(&self) -> bool {
+        self.shaper.ahead.is_some()
     }
 
     /// Strings the current (or last) frame left for later frames.
@@ -752,17 +830,17 @@ impl TextLayer {
         if let Some(r) = self.shaped.get(size, text) {
             return Some(r);
         }
+        if self.ahead_size == size.to_bits()
+            && let Some(r) = self.ahead_runs.get(text)
+        {
+            return Some(r.clone());
+        }
         if !self.shaper.may_shape() {
             return None;
         }
         let b = self.shaper.timed(|fs| shape(fs, text, size));
         let run = Arc::new(self.quads.run_of(&b));
-        if self.quads.epoch() != self.epoch {
-            // The glyph table was forgotten: runs made before name other glyphs.
-            self.epoch = self.quads.epoch();
-            self.shaped = Generations::new(SHAPED_CAP);
-            self.chars.clear();
-        }
+        self.check_epoch();
         // A run keeps 32 bytes per glyph: a frame draws a few thousand labels at most.
         self.shaped.insert(size, text, run.clone());
         Some(run)
@@ -884,6 +962,10 @@ impl MeasureText for Shaper {
         self.cut_at(part, &shown, at, size)
     }
 
+    fn names_ahead(&mut self, names: &Names, size: f32) {
+        self.use_names(names, size);
+    }
+
     fn name_width(&mut self, names: &Names, id: NameId, size: f32) -> f32 {
         match self.name_known(names, id, size) {
             Ok(()) => self.name_table().by_id.get(&id).map_or(0.0, |e| e.0),
@@ -925,6 +1007,10 @@ impl MeasureText for TextLayer {
 
     fn cut(&mut self, part: LabelFit, text: &str, size: f32, max_w: f32) -> Option<String> {
         self.shaper.cut(part, text, size, max_w)
+    }
+
+    fn names_ahead(&mut self, names: &Names, size: f32) {
+        self.shaper.names_ahead(names, size);
     }
 
     fn name_width(&mut self, names: &Names, id: NameId, size: f32) -> f32 {

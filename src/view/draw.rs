@@ -91,6 +91,13 @@ pub trait Measure {
     /// character fits.
     fn cut(&mut self, part: LabelFit, text: &str, size: f32, max_w: f32) -> Option<String>;
 
+    /// The names of `names` are about to be drawn at `size`, in this frame and the
+    /// next ones: a measurer may start measuring them ahead (the window's shapes them on
+    /// a thread). Called by the label loops once a frame, before any label.
+    fn names_ahead(&mut self, names: &Names, size: f32) {
+        let _ = (names, size);
+    }
+
     /// [`Measure::width`] of the name `id` of `names` (a measurer may keep it by id,
     /// without hashing the string, for the label loops).
     fn name_width(&mut self, names: &Names, id: NameId, size: f32) -> f32 {

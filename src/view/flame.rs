@@ -394,6 +394,9 @@ impl FlameView {
         let diff_ticks = p.diff_ticks();
         // The f32 the shader's heat scale holds, so labels contrast with what is drawn.
         let max_self = f64::from(self.max_self as f32);
+        if self.labels {
+            m.names_ahead(&p.names, label_size);
+        }
         for d in rows {
             if !self.labels {
                 break;

@@ -196,6 +196,7 @@ impl TimelineView {
         let gx = g.graph.x;
         let graph_right = g.graph.x + g.graph.w;
         let spans = &self.trace.spans;
+        m.names_ahead(&spans.names, small);
         // The f32 the shader's heat scale holds, so labels contrast with what is drawn.
         let max_dur = f64::from(self.max_dur_ns as f32);
         let matches = self.search.as_ref().map(|s| &s.name_matches[..]);
