@@ -317,7 +317,13 @@ fn append_run<'a>(
     match names.as_mut() {
         None => {
             *names = Some((run.pids, run.names, run.args));
-            recs.extend(run.recs);
+            // The first run's records become the list (not copied: W6's first half is
+            // 130 MB of records, and a copy faults in as many fresh pages).
+            if recs.is_empty() {
+                *recs = run.recs;
+            } else {
+                recs.extend(run.recs);
+            }
         }
         Some((pids, global, args)) => {
             let map: Vec<NameId> = run.names.iter().map(|(_, n)| global.intern(n)).collect();
