@@ -277,6 +277,10 @@ pub struct Shaper {
     measures: Generations<(Arc<Measure>, bool)>,
     /// Advance of each [`PLAIN`] character by size.
     advances: FastMap<(char, u32), f32>,
+    /// The advances of ASCII characters at the two sizes asked last (NaN: not looked up
+    /// yet), the most recent first: a duration label adds half a dozen of them, found
+    /// here without hashing.
+    ascii: [AsciiAdvances; 2],
     /// How long this frame may spend shaping new strings (`None`: no limit); see
     /// [`TextLayer::begin_frame`].
     budget: Option<Duration>,
@@ -297,6 +301,21 @@ pub struct Shaper {
     ahead: Option<Ahead>,
 }
 
+/// Advances of the ASCII characters at one size.
+struct AsciiAdvances {
+    size: u32,
+    advance: [f32; 128],
+}
+
+impl AsciiAdvances {
+    fn new(size: u32) -> AsciiAdvances {
+        AsciiAdvances {
+            size,
+            advance: [f32::NAN; 128],
+        }
+    }
+}
+
 /// Shaping, caching and drawing of text.
 pub struct TextLayer {
     shaper: Shaper,
@@ -308,6 +327,9 @@ pub struct TextLayer {
     /// Runs of single characters by character and size: the digits and units numbers
     /// are drawn with, and the ellipsis, found without hashing a string.
     chars: FastMap<(char, u32), Arc<Run>>,
+    /// The runs of ASCII characters of `chars` at the size asked last, found without
+    /// hashing (the digits of every duration label).
+    ascii_runs: (u32, Vec<Option<Arc<Run>>>),
     /// The glyph table's epoch the runs of `shaped` and `chars` belong to.
     epoch: u64,
     /// Runs of the names shaped ahead ([`Ahead`]), by size and text: a name's label is
@@ -408,6 +430,7 @@ impl Shaper {
             font_system: font_system(),
             measures: Generations::new(MEASURED_CAP),
             advances: FastMap::default(),
+            ascii: [AsciiAdvances::new(0), AsciiAdvances::new(0)],
             budget: None,
             spent: Duration::ZERO,
             deferred: 0,
@@ -443,6 +466,29 @@ impl Shaper {
 
     /// Advance of the [`PLAIN`] character `c` at `size` (cached).
     fn advance(&mut self, c: char, size: f32) -> f32 {
+        let bits = size.to_bits();
+        let k = c as usize;
+        if k < 128 {
+            if self.ascii[0].size != bits {
+                self.ascii.swap(0, 1);
+                if self.ascii[0].size != bits {
+                    self.ascii[0] = AsciiAdvances::new(bits);
+                }
+            }
+            let a = self.ascii[0].advance[k];
+            if !a.is_nan() {
+                return a;
+            }
+            let a = self.advance_of(c, size);
+            self.ascii[0].advance[k] = a;
+            return a;
+        }
+        self.advance_of(c, size)
+    }
+
+    /// [`Shaper::advance`] from the map of all advances (shaped once per character and
+    /// size).
+    fn advance_of(&mut self, c: char, size: f32) -> f32 {
         let key = (c, size.to_bits());
         if let Some(&a) = self.advances.get(&key) {
             return a;
@@ -640,6 +686,7 @@ impl TextLayer {
             quads: GlyphQuads::new(device, format),
             shaped: Generations::new(SHAPED_CAP),
             chars: FastMap::default(),
+            ascii_runs: (0, vec![None; 128]),
             epoch: 0,
             ahead_runs: FastMap::default(),
             ahead_size: 0,
@@ -702,6 +749,7 @@ impl TextLayer {
             self.epoch = self.quads.epoch();
             self.shaped = Generations::new(SHAPED_CAP);
             self.chars.clear();
+            self.ascii_runs.1.fill(None);
             self.ahead_runs.clear();
         }
     }
@@ -849,13 +897,32 @@ impl TextLayer {
     /// The run of the character `c` at `size` (cached in `chars`: only for the few
     /// characters of numbers and the ellipsis), or `None` when this frame is out of time.
     fn char_run(&mut self, c: char, size: f32) -> Option<Arc<Run>> {
-        let key = (c, size.to_bits());
-        if let Some(r) = self.chars.get(&key) {
-            return Some(r.clone());
+        let bits = size.to_bits();
+        let k = c as usize;
+        if k < 128 {
+            if self.ascii_runs.0 != bits {
+                self.ascii_runs.0 = bits;
+                self.ascii_runs.1.fill(None);
+            }
+            if let Some(r) = &self.ascii_runs.1[k] {
+                return Some(r.clone());
+            }
         }
-        let mut buf = [0u8; 4];
-        let run = self.run(c.encode_utf8(&mut buf), size)?;
-        self.chars.insert(key, run.clone());
+        let key = (c, bits);
+        let run = match self.chars.get(&key) {
+            Some(r) => r.clone(),
+            None => {
+                let mut buf = [0u8; 4];
+                let run = self.run(c.encode_utf8(&mut buf), size)?;
+                self.chars.insert(key, run.clone());
+                run
+            }
+        };
+        // `run` may have emptied the tables (a new glyph epoch): the size is set again.
+        if k < 128 {
+            self.ascii_runs.0 = bits;
+            self.ascii_runs.1[k] = Some(run.clone());
+        }
         Some(run)
     }
 
@@ -1185,6 +1252,23 @@ mod tests {
                             assert_eq!(by_id.deferred, by_text.deferred, "{text:?}");
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// Advances found in the ASCII tables equal those shaped one by one, whatever the
+    /// order of sizes (three sizes in turn overflow the two tables).
+    #[test]
+    fn ascii_advances_equal_shaped_ones() {
+        let mut cached = Shaper::new();
+        let mut fs = font_system();
+        let sizes = [11.0f32, 13.0, 17.5];
+        for round in 0..3 {
+            for (k, &size) in sizes.iter().enumerate().cycle().skip(round).take(7) {
+                for c in ['0', '7', '.', ' ', 'µ', 'n', 's', '×', 'W'] {
+                    let want = measure_shaped(&mut fs, c.encode_utf8(&mut [0; 4]), size).width;
+                    assert_eq!(cached.advance(c, size), want, "{c:?} at {size} ({k})");
                 }
             }
         }
