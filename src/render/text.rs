@@ -11,7 +11,7 @@
 //! `trim` now and then. The layer is also the [`crate::view::draw::Measure`] views fit
 //! their labels with.
 
-use super::ahead::Ahead;
+use super::ahead::{self, Ahead};
 use super::glyphs::{GlyphQuads, Part, Run};
 use crate::model::Names;
 use crate::model::names::NameId;
@@ -336,8 +336,10 @@ pub struct TextLayer {
     /// drawn without shaping it in the frame. Emptied with the glyph table, and when
     /// another interner or size is shaped ahead.
     ahead_runs: FastMap<Box<str>, Arc<Run>>,
-    /// The size (bits) of [`TextLayer::ahead_runs`].
-    ahead_size: u32,
+    /// The name table (interner uid, size bits) whose names [`TextLayer::ahead_runs`]
+    /// holds: the runs of one job at a time, so they stay within [`ahead::AHEAD_MAX`]
+    /// however many documents a window opens.
+    ahead_key: (u64, u32),
     items: [Vec<Item>; 2],
 }
 
@@ -689,7 +691,7 @@ impl TextLayer {
             ascii_runs: (0, vec![None; 128]),
             epoch: 0,
             ahead_runs: FastMap::default(),
-            ahead_size: 0,
+            ahead_key: (0, 0),
             items: [Vec::new(), Vec::new()],
         }
     }
@@ -729,9 +731,9 @@ impl TextLayer {
             self.shaper.ahead = None;
             return;
         };
-        if self.ahead_size != key.1 {
+        if self.ahead_key != key {
             self.ahead_runs.clear();
-            self.ahead_size = key.1;
+            self.ahead_key = key;
         }
         for (id, text, buffer) in batch {
             let m = Arc::new(measure_of(&buffer));
@@ -878,7 +880,7 @@ impl TextLayer {
         if let Some(r) = self.shaped.get(size, text) {
             return Some(r);
         }
-        if self.ahead_size == size.to_bits()
+        if self.ahead_key.1 == size.to_bits()
             && let Some(r) = self.ahead_runs.get(text)
         {
             return Some(r.clone());
