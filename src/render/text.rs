@@ -11,7 +11,7 @@
 //! `trim` now and then. The layer is also the [`crate::view::draw::Measure`] views fit
 //! their labels with.
 
-use super::ahead::{self, Ahead};
+use super::ahead::Ahead;
 use super::glyphs::{GlyphQuads, Part, Run};
 use crate::model::Names;
 use crate::model::names::NameId;
@@ -337,7 +337,7 @@ pub struct TextLayer {
     /// another interner or size is shaped ahead.
     ahead_runs: FastMap<Box<str>, Arc<Run>>,
     /// The name table (interner uid, size bits) whose names [`TextLayer::ahead_runs`]
-    /// holds: the runs of one job at a time, so they stay within [`ahead::AHEAD_MAX`]
+    /// holds: the runs of one job at a time, so they stay within `ahead::AHEAD_MAX`
     /// however many documents a window opens.
     ahead_key: (u64, u32),
     items: [Vec<Item>; 2],
