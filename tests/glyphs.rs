@@ -303,8 +303,14 @@ fn names_shaped_ahead_draw_as_names_shaped_in_the_frame() {
         .collect();
     let mut names = scorch::model::Names::new();
     let ids: Vec<_> = cases.iter().map(|c| names.intern(c.0)).collect();
+    // A second interner drawn beside it (a comparison's other side): both are shaped.
+    let mut other = scorch::model::Names::new();
+    let other_ids: Vec<_> = (0..3000)
+        .map(|i| other.intern(&format!("other::side_{i}")))
+        .collect();
     let mut layer = TextLayer::new(&gpu.device, TARGET_FORMAT);
     layer.begin_frame(Some(std::time::Duration::ZERO));
+    layer.names_ahead(&other, size);
     layer.names_ahead(&names, size);
     assert!(layer.shaping_ahead());
     let t = std::time::Instant::now();
@@ -314,6 +320,17 @@ fn names_shaped_ahead_draw_as_names_shaped_in_the_frame() {
         layer.begin_frame(Some(std::time::Duration::ZERO));
     }
     let mut export = TextLayer::new(&gpu.device, TARGET_FORMAT);
+    for &id in other_ids.iter().step_by(97) {
+        assert_eq!(
+            layer.name_width(&other, id, size),
+            export.width(other.get(id), size)
+        );
+    }
+    assert_eq!(
+        layer.deferred(),
+        0,
+        "the other side's names were all shaped ahead"
+    );
     for (c, &id) in cases.iter().zip(&ids) {
         assert_eq!(
             layer.name_width(&names, id, size),

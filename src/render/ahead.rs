@@ -8,8 +8,11 @@
 //! for the names of an interner at a size, [`Ahead::start`] copies the names (up to
 //! [`AHEAD_MAX`]) and shapes them on a thread with a font system of its own (the same
 //! bundled font: the same measures, checked by a test), sending them back in batches;
-//! each frame takes what has arrived ([`Ahead::take`]) before it measures anything.
-//! Exports and screenshots have no shaping limit and start no thread.
+//! each frame takes what has arrived ([`Ahead::take`]) before it measures anything: the
+//! names' measures and their runs (what drawing them needs) go into the interner's name
+//! table, which keeps its job and runs while it is kept (views side by side draw two
+//! interners; each has its own). Exports and screenshots have no shaping limit and
+//! start no thread.
 
 use super::text::{drawable, font_system, is_plain, shape};
 use crate::model::Names;
@@ -19,8 +22,9 @@ use std::borrow::Cow;
 use std::sync::mpsc;
 
 /// Most names measured ahead per interner and size (the first ones, in id order):
-/// with the names frames measure themselves this stays within the name table's bound.
-pub(super) const AHEAD_MAX: usize = 8192;
+/// with the names frames measure themselves this stays within the name table's bound,
+/// and the runs kept for them within a few MiB per table.
+const AHEAD_MAX: usize = 8192;
 /// Most bytes of names copied for the thread.
 const AHEAD_BYTES: usize = 4 << 20;
 /// Names per batch sent back.
@@ -34,8 +38,6 @@ type Batch = Vec<(NameId, Box<str>, Buffer)>;
 
 /// One interner's names at one size, being measured.
 pub(super) struct Ahead {
-    /// The interner's uid and the size's bits (the name table's key).
-    pub(super) key: (u64, u32),
     rx: mpsc::Receiver<Batch>,
 }
 
@@ -81,10 +83,7 @@ impl Ahead {
                 }
             })
             .ok()?;
-        Some(Ahead {
-            key: (names.uid(), size.to_bits()),
-            rx,
-        })
+        Some(Ahead { rx })
     }
 
     /// The measures that have arrived, at most a few batches; `None` once every batch

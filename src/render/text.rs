@@ -255,7 +255,12 @@ struct NameMeasures {
     /// frame has the time, as [`Shaper::measure`] does).
     by_id: FastMap<NameId, (f32, Arc<Measure>, bool)>,
     /// Whether its names were sent to be shaped ahead ([`Ahead`]).
-    ahead: bool,
+    ahead_started: bool,
+    /// The thread shaping them, until every batch has been taken.
+    ahead: Option<Ahead>,
+    /// The runs of the names shaped ahead, by text: their labels are drawn without
+    /// shaping them in the frame (see [`TextLayer::run`]). Emptied with the glyph table.
+    runs: FastMap<Box<str>, Arc<Run>>,
 }
 
 /// Which plane of a [`crate::view::draw::Frame`] a piece of text belongs to: labels and
@@ -297,8 +302,6 @@ pub struct Shaper {
     /// The ellipsis's width at the last size asked (a single glyph: its summed advance
     /// is its shaped width, so never an estimate).
     ellipsis: Option<(u32, f32)>,
-    /// The names of the newest name table being shaped on a thread (window frames only).
-    ahead: Option<Ahead>,
 }
 
 /// Advances of the ASCII characters at one size.
@@ -332,14 +335,6 @@ pub struct TextLayer {
     ascii_runs: (u32, Vec<Option<Arc<Run>>>),
     /// The glyph table's epoch the runs of `shaped` and `chars` belong to.
     epoch: u64,
-    /// Runs of the names shaped ahead ([`Ahead`]), by size and text: a name's label is
-    /// drawn without shaping it in the frame. Emptied with the glyph table, and when
-    /// another interner or size is shaped ahead.
-    ahead_runs: FastMap<Box<str>, Arc<Run>>,
-    /// The name table (interner uid, size bits) whose names [`TextLayer::ahead_runs`]
-    /// holds: the runs of one job at a time, so they stay within `ahead::AHEAD_MAX`
-    /// however many documents a window opens.
-    ahead_key: (u64, u32),
     items: [Vec<Item>; 2],
 }
 
@@ -439,7 +434,6 @@ impl Shaper {
             cuts: Generations::new(CUTS_CAP),
             ellipsis: None,
             names: Vec::new(),
-            ahead: None,
         }
     }
 
@@ -568,16 +562,17 @@ impl Shaper {
                 }
                 self.names.push(NameMeasures {
                     key,
-                    by_id: FastMap::default(),
-                    ahead: false,
+                    ..NameMeasures::default()
                 });
             }
         }
         // Only window frames, which have a shaping limit: an export shapes every name
-        // it draws anyway.
-        if self.budget.is_some() && !self.name_table().ahead {
-            self.name_table().ahead = true;
-            self.ahead = Ahead::start(names, size);
+        // it draws anyway. A table dropped for newer ones takes its job and runs along.
+        let window = self.budget.is_some();
+        let table = self.name_table();
+        if window && !table.ahead_started {
+            table.ahead_started = true;
+            table.ahead = Ahead::start(names, size);
         }
     }
 
@@ -690,8 +685,6 @@ impl TextLayer {
             chars: FastMap::default(),
             ascii_runs: (0, vec![None; 128]),
             epoch: 0,
-            ahead_runs: FastMap::default(),
-            ahead_key: (0, 0),
             items: [Vec::new(), Vec::new()],
         }
     }
@@ -715,32 +708,25 @@ impl TextLayer {
         self.take_ahead();
     }
 
-    /// Takes the names shaped ahead that have arrived: their measures into their name
-    /// table, their runs into [`TextLayer::ahead_runs`].
+    /// Takes the names shaped ahead that have arrived, for every name table whose
+    /// names are being shaped: their measures and runs into the table.
     fn take_ahead(&mut self) {
-        let Some(job) = &self.shaper.ahead else {
-            return;
-        };
-        let key = job.key;
-        let Some(batch) = job.take() else {
-            self.shaper.ahead = None;
-            return;
-        };
-        let Some(t) = self.shaper.names.iter().position(|t| t.key == key) else {
-            // The table was dropped for newer ones: so is its job.
-            self.shaper.ahead = None;
-            return;
-        };
-        if self.ahead_key != key {
-            self.ahead_runs.clear();
-            self.ahead_key = key;
-        }
-        for (id, text, buffer) in batch {
-            let m = Arc::new(measure_of(&buffer));
-            self.shaper.names[t].by_id.insert(id, (m.width, m, true));
-            let run = Arc::new(self.quads.run_of(&buffer));
-            self.check_epoch();
-            self.ahead_runs.insert(text, run);
+        for t in 0..self.shaper.names.len() {
+            let Some(job) = &self.shaper.names[t].ahead else {
+                continue;
+            };
+            let Some(batch) = job.take() else {
+                self.shaper.names[t].ahead = None;
+                continue;
+            };
+            for (id, text, buffer) in batch {
+                let m = Arc::new(measure_of(&buffer));
+                let run = Arc::new(self.quads.run_of(&buffer));
+                self.check_epoch();
+                let table = &mut self.shaper.names[t];
+                table.by_id.insert(id, (m.width, m, true));
+                table.runs.insert(text, run);
+            }
         }
     }
 
@@ -752,7 +738,9 @@ impl TextLayer {
             self.shaped = Generations::new(SHAPED_CAP);
             self.chars.clear();
             self.ascii_runs.1.fill(None);
-            self.ahead_runs.clear();
+            for t in &mut self.shaper.names {
+                t.runs.clear();
+            }
         }
     }
 
@@ -763,7 +751,7 @@ impl TextLayer {
 
     /// Whether names are being shaped ahead on a thread ([`Ahead`]) and not all taken yet.
     pub fn shaping_ahead(&self) -> bool {
-        self.shaper.ahead.is_some()
+        self.shaper.names.iter().any(|t| t.ahead.is_some())
     }
 
     /// Strings the current (or last) frame left for later frames.
@@ -880,8 +868,15 @@ impl TextLayer {
         if let Some(r) = self.shaped.get(size, text) {
             return Some(r);
         }
-        if self.ahead_key.1 == size.to_bits()
-            && let Some(r) = self.ahead_runs.get(text)
+        // A name shaped ahead (the tables of the newest interners first).
+        let bits = size.to_bits();
+        if let Some(r) = self
+            .shaper
+            .names
+            .iter()
+            .rev()
+            .filter(|t| t.key.1 == bits && !t.runs.is_empty())
+            .find_map(|t| t.runs.get(text))
         {
             return Some(r.clone());
         }
