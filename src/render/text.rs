@@ -865,10 +865,8 @@ impl TextLayer {
 
     /// `text` shaped at `size` (cached), or `None` when this frame is out of time.
     fn run(&mut self, text: &str, size: f32) -> Option<Arc<Run>> {
-        if let Some(r) = self.shaped.get(size, text) {
-            return Some(r);
-        }
-        // A name shaped ahead (the tables of the newest interners first).
+        // A name shaped ahead (the tables of the newest interners first), looked up
+        // first: most labels are names, and a miss in `shaped` costs two lookups.
         let bits = size.to_bits();
         if let Some(r) = self
             .shaper
@@ -879,6 +877,9 @@ impl TextLayer {
             .find_map(|t| t.runs.get(text))
         {
             return Some(r.clone());
+        }
+        if let Some(r) = self.shaped.get(size, text) {
+            return Some(r);
         }
         if !self.shaper.may_shape() {
             return None;
