@@ -674,14 +674,20 @@ fn thread_spans(mut evs: Vec<Slim>, trace_end: i64, c: &mut Counts) -> Vec<Pendi
     if !evs.is_sorted() {
         evs.sort_unstable();
     }
+    // Spans are listed in the order of their start: a `B` takes its place when it opens
+    // and gets its end when its `E` comes, so that the list is usually in the order
+    // nesting needs already (see `nest_by_containment`).
     let mut spans: Vec<Pending> = Vec::with_capacity(evs.len());
-    let mut open: Vec<Slim> = Vec::new();
+    let mut open: Vec<(Slim, usize)> = Vec::new();
     for e in &evs {
         let at = e.ts;
         match e.ph {
-            b'B' => open.push(*e),
+            b'B' => {
+                open.push((*e, spans.len()));
+                spans.push(e.pending(at, at));
+            }
             b'E' => match open.pop() {
-                Some(b) => {
+                Some((b, slot)) => {
                     if e.name != NO_NAME && e.name != b.name {
                         c.name_mismatch += 1;
                     }
@@ -690,7 +696,7 @@ fn thread_spans(mut evs: Vec<Slim>, trace_end: i64, c: &mut Counts) -> Vec<Pendi
                     if e.flags & OWN_ARGS != 0 {
                         p.flags |= CLOSE_ARGS;
                     }
-                    spans.push(p);
+                    spans[slot] = p;
                 }
                 None => c.e_without_b += 1,
             },
@@ -705,9 +711,9 @@ fn thread_spans(mut evs: Vec<Slim>, trace_end: i64, c: &mut Counts) -> Vec<Pendi
             _ => spans.push(e.pending(at, at)),
         }
     }
-    for b in open {
+    for (b, slot) in open {
         c.unclosed_b += 1;
-        spans.push(b.pending(b.ts, trace_end.max(b.ts)));
+        spans[slot] = b.pending(b.ts, trace_end.max(b.ts));
     }
     nest_by_containment(&mut spans, c);
     spans
@@ -716,7 +722,12 @@ fn thread_spans(mut evs: Vec<Slim>, trace_end: i64, c: &mut Counts) -> Vec<Pendi
 /// Sets each span's parent to the innermost span containing it (sorted by start, longer
 /// first, file order); a span partially overlapping the open one closes it, counted.
 fn nest_by_containment(spans: &mut [Pending], c: &mut Counts) {
-    spans.sort_unstable_by_key(|p| (p.start, std::cmp::Reverse(p.end), p.rec));
+    // A total order (`rec` is unique): the sorted list is the same whatever the order
+    // before, and a list already in order (events in time order) is not sorted again.
+    let key = |p: &Pending| (p.start, std::cmp::Reverse(p.end), p.rec);
+    if !spans.is_sorted_by_key(key) {
+        spans.sort_unstable_by_key(key);
+    }
     let mut stack: Vec<usize> = Vec::new();
     for i in 0..spans.len() {
         let (s0, e0) = (spans[i].start, spans[i].end);
