@@ -2,9 +2,9 @@
 //! document, the size fitted to the content, the camera on the asked range.
 //!
 //! The image is then drawn like a window frame ([`super::compose`] with
-//! [`super::Purpose::Export`]); only the setup differs. A flame graph export keeps just
-//! the level-of-detail tier its one zoom draws ([`crate::lod::view_lod`]), not the
-//! pyramid a window keeps for zooming.
+//! [`super::Purpose::Export`]); only the setup differs. A flame graph or timeline
+//! export keeps just the level-of-detail tier its one zoom draws
+//! ([`crate::lod::view_lod`]), not the pyramid a window keeps for zooming.
 
 use super::both::BothView;
 use super::draw::LabelFit;
@@ -448,7 +448,7 @@ pub fn timeline_export(
         style,
         ..ViewOptions::default()
     };
-    let mut view = TimelineView::with_mode(trace, mode, &view_opts);
+    let mut view = TimelineView::for_one_image(trace, mode, &view_opts);
     let total = view.tracks().layout.total_ticks.max(1);
     let start = opts.start_ns.unwrap_or(0);
     let end = opts.end_ns.unwrap_or(total);
@@ -474,6 +474,7 @@ pub fn timeline_export(
     view.set_viewport(Viewport::logical(opts.width, height, opts.scale));
     let w = view.geometry(1.0).graph.w;
     view.state_mut().camera = Camera::range(start, end, f64::from(w));
+    view.keep_one_zoom();
     Ok(view)
 }
 
@@ -491,6 +492,52 @@ mod tests {
         match export_view(doc, &opts) {
             Err(e) => e.0,
             Ok(_) => panic!("{opts:?} should be refused"),
+        }
+    }
+
+    /// A timeline image of the whole trace keeps and uploads only the tier each row
+    /// draws, with the bars of the whole pyramid's tier at that zoom; an image of a time
+    /// range keeps every tier (its overview strip draws the whole trace at another zoom).
+    #[test]
+    fn a_whole_trace_image_keeps_the_tier_it_draws() {
+        let mut text = String::from("[");
+        let mut t = 0u64;
+        for i in 0..20_000u64 {
+            let d = 1 + (i * 7919) % 13;
+            text.push_str(&format!(
+                r#"{{"ph":"X","name":"s{}","ts":{t},"dur":{d},"pid":1,"tid":{}}},"#,
+                i % 50,
+                i % 3
+            ));
+            t += d + (i % 5);
+        }
+        text.push_str(r#"{"ph":"X","name":"all","ts":0,"dur":1,"pid":1,"tid":0}]"#);
+        let imported =
+            crate::import::load_any_bytes("t.json", text.as_bytes(), Limits::default()).unwrap();
+        let doc: Document = imported.into();
+        for (range, one) in [(None, true), (Some((1_000, 9_000)), false)] {
+            let mut opts = ExportOptions::default();
+            if let Some((a, b)) = range {
+                opts.start_ns = Some(a * 1000);
+                opts.end_ns = Some(b * 1000);
+            }
+            let view = export_view(&doc, &opts).unwrap();
+            let sources = view.bar_sources();
+            let src = &sources[0];
+            assert_eq!(src.only_at.is_some(), one, "{range:?}");
+            let Some(tpp) = src.only_at else { continue };
+            let full = crate::lod::Lod::build(src.layout);
+            let mut merged = 0;
+            for r in 0..src.layout.rows.len() {
+                let tier = |lod: &crate::lod::Lod| match lod.tier_for(r, tpp) {
+                    crate::lod::TierRef::Row => None,
+                    crate::lod::TierRef::Tier(k) => Some(lod.rows[r][k].clone()),
+                };
+                let kept = tier(src.lod);
+                merged += usize::from(kept.is_some());
+                assert_eq!(kept, tier(&full), "row {r}");
+            }
+            assert!(merged > 0, "the whole trace is drawn with merged runs");
         }
     }
 

@@ -37,7 +37,7 @@ use crate::color::{self, ColorMode};
 use crate::geometry::timeline::{GraphHit, TimelineGeometry, TimelineStyle};
 use crate::geometry::{Camera, Orientation, Style};
 use crate::layout::timeline::{BandMode, TrackLayout, track_layout};
-use crate::lod::{Lod, MergedRun};
+use crate::lod::{Lod, MergedRun, view_lod};
 use crate::model::units::format_duration_ns;
 use crate::model::{Document, NO_PARENT, SourceFormat, Trace};
 use crate::pick::{BarRef, pick_span};
@@ -153,6 +153,9 @@ pub struct TimelineView {
     mode: BandMode,
     tracks: TrackLayout,
     lod: Lod,
+    /// Set for one image: `lod` holds only the tier each row draws at this many ticks
+    /// per pixel, and only that is uploaded (see [`TimelineView::keep_one_zoom`]).
+    only_at: Option<f64>,
     key: SceneKey,
     palettes: Palettes,
     /// Connector indices sorted by time, for a range search per frame.
@@ -198,12 +201,54 @@ impl TimelineView {
         Self::with_tracks(trace, mode, tracks, opts)
     }
 
+    /// [`TimelineView::with_mode`] for one image: no tiers are built until
+    /// [`TimelineView::keep_one_zoom`] builds the one its camera draws.
+    pub fn for_one_image(trace: Arc<Trace>, mode: BandMode, opts: &ViewOptions) -> TimelineView {
+        let tracks = track_layout(&trace.spans, &trace.tree, mode);
+        Self::with_tracks_lod(trace, mode, tracks, Lod::default(), opts)
+    }
+
+    /// For one image at the current camera: when the image shows the whole trace at the
+    /// zoom of its overview strip (which draws the whole trace with the tiers of its own
+    /// zoom), keeps only the tier each row draws there (built as [`view_lod`] builds it:
+    /// the same bars as the whole pyramid's tier, in a fraction of the time) and uploads
+    /// only that, as a flame graph export does; otherwise (a time range, or a strip of
+    /// another width) builds every tier, as a window does. Returns whether one tier was
+    /// kept.
+    pub fn keep_one_zoom(&mut self) -> bool {
+        let tpp = 1.0 / self.state.camera.px_per_tick;
+        // The overview's zoom, as `OverviewLayer::bars` takes it.
+        let strip_w = (self.geometry(1.0).overview.w as u32).max(1);
+        let strip = Camera::fit(self.tracks.layout.total_ticks.max(1), f64::from(strip_w));
+        let one = (1.0 / strip.px_per_tick).to_bits() == tpp.to_bits();
+        if one {
+            self.lod = view_lod(&self.tracks.layout, tpp);
+            self.only_at = Some(tpp);
+        } else {
+            self.lod = Lod::build(&self.tracks.layout);
+            self.only_at = None;
+        }
+        self.key = SceneKey::fresh();
+        one
+    }
+
     /// A timeline of `trace` whose spans are laid out already in `tracks` (made in `mode`;
     /// benchmarks build huge layouts directly).
     pub fn with_tracks(
         trace: Arc<Trace>,
         mode: BandMode,
         tracks: TrackLayout,
+        opts: &ViewOptions,
+    ) -> TimelineView {
+        let lod = Lod::build(&tracks.layout);
+        Self::with_tracks_lod(trace, mode, tracks, lod, opts)
+    }
+
+    fn with_tracks_lod(
+        trace: Arc<Trace>,
+        mode: BandMode,
+        tracks: TrackLayout,
+        lod: Lod,
         opts: &ViewOptions,
     ) -> TimelineView {
         let color = match opts.color {
@@ -216,7 +261,6 @@ impl TimelineView {
             ) => c,
             _ => default_color(mode),
         };
-        let lod = Lod::build(&tracks.layout);
         let palettes = Palettes::of(&trace);
         let max_dur_ns = trace.spans.dur_ns.iter().copied().max().unwrap_or(0);
         let connectors_by_ns = connectors_by_ns(&tracks);
@@ -231,6 +275,7 @@ impl TimelineView {
             mode,
             tracks,
             lod,
+            only_at: None,
             key: SceneKey::fresh(),
             palettes,
             connectors_by_ns,
@@ -331,6 +376,7 @@ impl TimelineView {
         self.mode = mode;
         self.tracks = track_layout(&self.trace.spans, &self.trace.tree, mode);
         self.lod = Lod::build(&self.tracks.layout);
+        self.only_at = None;
         self.connectors_by_ns = connectors_by_ns(&self.tracks);
         self.key = SceneKey::fresh();
         self.collapsed = vec![false; self.tracks.bands.len()];
@@ -378,7 +424,7 @@ impl TimelineView {
                 max_self,
                 diff_ticks: None,
             },
-            only_at: None,
+            only_at: self.only_at,
             noun: "spans",
         }]
     }
