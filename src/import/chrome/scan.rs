@@ -335,11 +335,10 @@ impl Key {
             .map_or(Key::Other, |&(k, _)| k)
     }
 
+    /// The member's name (messages), read from [`Key::ALL`] by position: the order of
+    /// the enum's variants.
     fn text(self) -> &'static str {
-        Key::ALL
-            .iter()
-            .find(|(k, _)| *k == self)
-            .map_or("", |&(_, n)| n)
+        Key::ALL.get(self as usize).map_or("", |&(_, n)| n)
     }
 }
 
@@ -493,6 +492,9 @@ mod tests {
 
     #[test]
     fn quick_keys_read_as_scanned_keys() {
+        for (k, (key, name)) in Key::ALL.iter().enumerate() {
+            assert_eq!((*key as usize, key.text()), (k, *name));
+        }
         for (key, name) in Key::ALL {
             let text = format!("\"{name}\":1");
             let (scanned, after) = scan_string(text.as_bytes(), Valid::prefix(b"", 0, 0), 0)
