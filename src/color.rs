@@ -51,6 +51,12 @@ impl ColorMode {
         }
     }
 
+    /// Whether bars drawn in this mode take their color from their values (heat, diff,
+    /// track, category) rather than from their name's hash alone.
+    pub fn reads_values(self) -> bool {
+        !matches!(self, ColorMode::Package | ColorMode::Name)
+    }
+
     /// Lower-case name, as the CLI spells it.
     pub fn name(self) -> &'static str {
         match self {

@@ -101,7 +101,13 @@ impl ValueCodec {
                 (v[1] as u32 % PALETTE.len() as u32) | (v[2] as u32 % PALETTE.len() as u32) << 8
             }
         };
-        u32::from(merged) << 31 | heat << 16 | low.min(0xffff)
+        Self::unread(merged) | heat << 16 | low.min(0xffff)
+    }
+
+    /// The word of a bar whose values no frame reads ([`BarValues::read`]): the merged
+    /// bit alone.
+    pub fn unread(merged: bool) -> u32 {
+        u32::from(merged) << 31
     }
 
     /// The heat position a word holds (0..1), as the shader reads it.
@@ -549,7 +555,8 @@ impl Sink<'_> {
 
 /// Writes the instances of row `r` (its own bars, then its wanted tiers, as the plan
 /// has them, segment by segment); `vals` is scratch for the values of the row's bars,
-/// computed once and combined for each tier's merged runs.
+/// computed once and combined for each tier's merged runs (not at all where no frame
+/// reads them).
 fn fill_row(
     src: &BarSource<'_>,
     plan: &Plan,
@@ -562,11 +569,17 @@ fn fill_row(
     let values = &src.values;
     let codec = ValueCodec::new(values);
     vals.clear();
-    vals.extend(row.node.iter().map(|&n| (values.of)(n)));
+    if values.read {
+        vals.extend(row.node.iter().map(|&n| (values.of)(n)));
+    }
     if *own {
         for s in plan.table.list(r, 0).unwrap_or_default() {
             for k in s.bars() {
-                let value = codec.pack(vals[k], false);
+                let value = if values.read {
+                    codec.pack(vals[k], false)
+                } else {
+                    ValueCodec::unread(false)
+                };
                 out.put(s.instance(row.x0[k], row.x1[k], row.name[k], value));
             }
         }
@@ -577,6 +590,12 @@ fn fill_row(
         for s in plan.table.list(r, i + 1).unwrap_or_default() {
             for j in s.bars() {
                 let members = tier.members(j);
+                if !values.read {
+                    let (x0, x1) = (row.x0[members.start], row.x1[members.end - 1]);
+                    let value = ValueCodec::unread(members.len() > 1);
+                    out.put(s.instance(x0, x1, tier.name[j], value));
+                    continue;
+                }
                 let mut v = vals[members.start];
                 for w in &vals[members.start + 1..members.end] {
                     v = (values.merge)(v, *w);
@@ -935,7 +954,11 @@ mod tests {
         for (r, row) in src.layout.rows.iter().enumerate() {
             if src.wants(r, TierRef::Row) {
                 for k in 0..row.len() {
-                    let v = codec.pack((src.values.of)(row.node[k]), false);
+                    let v = if src.values.read {
+                        codec.pack((src.values.of)(row.node[k]), false)
+                    } else {
+                        ValueCodec::unread(false)
+                    };
                     out.push((row.x0[k], row.x1[k], row.name[k], v));
                 }
             }
@@ -945,6 +968,11 @@ mod tests {
                 }
                 for j in 0..tier.len() {
                     let m = tier.members(j);
+                    if !src.values.read {
+                        let v = ValueCodec::unread(m.len() > 1);
+                        out.push((row.x0[m.start], row.x1[m.end - 1], tier.name[j], v));
+                        continue;
+                    }
                     let mut v = (src.values.of)(row.node[m.start]);
                     for k in m.start + 1..m.end {
                         v = (src.values.merge)(v, (src.values.of)(row.node[k]));
@@ -1003,7 +1031,10 @@ mod tests {
         let lod = crate::lod::Lod::build(&layout);
         let tree = &p.tree;
         let total = layout.total_ticks;
-        for only_at in [None, Some(layout.rows[0].x1[0] as f64 / 700.0)] {
+        let cases = [None, Some(layout.rows[0].x1[0] as f64 / 700.0)]
+            .into_iter()
+            .flat_map(|only_at| [(only_at, true), (only_at, false)]);
+        for (only_at, read) in cases {
             for diff in [None, Some((total / 2, total))] {
                 let src = BarSource {
                     key: crate::view::draw::SceneKey(1),
@@ -1013,12 +1044,14 @@ mod tests {
                     spy: None,
                     values: crate::view::draw::BarValues {
                         of: Box::new(move |n| {
+                            assert!(read, "values computed for bars that read none");
                             let t = tree.total(n) as f32;
                             [tree.self_ticks(n) as f32, t / 3.0, t]
                         }),
                         merge: |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2]],
                         max_self: tree.max_self() as f32,
                         diff_ticks: diff,
+                        read,
                     },
                     only_at,
                     noun: "bars",
@@ -1048,7 +1081,8 @@ mod tests {
                     let got = decode(&plan, got, chunk_cap, span);
                     assert!(
                         got == want,
-                        "chunk_cap {chunk_cap}, span {span}, only_at {only_at:?}, diff {diff:?}"
+                        "chunk_cap {chunk_cap}, span {span}, only_at {only_at:?}, diff {diff:?}, \
+                         read {read}"
                     );
                 }
             }

@@ -253,6 +253,11 @@ pub struct BarValues<'a> {
     pub max_self: f32,
     /// Left and right grand totals of a diff.
     pub diff_ticks: Option<(u64, u64)>,
+    /// Whether any frame drawn from these bars reads the values. A one-off image in a
+    /// color mode of name hashes does not ([`crate::color::ColorMode::reads_values`]):
+    /// its instances then carry only the merged-run bit, and `of` is never called (for
+    /// a profile, a random read into the call tree per bar, most of an export's upload).
+    pub read: bool,
 }
 
 /// Everything the GPU needs to hold a layout's bars: what a view uploads once.

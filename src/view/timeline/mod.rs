@@ -423,6 +423,7 @@ impl TimelineView {
                 merge,
                 max_self,
                 diff_ticks: None,
+                read: true,
             },
             only_at: self.only_at,
             noun: "spans",
