@@ -624,8 +624,14 @@ fn render(a: RenderArgs) -> Result<()> {
     } else {
         Hold::UntilParsed(progress.clone())
     };
-    let warmup = Warmup::start(gpu_options(a.backend), None, hold, || {})
-        .context("starting the device thread")?;
+    let warmup = Warmup::start(
+        gpu_options(a.backend),
+        None,
+        hold,
+        Some(export::prime),
+        || {},
+    )
+    .context("starting the device thread")?;
     let loaded = import::load_input(
         &a.input,
         import_options(a.sample_type.as_deref(), &a.samples, &a.limits),
@@ -714,10 +720,11 @@ fn render(a: RenderArgs) -> Result<()> {
             ms(times.write)
         );
         eprintln!(
-            "scorch: device thread, alongside the load: held back {:.1} ms, adapter+device {:.1} ms, pipelines+font {:.1} ms",
+            "scorch: device thread, alongside the load: held back {:.1} ms, adapter+device {:.1} ms, pipelines+font {:.1} ms, first draws {:.1} ms",
             ms(ready.held),
             ms(ready.open),
-            ms(ready.pipelines)
+            ms(ready.pipelines),
+            ms(ready.primed)
         );
     }
     let mut out = std::io::stdout().lock();

@@ -653,3 +653,52 @@ fn panic_on_gpu_out_of_memory_in_the_export_readback_buffer() {
     let (img, _) = render_view_stats(gpu, &v, 8192);
     assert_eq!(img.width, 300);
 }
+
+/// `scorch render` draws two tiny images on the device thread while the input loads
+/// (`export::prime`), so that the driver compiles its shader variants there. The
+/// renderer it leaves (glyphs in the atlas, text caches) draws the export's pixels
+/// exactly as a fresh one does: flame graphs in hash, heat and diff colors, and a trace
+/// timeline.
+#[test]
+fn an_export_after_the_priming_draws_the_same_pixels() {
+    use scorch::export::{ExportTimings, export_view, prime, render_view};
+    use scorch::render::{Renderer, TARGET_FORMAT};
+    let Some(gpu) = gpu() else { return };
+    let profile = Document::Profile(profile_at("data/demo.folded"));
+    let diff = Document::Profile(profile_at("data/demo-diff.folded"));
+    let trace = Document::from(
+        scorch::import::load_any_path(&root().join("data/demo-tidb-trace.json")).unwrap(),
+    );
+    let cases = [
+        (&profile, opts(640, Orientation::Flame, None)),
+        (
+            &profile,
+            opts(640, Orientation::Icicle, Some(ColorMode::Name)),
+        ),
+        (
+            &profile,
+            opts(640, Orientation::Flame, Some(ColorMode::Value)),
+        ),
+        (&diff, opts(640, Orientation::Flame, None)),
+        (&trace, ExportOptions::default()),
+    ];
+    let mut primed = Renderer::new(gpu, TARGET_FORMAT);
+    prime(gpu, &mut primed);
+    for (i, (doc, o)) in cases.iter().enumerate() {
+        let view = export_view(doc, o).unwrap();
+        let mut fresh = Renderer::new(gpu, TARGET_FORMAT);
+        let (want, _) =
+            render_view(gpu, &mut fresh, &*view, &mut ExportTimings::default()).unwrap();
+        let (got, _) =
+            render_view(gpu, &mut primed, &*view, &mut ExportTimings::default()).unwrap();
+        assert_eq!(
+            (got.width, got.height),
+            (want.width, want.height),
+            "case {i}"
+        );
+        assert!(got.pixels == want.pixels, "case {i}: the pixels differ");
+        // Not a blank picture: the bars are there.
+        let distinct: std::collections::HashSet<&[u8]> = got.pixels.chunks(4).collect();
+        assert!(distinct.len() > 8, "case {i}: {} colors", distinct.len());
+    }
+}

@@ -971,7 +971,7 @@ impl ApplicationHandler<UserEvent> for App {
             size: (size.width, size.height),
         };
         let proxy = self.proxy.clone();
-        match Warmup::start(gpu_opts, Some(target), Hold::No, move || {
+        match Warmup::start(gpu_opts, Some(target), Hold::No, None, move || {
             let _ = proxy.send_event(UserEvent::DeviceReady);
         }) {
             Ok(w) => self.warmup = Some(w),

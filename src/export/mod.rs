@@ -118,6 +118,31 @@ pub fn render_view(
     Ok((image, report))
 }
 
+/// Draws a tiny flame graph and a tiny trace timeline and throws the images away. A
+/// driver may compile what a draw needs at the first draw that needs it (llvmpipe JITs
+/// its shader variants then: 20–40 ms); done on the device thread while the input loads
+/// ([`crate::render::warmup::Prime`]), that leaves the export's own frame only its drawing.
+pub fn prime(gpu: &Gpu, renderer: &mut Renderer) {
+    const PROFILE: &[u8] = b"main;load;parse 3\nmain;draw 2\n";
+    const TRACE: &[u8] = br#"[{"name":"a","ph":"X","ts":0,"dur":5,"pid":1,"tid":1},
+        {"name":"b","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}]"#;
+    for (file, bytes) in [("prime.folded", PROFILE), ("prime.json", TRACE)] {
+        let Ok(imported) =
+            crate::import::load_any_bytes(file, bytes, crate::import::Limits::default())
+        else {
+            continue;
+        };
+        let opts = ExportOptions {
+            width: 160,
+            height: Some(96),
+            ..ExportOptions::default()
+        };
+        if let Ok(view) = export_view(&Document::from(imported), &opts) {
+            let _ = render_view(gpu, renderer, &*view, &mut ExportTimings::default());
+        }
+    }
+}
+
 /// Renders `doc` as `opts` ask to an image.
 pub fn render_rgba(
     gpu: &Gpu,

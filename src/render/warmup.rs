@@ -24,6 +24,11 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+/// Drawing done on the device thread once the renderer is made, before the device is
+/// handed over: `scorch render` draws two tiny images there (`crate::export::prime`),
+/// so that the driver compiles its shader variants while the input still loads.
+pub type Prime = fn(&Gpu, &mut Renderer);
+
 /// Inputs at least this large have the device opened near the end of their parse.
 pub const HOLD_BACK_MIN_BYTES: u64 = 96 << 20;
 
@@ -89,6 +94,8 @@ pub struct Opened {
     pub open: Duration,
     /// Compiling the pipelines and loading the font.
     pub pipelines: Duration,
+    /// The [`Prime`] drawing.
+    pub primed: Duration,
 }
 
 /// Why the warm-up failed.
@@ -114,12 +121,13 @@ pub struct Warmup {
 
 impl Warmup {
     /// Starts opening a device with `opts` (for `surface` when given), once `hold`
-    /// allows; `ready` runs on the thread when the result is there (a window wakes its
-    /// event loop with it).
+    /// allows, then draws `prime` with it; `ready` runs on the thread when the result is
+    /// there (a window wakes its event loop with it).
     pub fn start(
         opts: GpuOptions,
         surface: Option<SurfaceTarget>,
         hold: Hold,
+        prime: Option<Prime>,
         ready: impl FnOnce() + Send + 'static,
     ) -> std::io::Result<Warmup> {
         let (tx, rx) = mpsc::channel();
@@ -129,7 +137,7 @@ impl Warmup {
             .spawn(move || {
                 let t_start = Instant::now();
                 thread_hold.wait();
-                let result = open(&opts, surface, t_start);
+                let result = open(&opts, surface, prime, t_start);
                 let _ = tx.send(result);
                 ready();
             })?;
@@ -183,6 +191,7 @@ impl Drop for Warmup {
 fn open(
     opts: &GpuOptions,
     target: Option<SurfaceTarget>,
+    prime: Option<Prime>,
     t_start: Instant,
 ) -> Result<Opened, WarmupError> {
     let t0 = Instant::now();
@@ -196,14 +205,20 @@ fn open(
     };
     let open = t0.elapsed();
     let format = surface.as_ref().map_or(TARGET_FORMAT, |s| s.view_format);
-    let renderer = Renderer::new(&gpu, format);
+    let mut renderer = Renderer::new(&gpu, format);
+    let pipelines = t0.elapsed() - open;
+    let t1 = Instant::now();
+    if let Some(prime) = prime {
+        prime(&gpu, &mut renderer);
+    }
     Ok(Opened {
         gpu,
         renderer,
         surface,
         held: t0 - t_start,
         open,
-        pipelines: t0.elapsed() - open,
+        pipelines,
+        primed: t1.elapsed(),
     })
 }
 
