@@ -228,6 +228,10 @@ fn bench_layout_and_pick(c: &mut Criterion) {
     g.bench_function(format!("build/{}bars", layout.bar_count()), |b| {
         b.iter(|| Lod::build(black_box(&layout)))
     });
+    // The same pyramid by a whole-row pass per threshold (what `build` did before).
+    g.bench_function(format!("build_by_passes/{}bars", layout.bar_count()), |b| {
+        b.iter(|| Lod::build_by_passes(black_box(&layout)))
+    });
     // What a full-view export builds: the one tier per row a 1200 px frame draws.
     let export_tpp = p.tree.grand_total() as f64 / 1200.0;
     g.bench_function(format!("build_for_view/{}bars", layout.bar_count()), |b| {

@@ -22,7 +22,8 @@
 //! frame at one zoom, so [`Lod::build_for_view`] stops merging at that zoom and keeps only
 //! the tier the frame uses: the same bars, for a fraction of the memory; [`view_lod`]
 //! builds those same tiers faster, by following merge events (`build_for_view` is its
-//! test oracle).
+//! test oracle). The whole pyramid is built by the same merge events
+//! ([`Lod::build`]; [`Lod::build_by_passes`], a pass per threshold, is its oracle).
 
 use crate::layout::{Layout, Row};
 use crate::model::NameId;
@@ -193,8 +194,16 @@ pub enum TierRef {
 }
 
 impl Lod {
-    /// Builds the tiers of every row of `layout`.
+    /// Builds the tiers of every row of `layout`, by following merge events (as
+    /// [`view_lod`] does for one zoom): a row costs about two passes, where
+    /// [`build_by_passes`](Self::build_by_passes) makes one per threshold.
     pub fn build(layout: &Layout) -> Lod {
+        view_lod::pyramid(layout)
+    }
+
+    /// [`build`](Self::build) by whole-row passes, one per threshold: the same tiers,
+    /// bar for bar (its test oracle, and the benchmark's baseline).
+    pub fn build_by_passes(layout: &Layout) -> Lod {
         Lod {
             rows: per_row(layout, |r, _: &mut ()| build_row(r, f64::INFINITY, true)),
         }

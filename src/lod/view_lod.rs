@@ -1,5 +1,5 @@
-//! The one level-of-detail tier per row that an export's frame draws, built by merge
-//! events instead of whole-row passes.
+//! Level-of-detail tiers built by merge events instead of whole-row passes: the one
+//! tier per row an export's frame draws, and the whole pyramid a window keeps.
 //!
 //! [`Lod::build_for_view`] finds a row's tier by merging the whole row again at every
 //! threshold `2^k` up to the frame's ticks per pixel (each pass merges the runs of
@@ -17,7 +17,9 @@
 //! form with their neighbours for later passes. A row is a linked list of runs of
 //! consecutive bars, so a bar is known by its first bar's index, its end by the next
 //! run's. A pass costs what it merges, a kept tier what it holds: about two passes over
-//! the row in all, instead of one per threshold.
+//! the row in all, instead of one per threshold. The whole pyramid ([`Lod::build`]) is
+//! the same walk with no threshold limit, keeping a snapshot of the runs at every pass
+//! that halves the last kept tier (all snapshots together hold at most the row's count).
 
 use super::{Lod, Tier};
 use crate::layout::{Layout, Row};
@@ -28,7 +30,17 @@ use crate::model::NameId;
 pub fn view_lod(layout: &Layout, ticks_per_px: f64) -> Lod {
     Lod {
         rows: super::per_row(layout, |row, scratch: &mut Scratch| {
-            view_row(row, ticks_per_px, scratch)
+            view_row(row, ticks_per_px, false, scratch)
+        }),
+    }
+}
+
+/// The whole pyramid (every tier that halves the last kept one; [`Lod::build`]), with
+/// the bars [`Lod::build_by_passes`] gives, by the same merge events.
+pub(super) fn pyramid(layout: &Layout) -> Lod {
+    Lod {
+        rows: super::per_row(layout, |row, scratch: &mut Scratch| {
+            view_row(row, f64::INFINITY, true, scratch)
         }),
     }
 }
@@ -58,8 +70,8 @@ fn bits(v: u64) -> u32 {
 }
 
 /// One row's tier (or none, when the frame draws the row itself), as `build_row` of
-/// `crate::lod` gives it without keeping every tier.
-fn view_row(row: &Row, ticks_per_px: f64, s: &mut Scratch) -> Vec<Tier> {
+/// `crate::lod` gives it; with `keep_all`, every tier it keeps, as for the whole pyramid.
+fn view_row(row: &Row, ticks_per_px: f64, keep_all: bool, s: &mut Scratch) -> Vec<Tier> {
     let n = row.len();
     if n < 2 {
         return Vec::new();
@@ -104,7 +116,7 @@ fn view_row(row: &Row, ticks_per_px: f64, s: &mut Scratch) -> Vec<Tier> {
     };
     let mut len = n;
     let mut kept_len = n;
-    let mut kept: Option<Tier> = None;
+    let mut kept: Vec<Tier> = Vec::new();
     let mut shift = 0u32;
     loop {
         // The next threshold that merges anything: the lowest level with a pair that
@@ -189,13 +201,16 @@ fn view_row(row: &Row, ticks_per_px: f64, s: &mut Scratch) -> Vec<Tier> {
         s.taken = heads;
         if len * 2 <= kept_len {
             kept_len = len;
-            kept = Some(snapshot(row, s, shift, len));
+            if !keep_all {
+                kept.clear();
+            }
+            kept.push(snapshot(row, s, shift, len));
         }
         if len <= 1 {
             break;
         }
     }
-    kept.into_iter().collect()
+    kept
 }
 
 /// The current runs of a row as a tier.
@@ -248,6 +263,7 @@ mod tests {
     fn same_tiers_as_whole_row_passes_on_random_rows() {
         let mut rng = Rng(42);
         let mut tiers_seen = 0;
+        let mut pyramid_tiers = 0;
         for case in 0..300 {
             let n = [2, 3, 5, 17, 100, 1000, 5000][case % 7];
             let layout = Layout {
@@ -274,8 +290,20 @@ mod tests {
                     tiers_seen += want.rows[r].len();
                 }
             }
+            let (want, got) = (Lod::build_by_passes(&layout), Lod::build(&layout));
+            for r in 0..layout.rows.len() {
+                assert_eq!(
+                    got.rows[r], want.rows[r],
+                    "case {case} row {r}, whole pyramid"
+                );
+                pyramid_tiers += want.rows[r].len();
+            }
         }
         assert!(tiers_seen > 1000, "only {tiers_seen} tiers compared");
+        assert!(
+            pyramid_tiers > 1000,
+            "only {pyramid_tiers} pyramid tiers compared"
+        );
     }
 
     #[test]
@@ -303,5 +331,6 @@ mod tests {
             let got = view_lod(&layout, tpp);
             assert_eq!(got.rows, want.rows, "{px} px");
         }
+        assert_eq!(Lod::build(&layout).rows, Lod::build_by_passes(&layout).rows);
     }
 }
