@@ -187,9 +187,13 @@ impl<'a> Valid<'a> {
     /// The longest UTF-8 prefix of `text[from..to]`.
     pub(super) fn prefix(text: &'a [u8], from: usize, to: usize) -> Valid<'a> {
         let bytes = &text[from.min(text.len())..to.min(text.len())];
-        let s = match std::str::from_utf8(bytes) {
+        // The fast check says only whether; std's finds where the valid part ends.
+        let s = match simdutf8::basic::from_utf8(bytes) {
             Ok(s) => s,
-            Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+            Err(_) => match std::str::from_utf8(bytes) {
+                Ok(s) => s,
+                Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+            },
         };
         Valid { s, at: from }
     }
