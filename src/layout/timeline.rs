@@ -489,14 +489,30 @@ pub fn track_layout_with_threads(
             lanes
         }
     };
-    // Push each tree's offset down to its spans (pre-order: parents first).
-    let mut walk: Vec<u32> = t.roots.clone();
-    while let Some(v) = walk.pop() {
-        let kids = t.children(v);
-        for &k in kids {
-            offset[k as usize] = offset[v as usize];
+    // Push each tree's offset down to its spans. Where every parent comes before its
+    // children (spans in start order, a parent first among equal starts: what the
+    // importers give) one forward pass over the parent column does it; otherwise a
+    // pre-order walk of the trees.
+    if parent
+        .iter()
+        .enumerate()
+        .all(|(i, &p)| p == NO_PARENT || (p as usize) < i)
+    {
+        for i in 0..n {
+            let p = parent[i];
+            if p != NO_PARENT {
+                offset[i] = offset[p as usize];
+            }
         }
-        walk.extend_from_slice(kids);
+    } else {
+        let mut walk: Vec<u32> = t.roots.clone();
+        while let Some(v) = walk.pop() {
+            let kids = t.children(v);
+            for &k in kids {
+                offset[k as usize] = offset[v as usize];
+            }
+            walk.extend_from_slice(kids);
+        }
     }
     drop(max_child_depth);
 
@@ -1024,6 +1040,40 @@ mod tests {
         let t = SpanTree::build(&s);
         let l = track_layout(&s, &t, BandMode::PerTrack);
         assert_eq!(l.row_of, vec![0, 1, 2, 0]);
+    }
+
+    /// A tree's lane reaches all of its spans whether parents come before their children
+    /// in the span list (one forward pass) or after them (a walk of the trees): the
+    /// same spans listed both ways land on the same rows.
+    #[test]
+    fn spans_listed_after_their_children_land_on_the_same_rows() {
+        // Overlapping three-level trees, so the later trees get lanes above row 0.
+        let mut spans = Vec::new();
+        let mut names = Vec::new();
+        for k in 0..6u64 {
+            names.push([format!("r{k}"), format!("c{k}"), format!("g{k}")]);
+        }
+        for (k, [r, c, g]) in names.iter().enumerate() {
+            let (k, id) = (k as u64, k as u64 * 10);
+            spans.push((id + 1, 0, k * 7, 20, r.as_str(), 0));
+            spans.push((id + 2, id + 1, k * 7 + 1, 15, c.as_str(), 0));
+            spans.push((id + 3, id + 2, k * 7 + 2, 5, g.as_str(), 0));
+        }
+        let rows = |spans: &[(u64, u64, u64, u64, &str, u32)]| {
+            let s = tracked(spans, &["t"]);
+            let t = SpanTree::build(&s);
+            let l = track_layout(&s, &t, BandMode::PerTrack);
+            check_tracks(&s, &l);
+            let mut by_name: Vec<(String, u32)> = (0..s.len())
+                .map(|i| (s.names.get(s.name[i]).to_string(), l.row_of[i]))
+                .collect();
+            by_name.sort();
+            by_name
+        };
+        let forward = rows(&spans);
+        spans.reverse();
+        assert_eq!(rows(&spans), forward);
+        assert!(forward.iter().any(|&(_, r)| r > 2), "{forward:?}");
     }
 
     /// Trees taller than one row get a window of free rows.
