@@ -247,6 +247,12 @@ fn place_subtree<'a>(
     scratch: &mut Scratch<'a>,
 ) -> u32 {
     let begin = |i: u32| set.start_ns[i as usize];
+    if tree.children(*root).is_empty() {
+        // A lone span: row 0 and nothing below.
+        let r = *root as usize - first;
+        (depth[r], max_child_depth[r]) = (0, 0);
+        return 1;
+    }
     let Scratch { stack, pool } = scratch;
     stack.push(Frame {
         kids: std::slice::from_ref(root),
@@ -300,6 +306,12 @@ fn place_subtree<'a>(
         depth[c] = top.base.max(required);
         top.deepest = top.deepest.max(depth[c]);
         let kids = tree.children(cur);
+        if kids.is_empty() {
+            // A leaf is its own subtree: what finishing its (empty) group would record.
+            max_child_depth[c] = depth[c];
+            top.need.set(i, depth[c] + 1);
+            continue;
+        }
         stack.push(Frame {
             kids,
             base: depth[c] + 1,
