@@ -26,7 +26,9 @@ use std::time::{Duration, Instant};
 
 /// Drawing done on the device thread once the renderer is made, before the device is
 /// handed over: `scorch render` draws two tiny images there (`crate::export::prime`),
-/// so that the driver compiles its shader variants while the input still loads.
+/// so that the driver compiles its shader variants while the input still loads. Only
+/// for inputs large enough to hold the device back ([`HOLD_BACK_MIN_BYTES`]): the rest
+/// of their load outlasts it, where a small input would wait for it.
 pub type Prime = fn(&Gpu, &mut Renderer);
 
 /// Inputs at least this large have the device opened near the end of their parse.
@@ -50,6 +52,17 @@ impl Hold {
                 let done = p.done.load(std::sync::atomic::Ordering::Relaxed);
                 total > 0 && (total < HOLD_BACK_MIN_BYTES || done >= total / 10 * 9)
             });
+        }
+    }
+
+    /// Whether the device opens while a large input is still loading: then the load
+    /// leaves the thread time for a [`Prime`]; a small input would wait for it.
+    fn leaves_time(&self) -> bool {
+        match self {
+            Hold::No => false,
+            Hold::UntilParsed(p) => {
+                p.total.load(std::sync::atomic::Ordering::Relaxed) >= HOLD_BACK_MIN_BYTES
+            }
         }
     }
 
@@ -137,6 +150,7 @@ impl Warmup {
             .spawn(move || {
                 let t_start = Instant::now();
                 thread_hold.wait();
+                let prime = prime.filter(|_| thread_hold.leaves_time());
                 let result = open(&opts, surface, prime, t_start);
                 let _ = tx.send(result);
                 ready();
