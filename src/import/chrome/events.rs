@@ -181,6 +181,8 @@ pub(super) fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result
     // The run's bytes up to its stop are checked as UTF-8 at once (an event reaching past
     // the stop, after a wrong guess, has its strings checked one by one).
     let valid = Valid::prefix(text, i, stop);
+    // Filled in place by each event's scan (a quarter of a kilobyte, not moved around).
+    let mut ev = Ev::default();
     let end = loop {
         i = skip_ws(text, i);
         match text.get(i) {
@@ -191,10 +193,17 @@ pub(super) fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result
                 if i >= stop {
                     break RunEnd::Stopped(i);
                 }
-                match scan_event(text, valid, i) {
-                    Ok((ev, end)) => {
-                        let rec =
-                            event_rec(text, i, recs.len(), ev, &mut pids, &mut names, &mut args)?;
+                match scan_event(text, valid, i, &mut ev) {
+                    Ok(end) => {
+                        let rec = event_rec(
+                            text,
+                            i,
+                            recs.len(),
+                            &mut ev,
+                            &mut pids,
+                            &mut names,
+                            &mut args,
+                        )?;
                         profile_events |= rec.ph == b'P';
                         recs.push(rec);
                         i = end;
@@ -682,7 +691,7 @@ pub(super) fn event_rec<'a>(
     text: &[u8],
     at: usize,
     local: usize,
-    mut ev: Ev<'a>,
+    ev: &mut Ev<'a>,
     pids: &mut Pids<'a>,
     names: &mut Names,
     store: &mut ArgStore,
@@ -766,7 +775,7 @@ pub(super) fn event_rec<'a>(
     let extra = (ev.scope.is_some() || meta_args.is_some() || long_id.is_some()).then(|| {
         Box::new(Extra {
             id: long_id,
-            scope: ev.scope.unwrap_or(Cow::Borrowed("")),
+            scope: ev.scope.take().unwrap_or(Cow::Borrowed("")),
             meta_args,
             meta_name,
         })
@@ -778,10 +787,12 @@ pub(super) fn event_rec<'a>(
         tid: pids.raw(1, ev.tid),
         name: ev
             .name
+            .take()
             .filter(|n| !n.is_empty())
             .map_or(NO_NAME, |n| names.intern(&n)),
         cat: ev
             .cat
+            .take()
             .filter(|n| !n.is_empty())
             .map_or(NO_NAME, |n| names.intern(&n)),
         args,

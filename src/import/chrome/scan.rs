@@ -380,11 +380,12 @@ pub(super) fn scan_event<'a>(
     text: &'a [u8],
     valid: Valid<'a>,
     i: usize,
-) -> Result<(Ev<'a>, usize), ScanErr> {
-    let mut ev = Ev::default();
+    ev: &mut Ev<'a>,
+) -> Result<usize, ScanErr> {
+    *ev = Ev::default();
     let mut i = skip_ws(text, i + 1);
     if text.get(i) == Some(&b'}') {
-        return Ok((ev, i + 1));
+        return Ok(i + 1);
     }
     loop {
         let i0 = i;
@@ -452,7 +453,7 @@ pub(super) fn scan_event<'a>(
         i = skip_ws(text, i);
         match text.get(i) {
             Some(b',') => i = skip_ws(text, i + 1),
-            Some(b'}') => return Ok((ev, i + 1)),
+            Some(b'}') => return Ok(i + 1),
             None => return Err(ScanErr::Eof),
             Some(_) => {
                 return Err(ScanErr::Syntax(
