@@ -672,7 +672,7 @@ fn thread_spans(mut evs: Vec<Slim>, trace_end: i64, c: &mut Counts) -> Vec<Pendi
     // (ts, event) pairs are unique: an unstable sort keeps file order among equal
     // timestamps, like a stable sort by ts.
     if !evs.is_sorted() {
-        evs.sort_unstable();
+        sort_by_time(&mut evs);
     }
     // Spans are listed in the order of their start: a `B` takes its place when it opens
     // and gets its end when its `E` comes, so that the list is usually in the order
@@ -717,6 +717,27 @@ fn thread_spans(mut evs: Vec<Slim>, trace_end: i64, c: &mut Counts) -> Vec<Pendi
     }
     nest_by_containment(&mut spans, c);
     spans
+}
+
+/// Sorts `evs` as `Slim`'s order does (time, then file order: a unique pair), by
+/// sorting 16-byte keys that carry each event's position and gathering the events after:
+/// half the bytes moved of sorting the 32-byte events themselves, and one integer
+/// comparison instead of two fields'.
+fn sort_by_time(evs: &mut Vec<Slim>) {
+    let Ok(n) = u32::try_from(evs.len()) else {
+        evs.sort_unstable();
+        return;
+    };
+    // The time with its sign bit flipped orders as the signed time does.
+    let mut keys: Vec<u128> = evs
+        .iter()
+        .zip(0..n)
+        .map(|(e, i)| {
+            u128::from(e.ts as u64 ^ 1 << 63) << 64 | u128::from(e.k) << 32 | u128::from(i)
+        })
+        .collect();
+    keys.sort_unstable();
+    *evs = keys.iter().map(|&key| evs[key as u32 as usize]).collect();
 }
 
 /// Sets each span's parent to the innermost span containing it (sorted by start, longer
@@ -1171,4 +1192,46 @@ pub(super) fn warnings(c: &Counts, notes: Vec<String>) -> Warnings {
         ));
     }
     w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sorting by keys and gathering gives `Slim`'s own order: times negative, zero and
+    /// near both ends of `i64`, many equal times (file order decides), lists short and
+    /// long.
+    #[test]
+    fn sorting_by_time_keys_is_slims_order() {
+        let mut rng = crate::generator::Rng(11);
+        for n in [0usize, 1, 2, 3, 17, 1000, 20_000] {
+            let mut evs: Vec<Slim> = (0..n)
+                .map(|i| {
+                    let r = rng.next();
+                    let ts = match r % 5 {
+                        0 => i64::MIN + (r >> 40) as i64,
+                        1 => i64::MAX - (r >> 40) as i64,
+                        2 => -((r >> 50) as i64),
+                        _ => ((r >> 54) % 64) as i64,
+                    };
+                    Slim {
+                        ts,
+                        k: (r >> 8) as u32 % (n as u32 * 4 + 1),
+                        name: i as u32,
+                        dur: (r >> 20) as i64,
+                        cat: 0,
+                        ph: b'X',
+                        flags: 0,
+                    }
+                })
+                .collect();
+            // (ts, k) is unique in a trace: each event has its own index.
+            evs.sort_by_key(|e| e.k);
+            evs.dedup_by_key(|e| e.k);
+            let mut want = evs.clone();
+            want.sort_unstable();
+            sort_by_time(&mut evs);
+            assert!(evs == want, "{n} events");
+        }
+    }
 }
