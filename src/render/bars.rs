@@ -75,11 +75,9 @@ impl ValueCodec {
     }
 
     /// The word of a bar with values `v`; `merged`: it stands for several bars.
-    pub fn pack(&self, v: [f32; 3], merged: bool) -> u32 {
+    pub fn pack(&self, v: [f64; 3], merged: bool) -> u32 {
         let t = if self.max_self > 0.0 {
-            (f64::from(v[0]) / f64::from(self.max_self))
-                .clamp(0.0, 1.0)
-                .sqrt()
+            (v[0] / f64::from(self.max_self)).clamp(0.0, 1.0).sqrt()
         } else {
             0.0
         };
@@ -87,11 +85,11 @@ impl ValueCodec {
         let heat = ((t * Self::HEAT_STEPS).round() as u32).min(0x7fff);
         let low = match self.diff_ticks {
             Some((l, r)) => {
-                let share = |x: f32, total: u64| {
+                let share = |x: f64, total: u64| {
                     if total == 0 {
                         0.0
                     } else {
-                        ratio_to_percent(f64::from(x) / total as f64)
+                        ratio_to_percent(x / total as f64)
                     }
                 };
                 let p = diff_percent(share(v[1], l), share(v[2], r));
@@ -553,57 +551,110 @@ impl Sink<'_> {
     }
 }
 
+/// What a thread reuses from row to row while filling: the values of a row's bars, and
+/// those of the last two tiers written.
+#[derive(Default)]
+struct FillScratch {
+    vals: Vec<[f32; 3]>,
+    prev: Vec<[f64; 3]>,
+    cur: Vec<[f64; 3]>,
+}
+
+fn widen(v: [f32; 3]) -> [f64; 3] {
+    v.map(f64::from)
+}
+
+/// The values of `tier`'s bars combined from those of `finer`, a tier of the same row
+/// built before it (each of its bars a run of `finer`'s), into `out`: a pass over the two
+/// tiers instead of over every member. False (with `out` partly written) where `tier`'s
+/// bars do not start and end on `finer`'s.
+fn combine(
+    finer: &crate::lod::Tier,
+    finer_vals: &[[f64; 3]],
+    tier: &crate::lod::Tier,
+    merge: fn([f64; 3], [f64; 3]) -> [f64; 3],
+    out: &mut Vec<[f64; 3]>,
+) -> bool {
+    let mut p = 0;
+    for j in 0..tier.len() {
+        let m = tier.members(j);
+        if p >= finer.len() || finer.first(p) != m.start {
+            return false;
+        }
+        let mut v = finer_vals[p];
+        p += 1;
+        while p < finer.len() && finer.first(p) < m.end {
+            v = merge(v, finer_vals[p]);
+            p += 1;
+        }
+        if finer.members(p - 1).end != m.end {
+            return false;
+        }
+        out.push(v);
+    }
+    p == finer.len()
+}
+
 /// Writes the instances of row `r` (its own bars, then its wanted tiers, as the plan
-/// has them, segment by segment); `vals` is scratch for the values of the row's bars,
-/// computed once and combined for each tier's merged runs (not at all where no frame
-/// reads them).
-fn fill_row(
-    src: &BarSource<'_>,
-    plan: &Plan,
-    r: usize,
-    vals: &mut Vec<[f32; 3]>,
-    out: &mut Sink<'_>,
-) {
+/// has them, segment by segment). The values of the row's bars are computed once; a
+/// tier's merged values are combined from the tier written before it (the first from
+/// the row's), so the values cost about two passes over the row whatever the number
+/// of tiers. None of it where no frame reads them.
+fn fill_row(src: &BarSource<'_>, plan: &Plan, r: usize, s: &mut FillScratch, out: &mut Sink<'_>) {
     let (_, own, tiers) = &plan.rows[r];
     let row = &src.layout.rows[r];
     let values = &src.values;
     let codec = ValueCodec::new(values);
-    vals.clear();
+    s.vals.clear();
     if values.read {
-        vals.extend(row.node.iter().map(|&n| (values.of)(n)));
+        s.vals.extend(row.node.iter().map(|&n| (values.of)(n)));
     }
     if *own {
-        for s in plan.table.list(r, 0).unwrap_or_default() {
-            for k in s.bars() {
+        for seg in plan.table.list(r, 0).unwrap_or_default() {
+            for k in seg.bars() {
                 let value = if values.read {
-                    codec.pack(vals[k], false)
+                    codec.pack(widen(s.vals[k]), false)
                 } else {
                     ValueCodec::unread(false)
                 };
-                out.put(s.instance(row.x0[k], row.x1[k], row.name[k], value));
+                out.put(seg.instance(row.x0[k], row.x1[k], row.name[k], value));
             }
         }
     }
     let row_tiers = src.lod.rows.get(r).map_or(&[][..], |t| &t[..]);
+    let mut prev: Option<usize> = None;
     for &i in tiers {
         let tier = &row_tiers[i];
-        for s in plan.table.list(r, i + 1).unwrap_or_default() {
-            for j in s.bars() {
-                let members = tier.members(j);
-                if !values.read {
-                    let (x0, x1) = (row.x0[members.start], row.x1[members.end - 1]);
-                    let value = ValueCodec::unread(members.len() > 1);
-                    out.put(s.instance(x0, x1, tier.name[j], value));
-                    continue;
-                }
-                let mut v = vals[members.start];
-                for w in &vals[members.start + 1..members.end] {
-                    v = (values.merge)(v, *w);
-                }
-                let value = codec.pack(v, members.len() > 1);
-                let (x0, x1) = (row.x0[members.start], row.x1[members.end - 1]);
-                out.put(s.instance(x0, x1, tier.name[j], value));
+        if values.read {
+            s.cur.clear();
+            let combined = prev
+                .is_some_and(|p| combine(&row_tiers[p], &s.prev, tier, values.merge, &mut s.cur));
+            if !combined {
+                s.cur.clear();
+                s.cur.extend((0..tier.len()).map(|j| {
+                    let m = tier.members(j);
+                    s.vals[m.start + 1..m.end]
+                        .iter()
+                        .fold(widen(s.vals[m.start]), |v, w| (values.merge)(v, widen(*w)))
+                }));
             }
+        }
+        for seg in plan.table.list(r, i + 1).unwrap_or_default() {
+            for j in seg.bars() {
+                let members = tier.members(j);
+                let merged = members.len() > 1;
+                let value = if values.read {
+                    codec.pack(s.cur[j], merged)
+                } else {
+                    ValueCodec::unread(merged)
+                };
+                let (x0, x1) = (row.x0[members.start], row.x1[members.end - 1]);
+                out.put(seg.instance(x0, x1, tier.name[j], value));
+            }
+        }
+        if values.read {
+            std::mem::swap(&mut s.prev, &mut s.cur);
+            prev = Some(i);
         }
     }
 }
@@ -654,11 +705,11 @@ fn fill(src: &BarSource<'_>, plan: &Plan, chunks: Vec<wgpu::WriteOnly<'_, [Slot]
         });
     }
     let work = |g: usize, mut sink: Sink<'_>| {
-        let mut vals = Vec::new();
+        let mut scratch = FillScratch::default();
         for r in bounds[g]..bounds[g + 1] {
             let (_, own, tiers) = &plan.rows[r];
             if *own || !tiers.is_empty() {
-                fill_row(src, plan, r, &mut vals, &mut sink);
+                fill_row(src, plan, r, &mut scratch, &mut sink);
             }
         }
         sink.flush();
@@ -955,7 +1006,7 @@ mod tests {
             if src.wants(r, TierRef::Row) {
                 for k in 0..row.len() {
                     let v = if src.values.read {
-                        codec.pack((src.values.of)(row.node[k]), false)
+                        codec.pack(widen((src.values.of)(row.node[k])), false)
                     } else {
                         ValueCodec::unread(false)
                     };
@@ -973,9 +1024,9 @@ mod tests {
                         out.push((row.x0[m.start], row.x1[m.end - 1], tier.name[j], v));
                         continue;
                     }
-                    let mut v = (src.values.of)(row.node[m.start]);
+                    let mut v = widen((src.values.of)(row.node[m.start]));
                     for k in m.start + 1..m.end {
-                        v = (src.values.merge)(v, (src.values.of)(row.node[k]));
+                        v = (src.values.merge)(v, widen((src.values.of)(row.node[k])));
                     }
                     let v = codec.pack(v, m.len() > 1);
                     out.push((row.x0[m.start], row.x1[m.end - 1], tier.name[j], v));
@@ -1046,7 +1097,7 @@ mod tests {
                         of: Box::new(move |n| {
                             assert!(read, "values computed for bars that read none");
                             let t = tree.total(n) as f32;
-                            [tree.self_ticks(n) as f32, t / 3.0, t]
+                            [tree.self_ticks(n) as f32, (t / 3.0).floor(), t]
                         }),
                         merge: |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2]],
                         max_self: tree.max_self() as f32,
@@ -1166,7 +1217,7 @@ mod tests {
             (999_999, 991_000),
             (1, 2),
         ] {
-            let w = diff.pack([7.0, l as f32, r as f32], false);
+            let w = diff.pack([7.0, l as f64, r as f64], false);
             let want = crate::color::bar_diff_percent(l, r, 1_000_000, 991_000);
             let got = ValueCodec::diff(w);
             assert!((got - want).abs() < 0.01, "{l} {r}: {got} vs {want}");
@@ -1176,7 +1227,7 @@ mod tests {
             assert_eq!(w >> 31, 0);
         }
         for s in [
-            0.0f32,
+            0.0f64,
             1.0,
             10.0,
             250.0,
@@ -1184,14 +1235,14 @@ mod tests {
             1000.0,
             5000.0,
             -3.0,
-            f32::NAN,
+            f64::NAN,
         ] {
             let w = diff.pack([s, 0.0, 0.0], true);
             assert_eq!(w >> 31, 1);
             let want = if s.is_nan() {
                 0.0
             } else {
-                (f64::from(s) / 1000.0).clamp(0.0, 1.0).sqrt()
+                (s / 1000.0).clamp(0.0, 1.0).sqrt()
             };
             assert!((ValueCodec::heat(w) - want).abs() <= 0.5 / 32767.0, "{s}");
         }
@@ -1201,7 +1252,7 @@ mod tests {
         };
         let w = timeline.pack([5.0, 7.0, 23.0], false);
         assert_eq!((w & 0xff, (w >> 8) & 0xff), (7, 23));
-        let w = timeline.pack([f32::INFINITY, 1e30, -4.0], true);
+        let w = timeline.pack([f64::INFINITY, 1e30, -4.0], true);
         assert_eq!((w & 0xff, (w >> 8) & 0xff), ((u32::MAX % 24), 0));
         assert!((ValueCodec::heat(w) - 1.0).abs() < 1e-9);
         assert_eq!(w >> 31, 1);
@@ -1210,7 +1261,7 @@ mod tests {
             diff_ticks: Some((0, 0)),
         };
         assert_eq!(ValueCodec::diff(nan.pack([0.0; 3], false)), 0.0);
-        let _ = nan.pack([f32::NAN; 3], false);
+        let _ = nan.pack([f64::NAN; 3], false);
     }
 
     /// Issue 14, failure 2: a scene kept three levels of vectors per row (rows, lists,

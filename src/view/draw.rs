@@ -247,8 +247,10 @@ impl SceneKey {
 pub struct BarValues<'a> {
     /// The three values of the bar showing `node`.
     pub of: Box<dyn Fn(u32) -> [f32; 3] + Sync + 'a>,
-    /// Combines the values of a merged run's bars (level of detail).
-    pub merge: fn([f32; 3], [f32; 3]) -> [f32; 3],
+    /// Combines the values of a merged run's bars (level of detail), in f64, where the
+    /// integer-valued values of bars add exactly. It must be associative: a tier's values
+    /// are combined from those of the finer tier below it.
+    pub merge: fn([f64; 3], [f64; 3]) -> [f64; 3],
     /// The heat scale (largest first value).
     pub max_self: f32,
     /// Left and right grand totals of a diff.

@@ -409,7 +409,7 @@ impl TimelineView {
     fn scene_source<'a>(
         &'a self,
         of: Box<dyn Fn(u32) -> [f32; 3] + Sync + 'a>,
-        merge: fn([f32; 3], [f32; 3]) -> [f32; 3],
+        merge: fn([f64; 3], [f64; 3]) -> [f64; 3],
         max_self: f32,
     ) -> Vec<BarSource<'a>> {
         vec![BarSource {
