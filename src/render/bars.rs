@@ -10,7 +10,9 @@
 //! view's draw data names ([`RowDraw`]), passes the segment's base as immediate data and
 //! issues one plain draw of six vertices a bar that read the instances from a storage
 //! buffer. An export, which draws a single frame, uploads only
-//! the list each row uses in it ([`BarSource::only_at`]). The bar colors come from
+//! the list each row uses in it ([`BarSource::only_at`]), and in name-hash colors no
+//! values ([`BarValues::read`]). A tier's merged values are combined from the tier
+//! written before it, not from every member again. The bar colors come from
 //! `bars.wgsl`; names are hashed once by `name_hash.wgsl` ([`super::names`]).
 
 use super::gpu::{Gpu, IMMEDIATE_BYTES, PipelineSpec, render_pipeline, uniform_buffer};
