@@ -381,6 +381,10 @@ fn parse_chunk(
     progress: Option<&super::Progress>,
 ) -> Result<Chunk, ImportError> {
     let mut parser = ChunkParser::new(file, mode);
+    // Checked as UTF-8 at once (SIMD), so that names are sliced from it as they are,
+    // rather than each new frame checked again; a chunk with invalid bytes checks (and
+    // lossily decodes) name by name.
+    parser.prev.text = simdutf8::basic::from_utf8(text).ok();
     let mut report = ChunkProgress::new(progress);
     let mut line_no: u64 = first_line - 1;
     let mut start = 0usize;
@@ -559,6 +563,8 @@ struct PrevStack<'t> {
     stack: &'t [u8],
     ends: Vec<usize>,
     nodes: Vec<NodeId>,
+    /// The chunk's text, when it is UTF-8 (stacks are slices of it).
+    text: Option<&'t str>,
 }
 
 impl<'t> PrevStack<'t> {
@@ -585,10 +591,19 @@ impl<'t> PrevStack<'t> {
         // Below a node created for this line nothing can exist yet: its children are
         // appended without the lookup.
         let mut fresh = false;
+        // The stack within the checked text (frames end at ASCII bytes: slicing it there
+        // always falls on character boundaries).
+        let checked = self.text.and_then(|t| {
+            let at = (stack.as_ptr() as usize).checked_sub(t.as_ptr() as usize)?;
+            t.get(at..at + stack.len())
+        });
         while frame_start <= stack.len() {
             let frame_end = memchr::memchr(b';', &stack[frame_start..])
                 .map_or(stack.len(), |i| frame_start + i);
-            let name = names.intern_bytes(&stack[frame_start..frame_end]);
+            let name = match checked.and_then(|s| s.get(frame_start..frame_end)) {
+                Some(s) => names.intern(s),
+                None => names.intern_bytes(&stack[frame_start..frame_end]),
+            };
             node = b.path_child(node, name, &mut fresh);
             self.nodes.push(node);
             self.ends.push(frame_end);
@@ -699,6 +714,29 @@ mod tests {
             .iter()
             .find(|&&c| p.names.get(p.tree.name(c)) == name)
             .unwrap_or_else(|| panic!("no child {name}"))
+    }
+
+    /// A chunk that is UTF-8 has its names sliced from the text checked once; one with
+    /// an invalid byte anywhere checks them one by one and decodes the bad one lossily.
+    /// Either way the same names and the same tree.
+    #[test]
+    fn names_from_checked_and_unchecked_text_are_the_same() {
+        let good = b"main;f\xc3\xa9e;b 3\nmain;g 2\nmain;f\xc3\xa9e;c 1\n".to_vec();
+        let mut bad = good.clone();
+        bad.extend_from_slice(b"main;x\xffy 4\n");
+        let (g, b) = (
+            parse("g.txt", &good).unwrap(),
+            parse("b.txt", &bad).unwrap(),
+        );
+        for p in [&g, &b] {
+            let main = child_named(p, 0, "main");
+            let fee = child_named(p, main, "f\u{e9}e");
+            assert_eq!(p.tree.total(child_named(p, fee, "b")), 3);
+            assert_eq!(p.tree.total(child_named(p, main, "g")), 2);
+        }
+        let xy = child_named(&b, child_named(&b, 0, "main"), "x\u{fffd}y");
+        assert_eq!(b.tree.total(xy), 4);
+        assert_eq!(b.tree.grand_total(), g.tree.grand_total() + 4);
     }
 
     #[test]
