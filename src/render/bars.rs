@@ -554,46 +554,48 @@ impl Sink<'_> {
 }
 
 /// What a thread reuses from row to row while filling: the values of a row's bars, and
-/// those of the last two tiers written.
+/// those of the last tier written.
 #[derive(Default)]
 struct FillScratch {
     vals: Vec<[f32; 3]>,
-    prev: Vec<[f64; 3]>,
-    cur: Vec<[f64; 3]>,
+    tier: Vec<[f64; 3]>,
 }
 
 fn widen(v: [f32; 3]) -> [f64; 3] {
     v.map(f64::from)
 }
 
-/// The values of `tier`'s bars combined from those of `finer`, a tier of the same row
-/// built before it (each of its bars a run of `finer`'s), into `out`: a pass over the two
-/// tiers instead of over every member. False (with `out` partly written) where `tier`'s
-/// bars do not start and end on `finer`'s.
+/// Turns `vals`, the values of `finer`'s bars, into those of `tier`'s, a tier of the same
+/// row built after it (each of its bars a run of `finer`'s): one pass, in place (bar `j`
+/// is written after the runs it combines were read). False, with `vals` spoiled, where
+/// `tier`'s bars do not start and end on `finer`'s.
 fn combine(
     finer: &crate::lod::Tier,
-    finer_vals: &[[f64; 3]],
     tier: &crate::lod::Tier,
     merge: fn([f64; 3], [f64; 3]) -> [f64; 3],
-    out: &mut Vec<[f64; 3]>,
+    vals: &mut Vec<[f64; 3]>,
 ) -> bool {
+    if vals.len() != finer.len() {
+        return false;
+    }
     let mut p = 0;
     for j in 0..tier.len() {
         let m = tier.members(j);
         if p >= finer.len() || finer.first(p) != m.start {
             return false;
         }
-        let mut v = finer_vals[p];
+        let mut v = vals[p];
         p += 1;
         while p < finer.len() && finer.first(p) < m.end {
-            v = merge(v, finer_vals[p]);
+            v = merge(v, vals[p]);
             p += 1;
         }
         if finer.members(p - 1).end != m.end {
             return false;
         }
-        out.push(v);
+        vals[j] = v;
     }
+    vals.truncate(tier.len());
     p == finer.len()
 }
 
@@ -628,12 +630,11 @@ fn fill_row(src: &BarSource<'_>, plan: &Plan, r: usize, s: &mut FillScratch, out
     for &i in tiers {
         let tier = &row_tiers[i];
         if values.read {
-            s.cur.clear();
-            let combined = prev
-                .is_some_and(|p| combine(&row_tiers[p], &s.prev, tier, values.merge, &mut s.cur));
+            let combined =
+                prev.is_some_and(|p| combine(&row_tiers[p], tier, values.merge, &mut s.tier));
             if !combined {
-                s.cur.clear();
-                s.cur.extend((0..tier.len()).map(|j| {
+                s.tier.clear();
+                s.tier.extend((0..tier.len()).map(|j| {
                     let m = tier.members(j);
                     s.vals[m.start + 1..m.end]
                         .iter()
@@ -646,7 +647,7 @@ fn fill_row(src: &BarSource<'_>, plan: &Plan, r: usize, s: &mut FillScratch, out
                 let members = tier.members(j);
                 let merged = members.len() > 1;
                 let value = if values.read {
-                    codec.pack(s.cur[j], merged)
+                    codec.pack(s.tier[j], merged)
                 } else {
                     ValueCodec::unread(merged)
                 };
@@ -654,10 +655,7 @@ fn fill_row(src: &BarSource<'_>, plan: &Plan, r: usize, s: &mut FillScratch, out
                 out.put(seg.instance(x0, x1, tier.name[j], value));
             }
         }
-        if values.read {
-            std::mem::swap(&mut s.prev, &mut s.cur);
-            prev = Some(i);
-        }
+        prev = Some(i);
     }
 }
 
