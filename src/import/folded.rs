@@ -380,11 +380,7 @@ fn parse_chunk(
     mode: Option<Mode>,
     progress: Option<&super::Progress>,
 ) -> Result<Chunk, ImportError> {
-    let mut parser = ChunkParser::new(file, mode);
-    // Checked as UTF-8 at once (SIMD), so that names are sliced from it as they are,
-    // rather than each new frame checked again; a chunk with invalid bytes checks (and
-    // lossily decodes) name by name.
-    parser.prev.text = simdutf8::basic::from_utf8(text).ok();
+    let mut parser = ChunkParser::new(file, mode, text);
     let mut report = ChunkProgress::new(progress);
     let mut line_no: u64 = first_line - 1;
     let mut start = 0usize;
@@ -415,7 +411,8 @@ struct ChunkParser<'f, 't> {
 }
 
 impl<'f, 't> ChunkParser<'f, 't> {
-    fn new(file: &'f str, mode: Option<Mode>) -> Self {
+    /// A parser of the lines of `text`.
+    fn new(file: &'f str, mode: Option<Mode>, text: &'t [u8]) -> Self {
         let mut names = Names::new();
         let builder = mode.map(|m| CallTreeBuilder::new(&mut names, m.diff));
         ChunkParser {
@@ -426,7 +423,13 @@ impl<'f, 't> ChunkParser<'f, 't> {
             scale_digits: 0,
             any_rounded: false,
             first_valid_line: mode.map_or(0, |m| m.decided_at),
-            prev: PrevStack::default(),
+            prev: PrevStack {
+                // Checked as UTF-8 at once (SIMD), so that names are sliced from it as
+                // they are rather than each new frame checked again; a chunk with invalid
+                // bytes checks (and lossily decodes) name by name.
+                text: simdutf8::basic::from_utf8(text).ok(),
+                ..PrevStack::default()
+            },
         }
     }
 

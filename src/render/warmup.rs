@@ -34,6 +34,11 @@ pub type Prime = fn(&Gpu, &mut Renderer);
 /// Inputs at least this large have the device opened near the end of their parse.
 pub const HOLD_BACK_MIN_BYTES: u64 = 96 << 20;
 
+/// Whether an input of `total` bytes has the device opened near the end of its parse.
+fn holds_back(total: u64) -> bool {
+    total >= HOLD_BACK_MIN_BYTES
+}
+
 /// When the thread may open the device.
 #[derive(Clone)]
 pub enum Hold {
@@ -50,7 +55,7 @@ impl Hold {
             p.wait_until(|p| {
                 let total = p.total.load(std::sync::atomic::Ordering::Relaxed);
                 let done = p.done.load(std::sync::atomic::Ordering::Relaxed);
-                total > 0 && (total < HOLD_BACK_MIN_BYTES || done >= total / 10 * 9)
+                total > 0 && (!holds_back(total) || done >= total / 10 * 9)
             });
         }
     }
@@ -60,9 +65,7 @@ impl Hold {
     fn leaves_time(&self) -> bool {
         match self {
             Hold::No => false,
-            Hold::UntilParsed(p) => {
-                p.total.load(std::sync::atomic::Ordering::Relaxed) >= HOLD_BACK_MIN_BYTES
-            }
+            Hold::UntilParsed(p) => holds_back(p.total.load(std::sync::atomic::Ordering::Relaxed)),
         }
     }
 

@@ -262,6 +262,14 @@ pub struct BarValues<'a> {
     pub read: bool,
 }
 
+impl BarValues<'_> {
+    /// [`BarValues::read`] for a view in `color` that draws one image at `only_at` ticks
+    /// per pixel, or a window (`None`), whose color mode may change later.
+    pub fn read_by(only_at: Option<f64>, color: ColorMode) -> bool {
+        only_at.is_none() || color.reads_values()
+    }
+}
+
 /// Everything the GPU needs to hold a layout's bars: what a view uploads once.
 pub struct BarSource<'a> {
     /// Its identity.

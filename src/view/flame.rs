@@ -1037,8 +1037,7 @@ impl View for FlameView {
                 merge: |acc, v| [acc[0] + v[0], acc[1] + v[1], acc[2] + v[2]],
                 max_self: self.max_self as f32,
                 diff_ticks: self.profile.diff_ticks(),
-                // A window may switch to heat or diff colors; an image keeps its mode.
-                read: self.only_at.is_none() || self.state.color.reads_values(),
+                read: BarValues::read_by(self.only_at, self.state.color),
             },
             only_at: self.only_at,
             noun: "bars",

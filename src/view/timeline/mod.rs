@@ -423,7 +423,8 @@ impl TimelineView {
                 merge,
                 max_self,
                 diff_ticks: None,
-                read: true,
+                // Attribute colors are heat of the values.
+                read: self.attr.is_some() || BarValues::read_by(self.only_at, self.state.color),
             },
             only_at: self.only_at,
             noun: "spans",
