@@ -1,7 +1,8 @@
 //! Text drawn as instanced glyph quads (`render::glyphs`) has glyphon's pixels: the same
 //! strings drawn by glyphon's renderer and by scorch's text layer give identical images,
 //! at fractional positions, clipped, on both layers; labels cut to fit (drawn from their
-//! name's run) match the cut string shaped by itself; and the caches stay bounded.
+//! name's run) match the cut string shaped by itself, and so do names drawn by id,
+//! whole or cut; and the caches stay bounded.
 
 mod common;
 
@@ -10,9 +11,10 @@ use glyphon::{
     Attrs, Buffer, Cache, Color, Family, Metrics, Resolution, Shaping, SwashCache, TextArea,
     TextAtlas, TextBounds, TextRenderer, Viewport, Wrap,
 };
+use scorch::model::Names;
 use scorch::render::text::{FONT_FAMILY, Layer, TextLayer, font_system};
 use scorch::render::{Gpu, TARGET_FORMAT};
-use scorch::view::draw::{LabelFit, Measure, line_height};
+use scorch::view::draw::{Label, LabelFit, Measure, NameFit, line_height};
 
 const W: u32 = 480;
 const H: u32 = 160;
@@ -194,7 +196,7 @@ fn with_layer(gpu: &Gpu, layer: &mut TextLayer, cases: &[Case]) -> Vec<u8> {
         } else {
             Layer::Overlay
         };
-        layer.push_on(on, c.0, c.1, c.2, c.3, c.4, c.5);
+        layer.push_on(on, &Label::from(c.0), c.1, c.2, c.3, c.4, c.5);
     }
     layer.prepare(&gpu.device, &gpu.queue, W, H).unwrap();
     draw_into(gpu, |pass| {
@@ -270,7 +272,7 @@ fn glyph_atlas_and_tables_stay_bounded() {
             let text = format!("ÀÉÎÕÜ wgpu {round} {i} ŁŽЖЯ");
             layer.push_on(
                 Layer::Base,
-                &text,
+                &Label::from(text.as_str()),
                 size,
                 (i % 6) as f32 * 80.3,
                 (i / 6) as f32 * 16.0,
@@ -347,4 +349,62 @@ fn names_shaped_ahead_draw_as_names_shaped_in_the_frame() {
     );
     let want = with_glyphon(gpu, &cases);
     assert_eq!(differing(&got, &want), 0);
+}
+
+/// Names drawn by id ([`Label::name`], and cut by [`Measure::name_fit`]) are drawn from
+/// the run kept for each name: the pixels of the string they show, shaped alone, in the
+/// frame that shapes them and in the next one, which only finds them.
+#[test]
+fn name_labels_draw_as_the_strings_they_show() {
+    let Some(gpu) = gpu() else { return };
+    let mut layer = TextLayer::new(&gpu.device, TARGET_FORMAT);
+    let mut names = Names::default();
+    let ids: Vec<_> = [
+        "task::step_417::handle_request",
+        "com.example.Service.RequestHandler",
+        "AVATAR Wolf offload",
+        "tab\\there",
+        "0.5",
+    ]
+    .iter()
+    .map(|n| names.intern(n))
+    .collect();
+    // One line per name and part, one column per width.
+    let mut labels: Vec<(Label, f32, f32)> = Vec::new();
+    for (i, &id) in ids.iter().enumerate() {
+        for (j, part) in [LabelFit::Head, LabelFit::Tail].into_iter().enumerate() {
+            for (k, w) in [40.0f32, 77.5, 400.0].into_iter().enumerate() {
+                let x = 4.0 + 150.0 * k as f32 + 0.37 * (i + j) as f32;
+                let y = 2.0 + 16.0 * (2 * i + j) as f32;
+                match layer.name_fit(part, &names, id, 11.0, w) {
+                    NameFit::Whole(_) => labels.push((Label::name(&names, id), x, y)),
+                    NameFit::Cut(l) => labels.push((l, x, y)),
+                    NameFit::Nothing => {}
+                }
+            }
+        }
+    }
+    assert!(
+        labels
+            .iter()
+            .any(|l| l.0.name_label().is_some_and(|n| n.cut.is_some()))
+    );
+    assert!(labels.iter().any(|l| l.0.shown().starts_with('…')));
+    let shown: Vec<Case> = labels
+        .iter()
+        .map(|(l, x, y)| {
+            let t: &'static str = Box::leak(l.shown().into_owned().into_boxed_str());
+            (t, 11.0, *x, *y, [0.0, 0.0, W as f32, H as f32], [0, 0, 0])
+        })
+        .collect();
+    let want = with_glyphon(gpu, &shown);
+    for frame in 0..2 {
+        layer.clear();
+        for (l, c) in labels.iter().map(|l| &l.0).zip(&shown) {
+            layer.push_on(Layer::Base, l, c.1, c.2, c.3, c.4, c.5);
+        }
+        layer.prepare(&gpu.device, &gpu.queue, W, H).unwrap();
+        let got = draw_into(gpu, |pass| layer.render(pass, Layer::Base).unwrap());
+        assert_eq!(differing(&got, &want), 0, "frame {frame}");
+    }
 }

@@ -34,8 +34,8 @@ pub struct RunGlyph {
     pub pen: f32,
     /// Where the glyph's advance ends.
     pub right: f32,
-    /// The line's baseline, its top and its height.
-    pub line_y: f32,
+    /// The line's baseline (rounded to a pixel, as drawn), its top and its height.
+    pub baseline: i32,
     line_top: f32,
     line_h: f32,
     /// Byte range of the text this glyph stands for.
@@ -366,7 +366,7 @@ impl GlyphQuads {
                     y: g.y - g.font_size * g.y_offset,
                     pen: g.x,
                     right: g.x + g.w,
-                    line_y: line.line_y,
+                    baseline: line.line_y.round() as i32,
                     line_top: line.line_top,
                     line_h: line.line_height,
                     start: g.start as u32,
@@ -521,7 +521,14 @@ impl GlyphQuads {
         let y_min = bounds[1].max(0);
         let y_max = bounds[3].min(rh).max(y_min);
         for g in &run.glyphs {
-            if g.start < part.from || g.end > part.to {
+            if g.end > part.to {
+                // In text order, every later glyph ends after it too.
+                if run.ltr {
+                    break;
+                }
+                continue;
+            }
+            if g.start < part.from {
                 continue;
             }
             let line_start = (top + g.line_top) as i32;
@@ -530,7 +537,8 @@ impl GlyphQuads {
                 continue;
             }
             let (px, bin) = SubpixelBin::new((g.x + part.dx) + left);
-            let py = (g.y + top).trunc() as i32;
+            // `as` truncates, as `trunc` would.
+            let py = (g.y + top) as i32;
             let Slot::Placed {
                 left: gl,
                 top: gt,
@@ -543,7 +551,7 @@ impl GlyphQuads {
                 continue;
             };
             let mut x = px + i32::from(gl);
-            let mut y = g.line_y.round() as i32 + py - i32::from(gt);
+            let mut y = g.baseline + py - i32::from(gt);
             let (mut ax, mut ay) = (ax, ay);
             let (mut width, mut height) = (i32::from(w), i32::from(h));
             let max_x = x + width;

@@ -46,6 +46,9 @@ pub const MUTED_COLOR: [u8; 3] = [102, 102, 102];
 /// Text of overlays other than titles.
 pub const BODY_COLOR: [u8; 3] = [60, 60, 60];
 
+/// What a cut label shows in place of what it leaves out.
+pub const ELLIPSIS: &str = "…";
+
 /// Line height as a multiple of the font size.
 const LINE_HEIGHT: f32 = 1.2;
 
@@ -104,16 +107,37 @@ pub trait Measure {
         self.width(names.get(id), size)
     }
 
-    /// [`Measure::cut`] of the name `id` of `names`.
-    fn name_cut(
+    /// [`Measure::cut`] of the name `id` of `names`, as the label that shows it: a
+    /// measurer that keeps names by id returns the name cut ([`Label::name_cut`]),
+    /// which a text layer draws from the name's glyphs, without a string.
+    fn name_cut<'n>(
         &mut self,
         part: LabelFit,
-        names: &Names,
+        names: &'n Names,
         id: NameId,
         size: f32,
         max_w: f32,
-    ) -> Option<String> {
-        self.cut(part, names.get(id), size, max_w)
+    ) -> Option<Label<'n>> {
+        self.cut(part, names.get(id), size, max_w).map(Label::from)
+    }
+
+    /// How the name `id` of `names` fits in `max_w` pixels: whole, else cut as `part`
+    /// says ([`Measure::name_cut`]), else not at all; what [`Measure::name_width`] and
+    /// `name_cut` give, in one lookup for a measurer that keeps names by id.
+    fn name_fit<'n>(
+        &mut self,
+        part: LabelFit,
+        names: &'n Names,
+        id: NameId,
+        size: f32,
+        max_w: f32,
+    ) -> NameFit<'n> {
+        let w = self.name_width(names, id, size);
+        if w <= max_w {
+            return NameFit::Whole(w);
+        }
+        self.name_cut(part, names, id, size, max_w)
+            .map_or(NameFit::Nothing, NameFit::Cut)
     }
 
     /// The text to show in `max_w` pixels: `full` if it fits, else `short` if it fits,
@@ -192,11 +216,151 @@ pub fn outline(rect: [f32; 4], t: f32) -> [[f32; 4]; 4] {
     ]
 }
 
+/// Which part of a name a cut [`Label`] keeps: the bytes before `at` and an ellipsis
+/// ([`LabelFit::Head`]), or an ellipsis and the bytes from `at` ([`LabelFit::Tail`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cut {
+    /// The part kept.
+    pub fit: LabelFit,
+    /// A char boundary strictly inside the name.
+    pub at: u32,
+}
+
+/// The interned name a [`Label`] shows, whole or cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NameLabel {
+    /// Its interner's [`Names::uid`].
+    pub names: u64,
+    /// Its id there.
+    pub id: NameId,
+    /// The part shown; `None`: all of it.
+    pub cut: Option<Cut>,
+}
+
+/// How a name fits a width ([`Measure::name_fit`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum NameFit<'n> {
+    /// All of it, this wide.
+    Whole(f32),
+    /// Cut to fit.
+    Cut(Label<'n>),
+    /// Not one character of it.
+    Nothing,
+}
+
+/// What a [`Text`] shows: a string, or an interned name, whole or cut to fit a bar. A
+/// name is borrowed, not copied, and a text layer finds the glyphs it shaped for it by
+/// its id: a label loop of thousands of names allocates, copies and hashes no string.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Label<'a> {
+    text: std::borrow::Cow<'a, str>,
+    name: Option<NameLabel>,
+}
+
+impl<'a> Label<'a> {
+    /// The name `id` of `names`, whole.
+    pub fn name(names: &'a Names, id: NameId) -> Label<'a> {
+        Label {
+            text: std::borrow::Cow::Borrowed(names.get(id)),
+            name: Some(NameLabel {
+                names: names.uid(),
+                id,
+                cut: None,
+            }),
+        }
+    }
+
+    /// The name `id` of `names` cut at `cut`, which must lie on a char boundary and
+    /// keep a character of the name (else the label is the whole name).
+    pub fn name_cut(names: &'a Names, id: NameId, cut: Cut) -> Label<'a> {
+        let mut l = Label::name(names, id);
+        let at = cut.at as usize;
+        let keeps = match cut.fit {
+            LabelFit::Head => at > 0 && at <= l.text.len(),
+            LabelFit::Tail => at < l.text.len(),
+        };
+        if keeps && l.text.is_char_boundary(at) {
+            l.name = l.name.map(|n| NameLabel {
+                cut: Some(cut),
+                ..n
+            });
+        }
+        l
+    }
+
+    /// The text before any cut.
+    pub fn source(&self) -> &str {
+        &self.text
+    }
+
+    /// The name shown, if this is one.
+    pub fn name_label(&self) -> Option<NameLabel> {
+        self.name
+    }
+
+    /// The text as drawn: with its cut and ellipsis applied.
+    pub fn shown(&self) -> std::borrow::Cow<'_, str> {
+        match self.name.and_then(|n| n.cut) {
+            None => std::borrow::Cow::Borrowed(&self.text),
+            Some(Cut {
+                fit: LabelFit::Head,
+                at,
+            }) => format!("{}{ELLIPSIS}", &self.text[..at as usize]).into(),
+            Some(Cut {
+                fit: LabelFit::Tail,
+                at,
+            }) => format!("{ELLIPSIS}{}", &self.text[at as usize..]).into(),
+        }
+    }
+}
+
+impl From<String> for Label<'_> {
+    fn from(text: String) -> Self {
+        Label {
+            text: text.into(),
+            name: None,
+        }
+    }
+}
+
+impl<'a> From<&'a str> for Label<'a> {
+    fn from(text: &'a str) -> Self {
+        Label {
+            text: text.into(),
+            name: None,
+        }
+    }
+}
+
+impl PartialEq<str> for Label<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.shown() == other
+    }
+}
+
+impl PartialEq<String> for Label<'_> {
+    fn eq(&self, other: &String) -> bool {
+        self.shown() == other.as_str()
+    }
+}
+
+impl PartialEq<&str> for Label<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.shown() == *other
+    }
+}
+
+impl std::fmt::Display for Label<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.shown())
+    }
+}
+
 /// A line of text with its top-left corner at (`x`, `y`), clipped to `clip`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Text {
+pub struct Text<'a> {
     /// The text.
-    pub text: String,
+    pub text: Label<'a>,
     /// Font size in pixels.
     pub size: f32,
     /// Left edge.
@@ -504,11 +668,11 @@ pub struct Frame<'a> {
     /// Rectangles over the bars.
     pub over: Vec<Rect>,
     /// Text over those.
-    pub text: Vec<Text>,
+    pub text: Vec<Text<'a>>,
     /// Overlay rectangles.
     pub top: Vec<Rect>,
     /// Overlay text.
-    pub top_text: Vec<Text>,
+    pub top_text: Vec<Text<'a>>,
     /// Bar and span labels placed (for reports).
     pub labels: usize,
 }
@@ -542,7 +706,7 @@ impl<'a> Frame<'a> {
                 r
             })
         };
-        let shift_texts = |ts: Vec<Text>| {
+        let shift_texts = |ts: Vec<Text<'a>>| {
             ts.into_iter().map(move |mut t| {
                 t.x += dx;
                 t.clip[0] += dx;

@@ -12,8 +12,8 @@
 //! Labels read `name (share, amount)`, or for a diff `name (change)`, cut to what fits.
 
 use super::draw::{
-    BarSource, BarValues, BarsLayer, Frame, LabelFit, Measure, Rect, SceneKey, TITLE_COLOR, Text,
-    line_height, outline, rgba, row_draws, single_bars,
+    BarSource, BarValues, BarsLayer, Frame, Label, LabelFit, Measure, NameFit, Rect, SceneKey,
+    TITLE_COLOR, Text, line_height, outline, rgba, row_draws, single_bars,
 };
 use super::input::{Action, Wheel};
 use super::interface::{
@@ -24,7 +24,7 @@ use super::search::{SearchResult, search};
 use super::shell::Heading;
 use super::state::{ANIMATION_S, ViewState};
 use crate::color::{self, ColorMode};
-use crate::geometry::{Camera, FrameGeometry, Orientation, Style};
+use crate::geometry::{Camera, FrameGeometry, Orientation, Style, round_px};
 use crate::layout::{Layout, SiblingOrder, flame_layout_ordered};
 use crate::lod::{Lod, MergedRun};
 use crate::model::transform::TransformKind;
@@ -375,9 +375,9 @@ impl FlameView {
     }
 
     /// Labels, the focus header and the hover outline of a frame.
-    fn draw_labels(
-        &self,
-        frame: &mut Frame<'_>,
+    fn draw_labels<'a>(
+        &'a self,
+        frame: &mut Frame<'a>,
         g: &FrameGeometry,
         cam: &Camera,
         rows: &[super::draw::RowDraw],
@@ -408,8 +408,8 @@ impl FlameView {
                 if x1 - x0 < min_label {
                     continue;
                 }
-                let vx0 = x0.max(g.graph.x).round();
-                let vx1 = (x1.round() - g.gap_px).min(graph_right);
+                let vx0 = round_px(x0.max(g.graph.x));
+                let vx1 = (round_px(x1) - g.gap_px).min(graph_right);
                 if vx1 <= vx0 {
                     continue;
                 }
@@ -608,26 +608,28 @@ pub fn diff_lines(p: &Profile, n: NodeId, lt: u64, rt: u64) -> Vec<String> {
 /// pixels, keeping `keep` of a cut name: the label is formatted and measured only when
 /// the name fits (the label is the name and more, never narrower), and the name is
 /// measured and cut by id.
-fn fit_bar_label(
+fn fit_bar_label<'a>(
     m: &mut dyn Measure,
-    profile: &Profile,
+    profile: &'a Profile,
     node: NodeId,
     name: crate::model::names::NameId,
     keep: LabelFit,
     size: f32,
     max_w: f32,
-) -> Option<String> {
+) -> Option<Label<'a>> {
     if max_w <= 0.0 {
         return None;
     }
-    if m.name_width(&profile.names, name, size) > max_w {
-        return m.name_cut(keep, &profile.names, name, size, max_w);
+    match m.name_fit(keep, &profile.names, name, size, max_w) {
+        NameFit::Whole(_) => {}
+        NameFit::Cut(label) => return Some(label),
+        NameFit::Nothing => return None,
     }
     let full = bar_label(profile, node);
     if m.width(&full, size) <= max_w {
-        return Some(full);
+        return Some(full.into());
     }
-    Some(profile.names.get(name).to_string())
+    Some(Label::name(&profile.names, name))
 }
 
 /// The label of a bar: `name (share, amount)`, or for a diff `name (change)`.
@@ -1079,7 +1081,8 @@ impl View for FlameView {
                     "{} … ({levels} level{} collapsed above; click here or press 0 to reset)",
                     self.profile.names.get(self.layout.rows[0].name[0]),
                     if levels == 1 { "" } else { "s" }
-                ),
+                )
+                .into(),
                 size: label_size,
                 x: g.graph.x + pad,
                 y: (top + (g.bar_height_px - label_line) / 2.0).round(),
@@ -1287,7 +1290,10 @@ mod tests {
         let mut m = FixedMeasure { advance: 0.6 };
         let frame = crate::view::compose(&heavy, Purpose::Window, None, &mut m);
         assert!(
-            frame.text.iter().any(|t| t.text.contains("left heavy")),
+            frame
+                .text
+                .iter()
+                .any(|t| t.text.shown().contains("left heavy")),
             "the heading says which view this is"
         );
     }
@@ -1361,7 +1367,11 @@ mod tests {
         let rows: Vec<usize> = f.bars[0].rows.iter().map(|r| r.row).collect();
         assert_eq!(rows, [0, 1, 2]);
         assert_eq!(f.labels, 4, "total, main, alpha, beta");
-        assert!(f.text.iter().any(|t| t.text.starts_with("alpha (75%")));
+        assert!(
+            f.text
+                .iter()
+                .any(|t| t.text.shown().starts_with("alpha (75%"))
+        );
         assert!(f.over.is_empty(), "no hover in an export");
         let b = bar_named(&v, 2, "beta");
         v.state.zoom_to_bar(&v.layout, b, 0.0);
@@ -1384,7 +1394,10 @@ mod tests {
             let mut m = FixedMeasure { advance: 0.6 };
             let mut f = Frame::new(1016, 562, 1.0);
             v.draw(&mut f, &mut m, Purpose::Export);
-            f.text.iter().map(|t| t.text.clone()).collect::<Vec<_>>()
+            f.text
+                .iter()
+                .map(|t| t.text.to_string())
+                .collect::<Vec<_>>()
         };
         // The long name's bar is 250 px wide: its label is cut.
         let first = labels(&v);

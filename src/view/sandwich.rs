@@ -478,7 +478,7 @@ mod tests {
         let mut m = FixedMeasure { advance: 0.6 };
         let mut f = Frame::new(1000, 600, 1.0);
         v.draw(&mut f, &mut m, Purpose::Export);
-        f.text.iter().map(|t| t.text.clone()).collect()
+        f.text.iter().map(|t| t.text.to_string()).collect()
     }
 
     #[test]

@@ -110,7 +110,7 @@ pub fn title_band(
     }
     let clip = [margin, band.y, title_right, band.y + band.h];
     frame.text.push(Text {
-        text: h.title.clone(),
+        text: h.title.clone().into(),
         size: title_size,
         x: margin,
         y: title_top,
@@ -124,7 +124,7 @@ pub fn title_band(
     {
         let sub_top = (band.y + (band.h - line_height(sub_size)) / 2.0).round() + scale.round();
         frame.text.push(Text {
-            text: sub,
+            text: sub.into(),
             size: sub_size,
             x: sub_x,
             y: sub_top,
@@ -185,7 +185,7 @@ impl Legend<'_> {
         let clip = [0.0, self.band.y, width, self.band.y + self.band.h];
         for (text, x) in [(right_caption, right_x), (left_caption, left_x)] {
             frame.text.push(Text {
-                text: text.to_string(),
+                text: text.to_string().into(),
                 size,
                 x,
                 y: top,
@@ -322,7 +322,7 @@ fn status_line(frame: &mut Frame<'_>, st: RectPx, status: &Status, m: &mut dyn M
     };
     let right_x = (w - pad - right_w).max(pad);
     frame.top_text.push(Text {
-        text: right.to_string(),
+        text: right.to_string().into(),
         size: small,
         x: right_x,
         y: top,
@@ -348,7 +348,7 @@ fn status_line(frame: &mut Frame<'_>, st: RectPx, status: &Status, m: &mut dyn M
         None => (status.left.clone(), MUTED_COLOR),
     };
     frame.top_text.push(Text {
-        text,
+        text: text.into(),
         size: small,
         x: pad,
         y: top,
@@ -397,7 +397,7 @@ fn tooltip(
     }
     for (i, l) in lines.iter().enumerate() {
         frame.top_text.push(Text {
-            text: l.clone(),
+            text: l.clone().into(),
             size: small,
             x: x + pad,
             y: y + pad / 2.0 + i as f32 * line,
@@ -433,7 +433,7 @@ fn draw_menu(frame: &mut Frame<'_>, menu: &MenuShown, bottom: f32, _m: &mut dyn 
                 .push(Rect::new([x, iy, mw, mh], rgba8([104, 151, 202, 255])));
         }
         frame.top_text.push(Text {
-            text: item.clone(),
+            text: item.clone().into(),
             size: small,
             x: x + pad,
             y: (iy + (mh - line) / 2.0).round(),
@@ -465,7 +465,7 @@ fn frame_times(frame: &mut Frame<'_>, text: &str, top: f32, m: &mut dyn Measure)
         .top
         .push(Rect::new([x, y, tw, line + pad], rgba8([20, 20, 20, 220])));
     frame.top_text.push(Text {
-        text: text.to_string(),
+        text: text.to_string().into(),
         size: small,
         x: x + pad,
         y: y + pad / 2.0,
@@ -498,7 +498,7 @@ pub fn waiting(
     let pad = (8.0 * s).round();
     let tw = m.width(message, small).min(w - 2.0 * pad);
     frame.top_text.push(Text {
-        text: message.to_string(),
+        text: message.to_string().into(),
         size: small,
         x: ((w - tw) / 2.0).max(pad),
         y: h / 2.0,
@@ -547,7 +547,7 @@ mod tests {
         assert_eq!(f.text.len(), 2);
         assert_eq!(f.text[0].text, "demo.folded");
         assert_eq!((f.text[0].x, f.text[0].color), (8.0, TITLE_COLOR));
-        assert!(f.text[1].text.ends_with('…'), "{}", f.text[1].text);
+        assert!(f.text[1].text.shown().ends_with('…'), "{}", f.text[1].text);
         assert!(f.text[1].x > 8.0 + 11.0 * 14.0 * 0.6);
         assert!(f.over.is_empty(), "no legend without diff colors");
     }
@@ -568,7 +568,11 @@ mod tests {
         let mut wide = Frame::new(1200, 100, 1.0);
         title_band(&mut wide, band, &Style::default(), &h, &mut m());
         assert_eq!(wide.over.len(), 41, "41 gradient steps");
-        assert!(wide.text.iter().any(|t| t.text.contains("grew or new")));
+        assert!(
+            wide.text
+                .iter()
+                .any(|t| t.text.shown().contains("grew or new"))
+        );
         h.subtitle = "x".repeat(150);
         let mut crowded = Frame::new(1200, 100, 1.0);
         title_band(&mut crowded, band, &Style::default(), &h, &mut m());
@@ -631,7 +635,7 @@ mod tests {
         };
         overlays(&mut f, st, 38.0, &c, &mut m());
         assert_eq!(f.top[0].color, rgba8([255, 224, 138, 255]), "amber status");
-        let texts: Vec<&str> = f.top_text.iter().map(|t| t.text.as_str()).collect();
+        let texts: Vec<&str> = f.top_text.iter().map(|t| t.text.source()).collect();
         assert_eq!(texts, ["3 matches", "hint", "main", "total: 5", "CPU 1 ms"]);
         // A tooltip near the bottom flips above the pointer.
         c.tooltip = Some((vec!["x".into()], (100.0, 570.0)));
@@ -649,7 +653,7 @@ mod tests {
         c.status.search_field = Some("ma".into());
         let mut h = Frame::new(800, 600, 1.0);
         overlays(&mut h, st, 38.0, &c, &mut m());
-        let texts: Vec<&str> = h.top_text.iter().map(|t| t.text.as_str()).collect();
+        let texts: Vec<&str> = h.top_text.iter().map(|t| t.text.source()).collect();
         assert_eq!(
             texts,
             ["3 matches", "Search (regex or text): ma▏", "Copy name"]

@@ -258,7 +258,7 @@ impl View for SideBySideView {
         let (l, r) = self.diff.diff_totals().unwrap_or((0, 0));
         for (i, (label, total)) in [("before", l), ("after", r)].into_iter().enumerate() {
             frame.text.push(super::draw::Text {
-                text: format!("{label}: {}", self.diff.values.format_long(total)),
+                text: format!("{label}: {}", self.diff.values.format_long(total)).into(),
                 size: small,
                 x: (i as f32 * half + 8.0 * vp.scale).round(),
                 y,

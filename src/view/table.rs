@@ -554,7 +554,7 @@ impl TableView {
                 _ => b - pad - m.width(&text, size),
             };
             frame.text.push(Text {
-                text,
+                text: text.into(),
                 size,
                 x,
                 y: top,
@@ -663,7 +663,7 @@ impl View for TableView {
                         if let Some(fit) = m.fit(&text, &text, size, b - x - pad) {
                             frame.labels += 1;
                             frame.text.push(Text {
-                                text: fit,
+                                text: fit.into(),
                                 size,
                                 x,
                                 y: text_top,
@@ -685,7 +685,7 @@ impl View for TableView {
                         let w = m.width(&text, size);
                         if w <= inner {
                             frame.text.push(Text {
-                                text,
+                                text: text.into(),
                                 size,
                                 x: b - pad - w,
                                 y: text_top,
@@ -704,7 +704,7 @@ impl View for TableView {
                 format!("no function matches /{}", self.query)
             };
             frame.text.push(Text {
-                text: msg,
+                text: msg.into(),
                 size,
                 x: g.left + pad,
                 y: g.row_top(0),
@@ -949,7 +949,7 @@ mod tests {
         let mut m = FixedMeasure { advance: 0.6 };
         let mut f = Frame::new(800, 400, 1.0);
         t.draw(&mut f, &mut m, Purpose::Window);
-        f.text.iter().map(|x| x.text.clone()).collect()
+        f.text.iter().map(|x| x.text.to_string()).collect()
     }
 
     const TEXT: &str = "main;work;leaf 6\nmain;work 2\nmain;idle 1\nmain;work;work 3\n";

@@ -204,7 +204,7 @@ pub fn draw(frame: &mut Frame<'_>, bar: RectPx, tb: &Toolbar) {
             _ => TITLE_COLOR,
         };
         frame.top_text.push(Text {
-            text: it.label.clone(),
+            text: it.label.clone().into(),
             size,
             x: r.x + pad,
             y: (r.y + (r.h - line) / 2.0).round(),
@@ -234,7 +234,9 @@ pub fn help(frame: &mut Frame<'_>, area: RectPx, lines: &[(&str, &str)]) {
     }
     let clip = [x, y, x + w - pad / 2.0, y + h];
     frame.top_text.push(Text {
-        text: "Keys and mouse (? or Escape closes this)".to_string(),
+        text: "Keys and mouse (? or Escape closes this)"
+            .to_string()
+            .into(),
         size,
         x: x + pad,
         y: y + pad,
@@ -244,7 +246,7 @@ pub fn help(frame: &mut Frame<'_>, area: RectPx, lines: &[(&str, &str)]) {
     for (i, (keys, what)) in lines.iter().enumerate() {
         let ly = y + pad + (i + 2) as f32 * line;
         frame.top_text.push(Text {
-            text: keys.to_string(),
+            text: keys.to_string().into(),
             size,
             x: x + pad,
             y: ly,
@@ -252,7 +254,7 @@ pub fn help(frame: &mut Frame<'_>, area: RectPx, lines: &[(&str, &str)]) {
             color: TITLE_COLOR,
         });
         frame.top_text.push(Text {
-            text: what.to_string(),
+            text: what.to_string().into(),
             size,
             x: x + pad + key_w,
             y: ly,

@@ -610,7 +610,7 @@ impl View for Totals {
             return;
         };
         f.text.push(crate::view::draw::Text {
-            text: format!("{} samples, /{}", p.tree.grand_total(), self.query),
+            text: format!("{} samples, /{}", p.tree.grand_total(), self.query).into(),
             size: 12.0,
             x: 100.0,
             y: 100.0,

@@ -5,13 +5,13 @@
 
 use super::{AxisTicks, DETAIL_LINES, MAX_CONNECTORS, TimelineView, axis_ticks, format_axis_time};
 use crate::color::{self, ColorMode};
-use crate::geometry::Camera;
 use crate::geometry::timeline::TimelineGeometry;
+use crate::geometry::{Camera, round_px};
 use crate::model::units::write_duration_ns;
 use crate::pick::BarRef;
 use crate::view::draw::{
-    BODY_COLOR, Frame, LabelFit, MUTED_COLOR, Measure, OverviewLayer, Rect, RowDraw, TITLE_COLOR,
-    Text, line_height, outline, rgba, rgba8, single_bars,
+    BODY_COLOR, Frame, Label, LabelFit, MUTED_COLOR, Measure, NameFit, OverviewLayer, Rect,
+    RowDraw, TITLE_COLOR, Text, line_height, outline, rgba, rgba8, single_bars,
 };
 use crate::view::search::SearchResult;
 
@@ -105,7 +105,7 @@ impl TimelineView {
                 continue;
             }
             frame.text.push(Text {
-                text: label,
+                text: label.into(),
                 size: small,
                 x: x + px(3.0),
                 y: (ax.y + (ax.h - label_line) / 2.0).round() - px(2.0),
@@ -160,7 +160,8 @@ impl TimelineView {
                     band.spans,
                     if band.spans == 1 { "" } else { "s" },
                     if slot.collapsed { " (collapsed)" } else { "" }
-                ),
+                )
+                .into(),
                 size: small,
                 x,
                 y: (top + (g.header_px - label_line) / 2.0).round(),
@@ -177,9 +178,9 @@ impl TimelineView {
 
     /// Span labels: `name … duration` when both fit, else the name (truncated if need
     /// be), else nothing.
-    pub(super) fn draw_labels(
-        &self,
-        frame: &mut Frame<'_>,
+    pub(super) fn draw_labels<'a>(
+        &'a self,
+        frame: &mut Frame<'a>,
         sight: &Sight<'_>,
         rows: &[RowDraw],
         m: &mut dyn Measure,
@@ -215,8 +216,8 @@ impl TimelineView {
                 if x1 - x0 < min_label {
                     continue;
                 }
-                let vx0 = x0.max(gx).round();
-                let vx1 = (x1.round() - g.gap_px).min(graph_right);
+                let vx0 = round_px(x0.max(gx));
+                let vx1 = (round_px(x1) - g.gap_px).min(graph_right);
                 if vx1 <= vx0 {
                     continue;
                 }
@@ -236,9 +237,9 @@ impl TimelineView {
                     }
                 };
                 let avail = vx1 - vx0 - 2.0 * pad;
-                let text_top = (top + (g.bar_height_px - label_line) / 2.0).round();
+                let text_top = round_px(top + (g.bar_height_px - label_line) / 2.0);
                 let clip = [vx0, top, vx1, top + g.bar_height_px];
-                let mut put = |text: String, x: f32| {
+                let mut put = |text: Label<'a>, x: f32| {
                     frame.text.push(Text {
                         text,
                         size: small,
@@ -248,26 +249,24 @@ impl TimelineView {
                         color: fg,
                     })
                 };
-                let wn = m.name_width(&spans.names, id, small);
-                let wd = if wn + gap < avail {
+                let wn = match m.name_fit(LabelFit::Head, &spans.names, id, small, avail) {
+                    NameFit::Whole(w) => w,
+                    NameFit::Cut(t) => {
+                        put(t, vx0 + pad);
+                        frame.labels += 1;
+                        continue;
+                    }
+                    NameFit::Nothing => continue,
+                };
+                put(Label::name(&spans.names, id), vx0 + pad);
+                frame.labels += 1;
+                if wn + gap < avail {
                     dur.clear();
                     write_duration_ns(spans.dur_ns[s] as f64, &mut dur);
-                    m.width(&dur, small)
-                } else {
-                    f32::INFINITY
-                };
-                if wn + gap + wd <= avail {
-                    put(spans.names.get(id).to_string(), vx0 + pad);
-                    put(dur.clone(), vx1 - pad - wd);
-                    frame.labels += 1;
-                } else if wn <= avail {
-                    put(spans.names.get(id).to_string(), vx0 + pad);
-                    frame.labels += 1;
-                } else if avail > 0.0
-                    && let Some(t) = m.name_cut(LabelFit::Head, &spans.names, id, small, avail)
-                {
-                    put(t, vx0 + pad);
-                    frame.labels += 1;
+                    let wd = m.width(&dur, small);
+                    if wn + gap + wd <= avail {
+                        put(dur.clone().into(), vx1 - pad - wd);
+                    }
                 }
             }
         }
@@ -457,7 +456,7 @@ impl TimelineView {
             frame.top.push(Rect::new(r, col));
         }
         frame.top_text.push(Text {
-            text: label,
+            text: label.into(),
             size: small,
             x: lx + pad,
             y: (ax.y + (ax.h - line_height(small)) / 2.0).round(),
@@ -488,7 +487,7 @@ impl TimelineView {
             .enumerate()
         {
             frame.top_text.push(Text {
-                text: l,
+                text: l.into(),
                 size: small,
                 x: pad,
                 y: p.y + pad / 2.0 + i as f32 * line,

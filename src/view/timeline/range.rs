@@ -142,7 +142,7 @@ impl TimelineView {
             let w = m.width(&label, small);
             if w + 8.0 * g.scale < r - l {
                 frame.text.push(Text {
-                    text: label,
+                    text: label.into(),
                     size: small,
                     x: ((l + r - w) / 2.0).round(),
                     y: (ax.y + (ax.h - line_height(small)) / 2.0).round(),

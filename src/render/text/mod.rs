@@ -15,7 +15,9 @@ use super::ahead::Ahead;
 use super::glyphs::{GlyphQuads, Part, Run};
 use crate::model::Names;
 use crate::model::names::NameId;
-use crate::view::draw::{LabelFit, Measure as MeasureText, line_height};
+use crate::view::draw::{
+    Cut as LabelCut, Label, LabelFit, Measure as MeasureText, NameFit, NameLabel, line_height,
+};
 use glyphon::{Attrs, Buffer, Family, FontSystem, Metrics, Shaping, SwashCache, Wrap};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -107,11 +109,11 @@ impl<V: Clone> Generations<V> {
 }
 
 /// The bundled font.
-pub const FONT_BYTES: &[u8] = include_bytes!("../../data/fonts/DejaVuSans.ttf");
+pub const FONT_BYTES: &[u8] = include_bytes!("../../../data/fonts/DejaVuSans.ttf");
 /// Its family name.
 pub const FONT_FAMILY: &str = "DejaVu Sans";
 /// The ellipsis appended to truncated labels.
-pub const ELLIPSIS: &str = "…";
+pub use crate::view::draw::ELLIPSIS;
 /// [`ELLIPSIS`], the one character.
 const ELLIPSIS_CHAR: char = '…';
 const _: () = assert!(ELLIPSIS.len() == ELLIPSIS_CHAR.len_utf8());
@@ -229,6 +231,51 @@ struct Item {
     color: u32,
 }
 
+/// `x.floor() as i32`, without a call into the math library (which `floor` is on
+/// x86-64 without SSE4.1): every label's clip is snapped so.
+fn floor_i32(x: f32) -> i32 {
+    let t = x as i32;
+    if (t as f32) > x {
+        t.saturating_sub(1)
+    } else {
+        t
+    }
+}
+
+/// `x.ceil() as i32`, as [`floor_i32`].
+fn ceil_i32(x: f32) -> i32 {
+    let t = x as i32;
+    if (t as f32) < x {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
+
+/// Where a text's items go: its origin, clip bounds (left, top, right, bottom) and
+/// color (0xAARRGGBB).
+#[derive(Clone, Copy)]
+struct Place {
+    left: f32,
+    top: f32,
+    bounds: [i32; 4],
+    color: u32,
+}
+
+impl Place {
+    /// An item drawing `part` of `run` with its origin at `left`.
+    fn item(&self, run: Arc<Run>, part: Part, left: f32) -> Item {
+        Item {
+            run,
+            part,
+            left,
+            top: self.top,
+            bounds: self.bounds,
+            color: self.color,
+        }
+    }
+}
+
 /// A label [`Shaper::cut`] made, drawn from the run of the text it was cut from: the
 /// glyphs it keeps where they are in that run, and the ellipsis before or after them.
 #[derive(Clone, Debug)]
@@ -243,6 +290,20 @@ struct Cut {
 
 /// Tables of [`NameMeasures`] a shaper keeps.
 const NAME_TABLES: usize = 4;
+/// Runs a name table keeps by id, besides those shaped ahead: labels of names found
+/// past it are drawn through the caches of strings.
+const NAME_RUNS_CAP: usize = 8192;
+
+/// A name's measure in a [`NameMeasures`], and the run its labels are drawn from.
+struct NameEntry {
+    /// Its glyph ends.
+    m: Arc<Measure>,
+    /// Whether from shaping (else an estimate, shaped when a frame has the time, as
+    /// [`Shaper::measure`] does).
+    exact: bool,
+    /// Its glyphs (of the layer's glyph table), once shaped for drawing.
+    run: Option<Arc<Run>>,
+}
 
 /// Measures of names by id, for one interner ([`Names::uid`]) at one size: a label loop
 /// finds a name's width and cut without hashing or comparing its text. Names drawn other
@@ -251,9 +312,10 @@ const NAME_TABLES: usize = 4;
 struct NameMeasures {
     /// The interner's uid and the size's bits.
     key: (u64, u32),
-    /// Width, glyph ends, and whether from shaping (else an estimate, shaped when a
-    /// frame has the time, as [`Shaper::measure`] does).
-    by_id: FastMap<NameId, (f32, Arc<Measure>, bool)>,
+    /// Each name's measure and run.
+    by_id: FastMap<NameId, NameEntry>,
+    /// Runs kept in `by_id` (at most [`NAME_RUNS_CAP`]).
+    runs_kept: usize,
     /// Whether its names were sent to be shaped ahead ([`Ahead`]).
     ahead_started: bool,
     /// The thread shaping them, until every batch has been taken.
@@ -333,6 +395,8 @@ pub struct TextLayer {
     /// The runs of ASCII characters of `chars` at the size asked last, found without
     /// hashing (the digits of every duration label).
     ascii_runs: (u32, Vec<Option<Arc<Run>>>),
+    /// The ellipsis's run at the size asked last (every cut label draws one).
+    ellipsis: Option<(u32, Arc<Run>)>,
     /// The glyph table's epoch the runs of `shaped` and `chars` belong to.
     epoch: u64,
     items: [Vec<Item>; 2],
@@ -520,9 +584,9 @@ impl Shaper {
     ) -> Result<(), Option<Arc<Measure>>> {
         self.use_names(names, size);
         match self.name_table().by_id.get(&id) {
-            Some(&(_, _, true)) => return Ok(()),
-            Some((_, m, false)) => {
-                let m = m.clone();
+            Some(e) if e.exact => return Ok(()),
+            Some(e) => {
+                let m = e.m.clone();
                 if !self.may_shape() {
                     return Err(Some(m));
                 }
@@ -540,9 +604,48 @@ impl Shaper {
         let table = self.name_table();
         if table.by_id.len() >= 2 * MEASURED_CAP {
             table.by_id.clear();
+            table.runs_kept = 0;
         }
-        table.by_id.insert(id, (m.width, m.clone(), exact));
+        let run = table.by_id.remove(&id).and_then(|e| e.run);
+        table.by_id.insert(
+            id,
+            NameEntry {
+                m: m.clone(),
+                exact,
+                run,
+            },
+        );
         if exact { Ok(()) } else { Err(Some(m)) }
+    }
+
+    /// The measure of the name `id` of `names` at `size` ([`Shaper::name_known`]):
+    /// `None` for a name drawn other than as it is, measured by its text.
+    fn name_measure(&mut self, names: &Names, id: NameId, size: f32) -> Option<Arc<Measure>> {
+        match self.name_known(names, id, size) {
+            Ok(()) => self.name_table().by_id.get(&id).map(|e| e.m.clone()),
+            Err(m) => m,
+        }
+    }
+
+    /// The run kept for the name `id` of the interner `names` at `size`.
+    fn name_run(&self, names: u64, size: f32, id: NameId) -> Option<Arc<Run>> {
+        let key = (names, size.to_bits());
+        let t = self.names.iter().rev().find(|t| t.key == key)?;
+        t.by_id.get(&id)?.run.clone()
+    }
+
+    /// Keeps `run` for the name `id` of `names` at `size`, where its table and measure
+    /// are (and the table keeps fewer than [`NAME_RUNS_CAP`]).
+    fn keep_name_run(&mut self, names: u64, size: f32, id: NameId, run: &Arc<Run>) {
+        let key = (names, size.to_bits());
+        if let Some(t) = self.names.iter_mut().rev().find(|t| t.key == key)
+            && t.runs_kept < NAME_RUNS_CAP
+            && let Some(e) = t.by_id.get_mut(&id)
+            && e.run.is_none()
+        {
+            e.run = Some(run.clone());
+            t.runs_kept += 1;
+        }
     }
 
     /// Makes the name table of `names` at `size` the current one ([`Shaper::name_table`]),
@@ -550,6 +653,14 @@ impl Shaper {
     /// on a thread ([`Ahead`]).
     fn use_names(&mut self, names: &Names, size: f32) {
         let key = (names.uid(), size.to_bits());
+        // The table of every label of a loop after its first.
+        if self
+            .names
+            .last()
+            .is_some_and(|t| t.key == key && (t.ahead_started || self.budget.is_none()))
+        {
+            return;
+        }
         match self.names.iter().rposition(|t| t.key == key) {
             Some(i) if i + 1 == self.names.len() => {}
             Some(i) => {
@@ -684,6 +795,7 @@ impl TextLayer {
             shaped: Generations::new(SHAPED_CAP),
             chars: FastMap::default(),
             ascii_runs: (0, vec![None; 128]),
+            ellipsis: None,
             epoch: 0,
             items: [Vec::new(), Vec::new()],
         }
@@ -724,7 +836,14 @@ impl TextLayer {
                 let run = Arc::new(self.quads.run_of(&buffer));
                 self.check_epoch();
                 let table = &mut self.shaper.names[t];
-                table.by_id.insert(id, (m.width, m, true));
+                table.by_id.insert(
+                    id,
+                    NameEntry {
+                        m,
+                        exact: true,
+                        run: Some(run.clone()),
+                    },
+                );
                 table.runs.insert(text, run);
             }
         }
@@ -738,8 +857,13 @@ impl TextLayer {
             self.shaped = Generations::new(SHAPED_CAP);
             self.chars.clear();
             self.ascii_runs.1.fill(None);
+            self.ellipsis = None;
             for t in &mut self.shaper.names {
                 t.runs.clear();
+                t.runs_kept = 0;
+                for e in t.by_id.values_mut() {
+                    e.run = None;
+                }
             }
         }
     }
@@ -765,52 +889,93 @@ impl TextLayer {
         self.items[1].clear();
     }
 
-    /// Adds `text` at `size` pixels with its top-left at (`left`, `top`), clipped to
-    /// `clip` = (left, top, right, bottom), in target pixels, on `layer`; as
-    /// [`drawable`] makes it, with an ellipsis after a text cut there.
+    /// Adds `label` at `size` pixels with its top-left at (`left`, `top`), clipped to
+    /// `clip` = (left, top, right, bottom), in target pixels, on `layer`; its text as
+    /// [`drawable`] makes it, with an ellipsis after a text cut there. A name is drawn
+    /// from the run kept for it by id (whole, or the part its cut keeps).
     #[allow(clippy::too_many_arguments)]
     pub fn push_on(
         &mut self,
         layer: Layer,
-        text: &str,
+        label: &Label<'_>,
         size: f32,
         left: f32,
         top: f32,
         clip: [f32; 4],
         color: [u8; 3],
     ) {
+        let at = Place {
+            left,
+            top,
+            bounds: [
+                floor_i32(clip[0]),
+                floor_i32(clip[1]),
+                ceil_i32(clip[2]),
+                ceil_i32(clip[3]),
+            ],
+            color: 0xff00_0000
+                | (u32::from(color[0]) << 16)
+                | (u32::from(color[1]) << 8)
+                | u32::from(color[2]),
+        };
+        if let Some(n) = label.name_label()
+            && self.push_name(layer, n, label.source(), size, at)
+        {
+            return;
+        }
+        self.push_text(layer, &label.shown(), size, at);
+    }
+
+    /// Draws the name label `n`, of text `source`, from the name's run, shaped now if
+    /// it is new (and kept by id); false when it is not drawn so (a name drawn other
+    /// than as it is, a number, a cut the run cannot show). A label this frame has no
+    /// time to shape is left out, as a string would be.
+    fn push_name(
+        &mut self,
+        layer: Layer,
+        n: NameLabel,
+        source: &str,
+        size: f32,
+        at: Place,
+    ) -> bool {
+        let run = match self.shaper.name_run(n.names, size, n.id) {
+            Some(run) => run,
+            None => {
+                let drawn_as_is = matches!(drawable(source, false), (Cow::Borrowed(_), false));
+                if !drawn_as_is || is_plain(source) || source.len() > CUT_SOURCE_MAX {
+                    return false;
+                }
+                let Some(run) = self.run(source, size) else {
+                    return true;
+                };
+                self.shaper.keep_name_run(n.names, size, n.id, &run);
+                run
+            }
+        };
+        match n.cut {
+            None => {
+                self.items[layer as usize].push(at.item(run, Part::ALL, at.left));
+                true
+            }
+            Some(c) => self.push_cut(layer, run, source, c.fit == LabelFit::Head, c.at, size, at),
+        }
+    }
+
+    /// Adds `text` (see [`TextLayer::push_on`]).
+    fn push_text(&mut self, layer: Layer, text: &str, size: f32, at: Place) {
         let text = match drawable(text, false) {
             (shown, false) => shown,
             (shown, true) => Cow::Owned(format!("{shown}{ELLIPSIS}")),
         };
         let text = text.as_ref();
-        let bounds = [
-            clip[0].floor() as i32,
-            clip[1].floor() as i32,
-            clip[2].ceil() as i32,
-            clip[3].ceil() as i32,
-        ];
-        let color = 0xff00_0000
-            | (u32::from(color[0]) << 16)
-            | (u32::from(color[1]) << 8)
-            | u32::from(color[2]);
-        let put = |run: Arc<Run>, part: Part, left: f32| Item {
-            run,
-            part,
-            left,
-            top,
-            bounds,
-            color,
-        };
         // Numbers (most of a frame's new strings) are drawn a character at a time, each
         // character shaped once: their glyphs land where shaping the whole string puts
         // them (PLAIN characters have no kerning among them), and no zoom step shapes.
         if text.len() > 1 && is_plain(text) {
-            let mut x = left;
+            let mut x = at.left;
             for c in text.chars() {
                 if let Some(run) = self.char_run(c, size) {
-                    let item = put(run, Part::ALL, x);
-                    self.items[layer as usize].push(item);
+                    self.items[layer as usize].push(at.item(run, Part::ALL, x));
                 }
                 x += self.shaper.advance(c, size);
             }
@@ -819,48 +984,84 @@ impl TextLayer {
         // A label cut to fit: its text's run up to the cut, and the ellipsis.
         if let Some(cut) = self.shaper.cuts.get(size, text)
             && let Some(source) = self.run(&cut.source, size)
-            && source.ltr
-            && let Some(ellipsis) = self.char_run(ELLIPSIS_CHAR, size)
+            && self.push_cut(
+                layer,
+                source,
+                &cut.source,
+                cut.head,
+                cut.at as u32,
+                size,
+                at,
+            )
         {
-            let at = cut.at as u32;
-            if cut.head {
-                // The ellipsis follows the last glyph kept at that glyph's own advance:
-                // in the name, its advance is kerned with the next letter, which the
-                // cut leaves out.
-                let last = source.ending_at(at).and_then(|g| {
-                    let mut cs = cut.source[g.start as usize..at as usize].chars();
-                    match (cs.next(), cs.next()) {
-                        (Some(c), None) => Some(g.pen + self.shaper.advance(c, size)),
-                        _ => None,
-                    }
-                });
-                if let Some(x) = last {
-                    let part = Part {
-                        from: 0,
-                        to: at,
-                        dx: 0.0,
-                    };
-                    let items = &mut self.items[layer as usize];
-                    items.push(put(source, part, left));
-                    items.push(put(ellipsis, Part::ALL, left + x));
-                    return;
-                }
-            } else {
-                let part = Part {
-                    from: at,
-                    to: u32::MAX,
-                    dx: ellipsis.right_of(u32::MAX) - source.left_of(at),
-                };
-                let items = &mut self.items[layer as usize];
-                items.push(put(ellipsis, Part::ALL, left));
-                items.push(put(source, part, left));
-                return;
-            }
+            return;
         }
         if let Some(run) = self.run(text, size) {
-            let item = put(run, Part::ALL, left);
-            self.items[layer as usize].push(item);
+            self.items[layer as usize].push(at.item(run, Part::ALL, at.left));
         }
+    }
+
+    /// Draws `source` (shaped as `run`) cut at byte `cut`: the part before it and an
+    /// ellipsis (`head`), or an ellipsis and the part from it; false when the run cannot
+    /// show it so (glyphs out of text order; a last glyph that stands for more than one
+    /// character), for the cut string to be shaped instead.
+    #[allow(clippy::too_many_arguments)]
+    fn push_cut(
+        &mut self,
+        layer: Layer,
+        run: Arc<Run>,
+        source: &str,
+        head: bool,
+        cut: u32,
+        size: f32,
+        at: Place,
+    ) -> bool {
+        if !run.ltr {
+            return false;
+        }
+        let ellipsis = match &self.ellipsis {
+            Some((s, run)) if *s == size.to_bits() => run.clone(),
+            _ => {
+                let Some(run) = self.char_run(ELLIPSIS_CHAR, size) else {
+                    return false;
+                };
+                self.ellipsis = Some((size.to_bits(), run.clone()));
+                run
+            }
+        };
+        if head {
+            // The ellipsis follows the last glyph kept at that glyph's own advance:
+            // in the name, its advance is kerned with the next letter, which the
+            // cut leaves out.
+            let last = run.ending_at(cut).and_then(|g| {
+                let mut cs = source.get(g.start as usize..cut as usize)?.chars();
+                match (cs.next(), cs.next()) {
+                    (Some(c), None) => Some(g.pen + self.shaper.advance(c, size)),
+                    _ => None,
+                }
+            });
+            let Some(x) = last else {
+                return false;
+            };
+            let part = Part {
+                from: 0,
+                to: cut,
+                dx: 0.0,
+            };
+            let items = &mut self.items[layer as usize];
+            items.push(at.item(run, part, at.left));
+            items.push(at.item(ellipsis, Part::ALL, at.left + x));
+        } else {
+            let part = Part {
+                from: cut,
+                to: u32::MAX,
+                dx: ellipsis.right_of(u32::MAX) - run.left_of(cut),
+            };
+            let items = &mut self.items[layer as usize];
+            items.push(at.item(ellipsis, Part::ALL, at.left));
+            items.push(at.item(run, part, at.left));
+        }
+        true
     }
 
     /// `text` shaped at `size` (cached), or `None` when this frame is out of time.
@@ -1033,35 +1234,108 @@ impl MeasureText for Shaper {
 
     fn name_width(&mut self, names: &Names, id: NameId, size: f32) -> f32 {
         match self.name_known(names, id, size) {
-            Ok(()) => self.name_table().by_id.get(&id).map_or(0.0, |e| e.0),
+            Ok(()) => self.name_table().by_id.get(&id).map_or(0.0, |e| e.m.width),
             Err(Some(estimate)) => estimate.width,
             Err(None) => self.width(names.get(id), size),
         }
     }
 
-    fn name_cut(
+    fn name_cut<'n>(
         &mut self,
         part: LabelFit,
-        names: &Names,
+        names: &'n Names,
         id: NameId,
         size: f32,
         max_w: f32,
-    ) -> Option<String> {
-        let estimate = match self.name_known(names, id, size) {
-            Ok(()) => None,
-            Err(None) => return self.cut(part, names.get(id), size, max_w),
-            Err(Some(m)) => Some(m),
+    ) -> Option<Label<'n>> {
+        let Some(m) = self.name_measure(names, id, size) else {
+            return self.cut(part, names.get(id), size, max_w).map(Label::from);
         };
+        self.cut_name(part, names, id, &m, size, max_w)
+    }
+
+    fn name_fit<'n>(
+        &mut self,
+        part: LabelFit,
+        names: &'n Names,
+        id: NameId,
+        size: f32,
+        max_w: f32,
+    ) -> NameFit<'n> {
+        // A name measured by shaping, with the ellipsis measured at this size: one
+        // lookup, nothing cloned.
+        self.use_names(names, size);
+        let ellipsis = self.ellipsis.filter(|e| e.0 == size.to_bits()).map(|e| e.1);
+        if let Some(e) = self.name_table().by_id.get(&id)
+            && e.exact
+        {
+            if e.m.width <= max_w {
+                return NameFit::Whole(e.m.width);
+            }
+            if let Some(ell) = ellipsis {
+                return cut_of(part, names, id, &e.m, max_w - ell)
+                    .map_or(NameFit::Nothing, NameFit::Cut);
+            }
+        }
+        let cut = match self.name_measure(names, id, size) {
+            Some(m) if m.width <= max_w => return NameFit::Whole(m.width),
+            Some(m) => self.cut_name(part, names, id, &m, size, max_w),
+            None => {
+                let text = names.get(id);
+                let w = self.width(text, size);
+                if w <= max_w {
+                    return NameFit::Whole(w);
+                }
+                self.cut(part, text, size, max_w).map(Label::from)
+            }
+        };
+        cut.map_or(NameFit::Nothing, NameFit::Cut)
+    }
+}
+
+impl Shaper {
+    /// [`MeasureText::name_cut`] of the name `id` of `names`, measured `m`.
+    fn cut_name<'n>(
+        &mut self,
+        part: LabelFit,
+        names: &'n Names,
+        id: NameId,
+        m: &Measure,
+        size: f32,
+        max_w: f32,
+    ) -> Option<Label<'n>> {
         let room = max_w - self.ellipsis_width(size);
-        let m = match &estimate {
-            Some(m) => m,
-            None => &self.name_table().by_id.get(&id)?.1,
-        };
-        let at = match part {
-            LabelFit::Head => m.prefix_fitting(room),
-            LabelFit::Tail => m.suffix_start_fitting(room),
-        };
-        self.cut_at(part, names.get(id), at, size)
+        cut_of(part, names, id, m, room)
+    }
+}
+
+/// The label of the name `id` of `names`, measured `m`, cut to `room` pixels (the
+/// ellipsis's width taken off), as [`Shaper::cut_at`] cuts it, without the string: the
+/// label borrows the name.
+fn cut_of<'n>(
+    part: LabelFit,
+    names: &'n Names,
+    id: NameId,
+    m: &Measure,
+    room: f32,
+) -> Option<Label<'n>> {
+    let at = match part {
+        LabelFit::Head => m.prefix_fitting(room),
+        LabelFit::Tail => m.suffix_start_fitting(room),
+    };
+    let text = names.get(id);
+    let at = floor_boundary(text, at);
+    match part {
+        LabelFit::Head if at == 0 => None,
+        LabelFit::Tail if at >= text.len() => None,
+        _ => Some(Label::name_cut(
+            names,
+            id,
+            LabelCut {
+                fit: part,
+                at: at as u32,
+            },
+        )),
     }
 }
 
@@ -1082,351 +1356,28 @@ impl MeasureText for TextLayer {
         self.shaper.name_width(names, id, size)
     }
 
-    fn name_cut(
+    fn name_cut<'n>(
         &mut self,
         part: LabelFit,
-        names: &Names,
+        names: &'n Names,
         id: NameId,
         size: f32,
         max_w: f32,
-    ) -> Option<String> {
+    ) -> Option<Label<'n>> {
         self.shaper.name_cut(part, names, id, size, max_w)
+    }
+
+    fn name_fit<'n>(
+        &mut self,
+        part: LabelFit,
+        names: &'n Names,
+        id: NameId,
+        size: f32,
+        max_w: f32,
+    ) -> NameFit<'n> {
+        self.shaper.name_fit(part, names, id, size, max_w)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prefix_search() {
-        let m = Measure {
-            width: 30.0,
-            ends: vec![(10.0, 1), (20.0, 2), (30.0, 3)],
-        };
-        assert_eq!(m.prefix_fitting(9.0), 0);
-        assert_eq!(m.prefix_fitting(10.0), 1);
-        assert_eq!(m.prefix_fitting(25.0), 2);
-        assert_eq!(m.prefix_fitting(100.0), 3);
-        // Suffixes: "c" is 10 wide, "bc" 20, "abc" 30.
-        assert_eq!(m.suffix_start_fitting(9.0), 3);
-        assert_eq!(m.suffix_start_fitting(10.0), 2);
-        assert_eq!(m.suffix_start_fitting(25.0), 1);
-        assert_eq!(m.suffix_start_fitting(30.0), 0);
-    }
-
-    /// A tail-fitted label is an ellipsis and a suffix of the name, as wide as allowed
-    /// at most, and the longest such suffix (one more glyph would not fit).
-    #[test]
-    fn tail_fit_keeps_the_longest_suffix_that_fits() {
-        let mut fs = font_system();
-        let name = "com.example.service.RequestHandler.handleIncoming";
-        let m = measure_shaped(&mut fs, name, 12.0);
-        let ell = measure_shaped(&mut fs, ELLIPSIS, 12.0).width;
-        for max_w in [20.0f32, 40.0, 75.5, 120.0, 200.0] {
-            let start = m.suffix_start_fitting(max_w - ell);
-            let tail = &name[start..];
-            let w = measure_shaped(&mut fs, tail, 12.0).width;
-            assert!(w <= max_w - ell + 0.01, "{max_w}: {tail:?} is {w} wide");
-            if start > 0 {
-                let one_more = &name[start - 1..];
-                let w1 = measure_shaped(&mut fs, one_more, 12.0).width;
-                assert!(w1 > max_w - ell, "{max_w}: {one_more:?} would fit too");
-            }
-        }
-    }
-
-    /// Issue 14, failure 1: a name with a newline followed by multibyte characters, long
-    /// enough to be cut, panicked (glyph offsets of the second line are counted from that
-    /// line's start, not the text's). Control characters are drawn escaped, on one line.
-    #[test]
-    fn panic_when_a_label_is_truncated() {
-        let mut shaper = Shaper::new();
-        let name = format!("x\ny{}", "中".repeat(400));
-        let mut cuts = 0;
-        for part in [LabelFit::Head, LabelFit::Tail] {
-            for max_w in (0..400).map(|i| i as f32 * 7.5) {
-                if let Some(t) = shaper.cut(part, &name, 12.0, max_w) {
-                    cuts += 1;
-                    assert!(!t.contains('\n'), "{t:?}");
-                    assert!(shaper.width(&t, 12.0) <= max_w + 0.01, "{t:?} in {max_w}");
-                }
-            }
-        }
-        assert!(cuts > 500, "{cuts} cuts");
-        let head = shaper.cut(LabelFit::Head, &name, 12.0, 60.0).unwrap();
-        assert!(head.starts_with("x\\ny"), "{head:?}");
-        assert!(shaper.width(&name, 12.0) > shaper.width("x\\ny", 12.0));
-    }
-
-    /// The shaping budget counts the time spent shaping, not the time since the frame
-    /// began: laying out thousands of cached labels took longer than the budget, so every
-    /// string still to shape was left for a later frame, which was out of time as soon
-    /// (the frames benchmark zoomed back out over the same labels and still left
-    /// thousands undrawn in each frame).
-    #[test]
-    fn labels_left_undrawn_with_warm_caches() {
-        let mut shaper = Shaper::new();
-        shaper.budget = Some(Duration::from_micros(400));
-        // A frame's layout, longer than the budget, before the first new string.
-        std::thread::sleep(Duration::from_millis(2));
-        shaper.width("task::step_1", 12.0);
-        assert_eq!(shaper.deferred, 0);
-        assert_eq!(
-            shaper.measures.get(12.0, "task::step_1").map(|m| m.1),
-            Some(true)
-        );
-        // Once the shaping itself has taken the budget, new strings wait.
-        shaper.spent = Duration::from_micros(400);
-        shaper.width("task::step_2", 12.0);
-        assert_eq!(shaper.deferred, 1);
-        assert_eq!(
-            shaper.measures.get(12.0, "task::step_2").map(|m| m.1),
-            Some(false)
-        );
-    }
-
-    /// Names measured and cut by id read exactly as by their text, for plain, escaped,
-    /// capped, multibyte and right-to-left names, at two sizes, from two interners, with
-    /// time to shape and without (estimates).
-    #[test]
-    fn names_by_id_measure_and_cut_as_their_text() {
-        // With time, without (estimates), and estimates then time to shape them.
-        for budgets in [
-            &[None][..],
-            &[Some(Duration::ZERO)],
-            &[Some(Duration::ZERO), None],
-        ] {
-            names_by_id_as_their_text(budgets);
-        }
-    }
-
-    fn names_by_id_as_their_text(budgets: &[Option<Duration>]) {
-        let texts = [
-            "task::step_12".to_string(),
-            "12.5 ms".to_string(),
-            "x\ny\tz".to_string(),
-            "a\nb".to_string(),
-            "com.example.service.RequestHandler.handleIncoming".to_string(),
-            "中文名字的函数".repeat(3),
-            "שלום עולם".to_string(),
-            "abcdefghij".repeat(1000),
-            "VAV".to_string(),
-        ];
-        let mut a = Names::new();
-        let mut b = Names::new();
-        b.intern("something else first");
-        let mut by_id = Shaper::new();
-        let mut by_text = Shaper::new();
-        for names in [&mut a, &mut b] {
-            for t in &texts {
-                names.intern(t);
-            }
-            names.intern("tab\\there");
-            names.intern("tab\there");
-        }
-        let rounds = [&a, &b, &a]
-            .into_iter()
-            .flat_map(|n| budgets.iter().map(move |&b| (n, b)));
-        for (names, budget) in rounds {
-            for s in [&mut by_id, &mut by_text] {
-                s.budget = budget;
-                s.deferred = 0;
-            }
-            for size in [11.0f32, 13.0] {
-                for (id, text) in names.iter() {
-                    assert_eq!(
-                        by_id.name_width(names, id, size),
-                        by_text.width(text, size),
-                        "{text:?}"
-                    );
-                    for part in [LabelFit::Head, LabelFit::Tail] {
-                        for max_w in [0.0f32, 5.0, 9.5, 20.0, 41.0, 77.7, 150.0, 400.0] {
-                            assert_eq!(
-                                by_id.name_cut(part, names, id, size, max_w),
-                                by_text.cut(part, text, size, max_w),
-                                "{text:?} {part:?} {max_w}"
-                            );
-                            assert_eq!(by_id.deferred, by_text.deferred, "{text:?}");
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Advances found in the ASCII tables equal those shaped one by one, whatever the
-    /// order of sizes (three sizes in turn overflow the two tables).
-    #[test]
-    fn ascii_advances_equal_shaped_ones() {
-        let mut cached = Shaper::new();
-        let mut fs = font_system();
-        let sizes = [11.0f32, 13.0, 17.5];
-        for round in 0..3 {
-            for (k, &size) in sizes.iter().enumerate().cycle().skip(round).take(7) {
-                for c in ['0', '7', '.', ' ', 'µ', 'n', 's', '×', 'W'] {
-                    let want = measure_shaped(&mut fs, c.encode_utf8(&mut [0; 4]), size).width;
-                    assert_eq!(cached.advance(c, size), want, "{c:?} at {size} ({k})");
-                }
-            }
-        }
-    }
-
-    /// The bit set of plain characters is [`PLAIN`].
-    #[test]
-    fn plain_characters_are_those_of_plain() {
-        for c in (0..0x3000).filter_map(char::from_u32) {
-            assert_eq!(is_plain_char(c), PLAIN.contains(c), "{c:?}");
-        }
-        assert!(is_plain("12.5 µs") && is_plain("×2") && !is_plain("") && !is_plain("a_b"));
-    }
-
-    #[test]
-    fn control_characters_are_drawn_escaped() {
-        assert_eq!(
-            drawable("a\tb\r\nc\u{1b}[0m\u{85}\u{2028}", false).0,
-            "a\\tb\\r\\nc\\u{1b}[0m\\u{85}\\u{2028}"
-        );
-        assert!(matches!(
-            drawable("main.work", false),
-            (Cow::Borrowed("main.work"), false)
-        ));
-        // Escaping twice changes nothing: a cut label is drawn as it was measured.
-        let once = drawable("x\ny", false).0.into_owned();
-        assert_eq!(drawable(&once, false).0, once);
-    }
-
-    /// Issue 14, failure 4: a 20 MB frame name was shaped whole. Only the first (or last)
-    /// [`MAX_TEXT_CHARS`] characters are measured, and a text cut there ends in an
-    /// ellipsis.
-    #[test]
-    fn abort_shaping_a_20_mb_frame_name() {
-        let name = "abcdefghij".repeat(2_000_000);
-        let (head, capped) = drawable(&name, false);
-        assert!(capped);
-        assert_eq!(head.chars().count(), MAX_TEXT_CHARS);
-        assert!(name.starts_with(head.as_ref()));
-        let tail = drawable(&format!("{name}\n"), true).0.into_owned();
-        assert_eq!(tail.chars().count(), MAX_TEXT_CHARS);
-        assert!(tail.ends_with("ij\\n"), "{}", &tail[tail.len() - 8..]);
-        // An escape is kept whole or left out, never split.
-        let ctl = drawable(&"\u{1}".repeat(MAX_TEXT_CHARS), false)
-            .0
-            .into_owned();
-        assert_eq!(ctl.len(), MAX_TEXT_CHARS / 6 * 6);
-
-        let mut shaper = Shaper::new();
-        let w = shaper.width(&name, 11.0);
-        assert!(w > 16_384.0, "{w}");
-        let cut = shaper.cut(LabelFit::Tail, &name, 11.0, 300.0).unwrap();
-        assert!(cut.starts_with(ELLIPSIS) && cut.ends_with("hij"), "{cut}");
-        assert!(
-            shaper
-                .measures
-                .keys()
-                .all(|k| k.chars().count() <= MAX_TEXT_CHARS),
-            "only capped texts are measured"
-        );
-    }
-
-    /// The caches' two generations: what was used since the last turn survives it, the
-    /// rest goes, and no more than twice the cap is held.
-    #[test]
-    fn text_caches_keep_what_frames_use_and_no_more_than_twice_their_cap() {
-        let mut g: Generations<u32> = Generations::new(4);
-        for (i, t) in ["a", "b", "c", "d"].iter().enumerate() {
-            g.insert(11.0, t, i as u32);
-        }
-        // "a" used again, then four new strings turn the generations twice.
-        assert_eq!(g.get(11.0, "a"), Some(0));
-        assert_eq!(g.get(12.0, "a"), None, "sizes apart");
-        for t in ["e", "f", "g"] {
-            g.insert(11.0, t, 9);
-        }
-        assert_eq!(g.get(11.0, "a"), Some(0), "used, so kept");
-        assert_eq!(g.get(11.0, "b"), Some(1), "previous generation");
-        g.insert(11.0, "h", 9);
-        g.insert(11.0, "i", 9);
-        assert_eq!(g.get(11.0, "c"), None, "unused for two turns");
-        assert!(g.keys().count() <= 8);
-    }
-
-    #[test]
-    fn bundled_font_shapes_text() {
-        let mut fs = font_system();
-        let mut b = Buffer::new(&mut fs, Metrics::new(12.0, 15.0));
-        b.set_wrap(Wrap::None);
-        b.set_text("main.work", &attrs(), Shaping::Advanced, None);
-        b.shape_until_scroll(&mut fs, false);
-        let w: f32 = b.layout_runs().map(|r| r.line_w).sum();
-        // DejaVu Sans at 12 px: roughly 6-7 px per character.
-        assert!(w > 40.0 && w < 80.0, "width {w}");
-    }
-
-    /// Adding per-character advances gives exactly the shaped extents for strings of
-    /// [`PLAIN`] characters: every pair of them (kerning is per pair) and typical labels,
-    /// at the sizes frames use.
-    #[test]
-    fn plain_sums_equal_shaping() {
-        let mut fs = font_system();
-        let chars: Vec<char> = PLAIN.chars().collect();
-        for size in [11.0f32, 12.0, 13.0, 16.5, 22.0, 24.0] {
-            let adv: HashMap<char, f32> = chars
-                .iter()
-                .map(|&c| (c, measure_shaped(&mut fs, &c.to_string(), size).width))
-                .collect();
-            let sum = |t: &str| {
-                let mut x = 0.0f32;
-                let mut ends = Vec::new();
-                for (i, c) in t.char_indices() {
-                    x += adv[&c];
-                    ends.push((x, i + c.len_utf8()));
-                }
-                Measure { width: x, ends }
-            };
-            let mut texts: Vec<String> = Vec::new();
-            for &a in &chars {
-                for &b in &chars {
-                    texts.push(format!("{a}{b}"));
-                }
-            }
-            texts.extend(
-                [
-                    "73.2 ns",
-                    "1.25 µs",
-                    "12 ms",
-                    "3.5 s",
-                    "2 min",
-                    "(12.5%, 1,234)",
-                    "99.99%",
-                    "+100%",
-                    "-3.2%",
-                    "320 MiB",
-                    "4.1 MB",
-                    "12:30",
-                    "1/2 ×3",
-                    "10 d",
-                    "7 h",
-                ]
-                .map(String::from),
-            );
-            for t in &texts {
-                let want = measure_shaped(&mut fs, t, size);
-                let got = sum(t);
-                assert!(
-                    (want.width - got.width).abs() < 1e-3,
-                    "{t:?} at {size}: shaped {} vs summed {}",
-                    want.width,
-                    got.width
-                );
-                assert_eq!(want.ends.len(), got.ends.len(), "{t:?}");
-                for (w, g) in want.ends.iter().zip(&got.ends) {
-                    assert!(
-                        (w.0 - g.0).abs() < 1e-3 && w.1 == g.1,
-                        "{t:?} at {size}: {want:?} vs {got:?}"
-                    );
-                }
-            }
-        }
-    }
-}
+mod tests;
