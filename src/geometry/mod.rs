@@ -361,9 +361,29 @@ impl FrameGeometry {
     }
 }
 
-/// `x.round()`, without a call into the math library (which `round` is on x86-64
-/// without SSE4.1): the label loops round a few coordinates of every bar they look at.
-/// The same value for every `x`, the sign of a zero included.
+/// `x.floor() as i32`, without a call into the math library (which `floor` is on
+/// x86-64 without SSE4.1): the text layer snaps every label's clip so.
+pub fn floor_i32(x: f32) -> i32 {
+    let t = x as i32;
+    if (t as f32) > x {
+        t.saturating_sub(1)
+    } else {
+        t
+    }
+}
+
+/// `x.ceil() as i32`, as [`floor_i32`].
+pub fn ceil_i32(x: f32) -> i32 {
+    let t = x as i32;
+    if (t as f32) < x {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
+
+/// `x.round()`, as [`floor_i32`]: the label loops round a few coordinates of every bar
+/// they look at. The same value for every `x`, the sign of a zero included.
 pub fn round_px(x: f32) -> f32 {
     if x.abs() < 8_388_608.0 {
         // Below 2^23 the fraction is exact; above, `x` is whole.
@@ -386,10 +406,11 @@ pub fn round_px(x: f32) -> f32 {
 mod tests {
     use super::*;
 
-    /// `round_px` is `round` for every value: edges, halves, huge, negative, NaN, and
-    /// a million random bit patterns.
+    /// `round_px`, `floor_i32` and `ceil_i32` are `round`, `floor` and `ceil` (then
+    /// `as i32`) for every value: edges, halves, huge, negative, NaN, and a million
+    /// random bit patterns.
     #[test]
-    fn round_px_is_round() {
+    fn rounding_without_libm_is_the_same() {
         let mut v: Vec<f32> = vec![
             0.0,
             -0.0,
@@ -413,6 +434,11 @@ mod tests {
             f32::INFINITY,
             f32::NEG_INFINITY,
             f32::MIN_POSITIVE,
+            2_147_483_520.0,
+            2_147_483_648.0,
+            -2_147_483_648.0,
+            -2_147_483_904.0,
+            f32::NAN,
         ];
         let mut x = 0x2545_f491_u32;
         for _ in 0..1_000_000 {
@@ -428,6 +454,8 @@ mod tests {
                 a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
                 "{x}: {a} {b}"
             );
+            assert_eq!(floor_i32(x), x.floor() as i32, "{x}");
+            assert_eq!(ceil_i32(x), x.ceil() as i32, "{x}");
         }
     }
 

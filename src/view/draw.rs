@@ -222,7 +222,9 @@ pub fn outline(rect: [f32; 4], t: f32) -> [[f32; 4]; 4] {
 pub struct Cut {
     /// The part kept.
     pub fit: LabelFit,
-    /// A char boundary strictly inside the name.
+    /// A char boundary of the name that keeps a character of it: `0 < at ≤ len` for a
+    /// head, `at < len` for a tail (`…` and the whole name, as [`Measure::cut`] makes it
+    /// when only the ellipsis is in excess).
     pub at: u32,
 }
 

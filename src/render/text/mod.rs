@@ -13,6 +13,7 @@
 
 use super::ahead::Ahead;
 use super::glyphs::{GlyphQuads, Part, Run};
+use crate::geometry::{ceil_i32, floor_i32};
 use crate::model::Names;
 use crate::model::names::NameId;
 use crate::view::draw::{
@@ -229,27 +230,6 @@ struct Item {
     top: f32,
     bounds: [i32; 4],
     color: u32,
-}
-
-/// `x.floor() as i32`, without a call into the math library (which `floor` is on
-/// x86-64 without SSE4.1): every label's clip is snapped so.
-fn floor_i32(x: f32) -> i32 {
-    let t = x as i32;
-    if (t as f32) > x {
-        t.saturating_sub(1)
-    } else {
-        t
-    }
-}
-
-/// `x.ceil() as i32`, as [`floor_i32`].
-fn ceil_i32(x: f32) -> i32 {
-    let t = x as i32;
-    if (t as f32) < x {
-        t.saturating_add(1)
-    } else {
-        t
-    }
 }
 
 /// Where a text's items go: its origin, clip bounds (left, top, right, bottom) and
