@@ -212,6 +212,29 @@ pub fn flame_layout(tree: &CallTree) -> Layout {
 
 /// [`flame_layout`] with the children of every node in `order`.
 pub fn flame_layout_ordered(tree: &CallTree, order: SiblingOrder) -> Layout {
+    let threads = if tree.len() >= PARALLEL_MIN_NODES {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        1
+    };
+    flame_layout_with(tree, order, threads)
+}
+
+/// Trees of at least this many nodes are laid out on all cores.
+const PARALLEL_MIN_NODES: usize = 1 << 16;
+
+/// [`flame_layout_ordered`] in `parts` parts, each walked on a thread of its own (tests
+/// force parts on small trees).
+///
+/// The walk is a pre-order stack visiting each depth left to right (tree nodes are mostly
+/// created in that order, so the walk reads the tree's columns nearly in sequence: the
+/// same rows built level by level on two threads took twice as long). For parts, the
+/// axis is cut at `parts - 1` ticks: the bars that straddle a cut are placed first (a few
+/// per row: the paths from the root to the cuts), and the subtrees hanging off them fall
+/// each between two cuts, in one part. Each part walks its subtrees left to right; part 0
+/// writes straight into the rows, the others into rows of their own, appended after it
+/// with the straddling bars between them.
+fn flame_layout_with(tree: &CallTree, order: SiblingOrder, parts: usize) -> Layout {
     let total = tree.grand_total();
     if total == 0 {
         return Layout {
@@ -222,20 +245,207 @@ pub fn flame_layout_ordered(tree: &CallTree, order: SiblingOrder) -> Layout {
     // Rows sized exactly: a bar is 24 bytes, not up to twice that after Vec doubling.
     // Only nodes with a nonzero total get a bar, and children of a zero-total node have
     // zero totals too, so counting per depth gives each row's length.
-    let mut lens = vec![0usize; tree.max_depth() as usize + 1];
-    for n in 0..tree.len() as NodeId {
-        if tree.total(n) > 0 {
-            lens[tree.depth(n) as usize] += 1;
+    let count = |nodes: Range<usize>| {
+        let mut lens = vec![0usize; tree.max_depth() as usize + 1];
+        for n in nodes {
+            if tree.total(n as NodeId) > 0 {
+                lens[tree.depth(n as NodeId) as usize] += 1;
+            }
         }
-    }
+        lens
+    };
+    let mut lens = if parts > 1 {
+        let n = tree.len();
+        std::thread::scope(|s| {
+            let h = s.spawn(|| count(n / 2..n));
+            let mut lens = count(0..n / 2);
+            for (a, b) in lens.iter_mut().zip(crate::par::join(h)) {
+                *a += b;
+            }
+            lens
+        })
+    } else {
+        count(0..tree.len())
+    };
     while lens.last() == Some(&0) {
         lens.pop();
     }
     let mut rows: Vec<Row> = lens.iter().map(|&n| Row::with_capacity(n)).collect();
-    // (node, x0) pairs still to place; children are pushed in reverse so that the leftmost
-    // child is popped first (pre-order, left to right).
-    let mut stack: Vec<(NodeId, u64)> = vec![(tree.root(), 0)];
-    let mut heavy: Vec<NodeId> = Vec::new();
+    // Cut ticks strictly inside the axis, increasing.
+    let mut cuts: Vec<u64> = (1..parts as u128)
+        .map(|j| (u128::from(total) * j / parts as u128) as u64)
+        .filter(|&q| q > 0 && q < total)
+        .collect();
+    cuts.dedup();
+    if cuts.is_empty() {
+        walk(tree, order, vec![(tree.root(), 0)], &mut rows);
+    } else {
+        let split = Split::find(tree, order, &cuts);
+        let mut roots = split.roots.into_iter();
+        let first = roots.next().unwrap_or_default();
+        let lens = &lens;
+        let others: Vec<Vec<Row>> = std::thread::scope(|s| {
+            let handles: Vec<_> = roots
+                .map(|r| {
+                    s.spawn(move || {
+                        // Room for a whole row each: only what is written is ever touched.
+                        let mut own = lens.iter().map(|&n| Row::with_capacity(n)).collect();
+                        walk(tree, order, r, &mut own);
+                        own
+                    })
+                })
+                .collect();
+            walk(tree, order, first, &mut rows);
+            handles.into_iter().map(crate::par::join).collect()
+        });
+        // Each row: part 0's bars, then the bar straddling the first cut, then part 1's,
+        // and so on; rows on all cores, cut where half the bars are.
+        let straddling = &split.straddling;
+        let (cuts, others) = (&cuts, &others);
+        let assemble = move |first_row: usize, rows: &mut [Row]| {
+            for (i, row) in rows.iter_mut().enumerate() {
+                let d = first_row + i;
+                let at = straddling.partition_point(|&(sd, _, _)| sd < d);
+                let mut here = straddling[at..]
+                    .iter()
+                    .take_while(|&&(sd, _, _)| sd == d)
+                    .peekable();
+                for part in 0..=cuts.len() {
+                    if let Some(f) = part.checked_sub(1).and_then(|p| others[p].get(d)) {
+                        row.x0.extend_from_slice(&f.x0);
+                        row.x1.extend_from_slice(&f.x1);
+                        row.name.extend_from_slice(&f.name);
+                        row.node.extend_from_slice(&f.node);
+                    }
+                    // The bar of this row that starts in this part and straddles its end.
+                    while let Some(&&(_, x0, n)) = here
+                        .peek()
+                        .filter(|&&&(_, x0, _)| part_of(cuts, x0) == part)
+                    {
+                        row.push(x0, x0 + tree.total(n), tree.name(n), n);
+                        here.next();
+                    }
+                }
+            }
+        };
+        let half = lens.iter().sum::<usize>() / 2;
+        let mid = lens
+            .iter()
+            .scan(0, |acc, &n| {
+                *acc += n;
+                Some(*acc)
+            })
+            .position(|acc| acc >= half)
+            .unwrap_or(0);
+        let (left, right) = rows.split_at_mut(mid);
+        std::thread::scope(|s| {
+            let h = s.spawn(move || assemble(mid, right));
+            assemble(0, left);
+            crate::par::join(h);
+        });
+    }
+    for r in &mut rows {
+        // A no-op when the counts held (they do for trees whose totals add up).
+        r.shrink_to_fit();
+    }
+    Layout {
+        rows,
+        total_ticks: total,
+    }
+}
+
+/// The part of the axis a tick falls in: the number of cuts at or before it.
+fn part_of(cuts: &[u64], x: u64) -> usize {
+    cuts.partition_point(|&q| q <= x)
+}
+
+/// The bars that straddle a cut, and the subtrees between cuts, of a layout in parts.
+struct Split {
+    /// (depth, x0, node) of every bar with a cut strictly inside, by depth, then x0.
+    straddling: Vec<(usize, u64, NodeId)>,
+    /// Per part, the (node, x0) of the subtrees it lays out, left to right.
+    roots: Vec<Vec<(NodeId, u64)>>,
+}
+
+impl Split {
+    /// From the root down the paths to the cuts: at most one bar per row and cut
+    /// straddles, so this visits the children of a few bars per row.
+    fn find(tree: &CallTree, order: SiblingOrder, cuts: &[u64]) -> Split {
+        let mut straddling = Vec::new();
+        let mut roots = vec![Vec::new(); cuts.len() + 1];
+        let mut stack = vec![(tree.root(), 0u64)];
+        let mut kids = Vec::new();
+        while let Some((n, x0)) = stack.pop() {
+            straddling.push((tree.depth(n) as usize, x0, n));
+            children_at(tree, order, n, x0, &mut kids);
+            for &(c, cx0) in &kids {
+                let cx1 = cx0 + tree.total(c);
+                let part = part_of(cuts, cx0);
+                if cuts.get(part).is_some_and(|&q| q < cx1) {
+                    stack.push((c, cx0));
+                } else {
+                    roots[part].push((c, cx0));
+                }
+            }
+        }
+        straddling.sort_unstable_by_key(|&(d, x0, _)| (d, x0));
+        for r in &mut roots {
+            // Disjoint ranges: sorted by start, a walk emits every row left to right.
+            r.sort_unstable_by_key(|&(_, x0)| x0);
+        }
+        Split { straddling, roots }
+    }
+}
+
+/// The children of `n` (whose bar starts at `x0`) with a nonzero total and where their
+/// bars start, left to right, into `out`.
+fn children_at(
+    tree: &CallTree,
+    order: SiblingOrder,
+    n: NodeId,
+    x0: u64,
+    out: &mut Vec<(NodeId, u64)>,
+) {
+    out.clear();
+    let kids = tree.children(n);
+    match order {
+        SiblingOrder::AsTree => {
+            // Self time first: the children end where the node ends.
+            let mut cursor = x0 + tree.total(n);
+            for &c in kids.iter().rev() {
+                let t = tree.total(c);
+                if t > 0 {
+                    cursor -= t;
+                    out.push((c, cursor));
+                }
+            }
+            out.reverse();
+        }
+        SiblingOrder::HeaviestFirst => {
+            out.extend(
+                kids.iter()
+                    .copied()
+                    .filter(|&c| tree.total(c) > 0)
+                    .map(|c| (c, 0)),
+            );
+            // Stable: equal totals keep the tree's order.
+            out.sort_by_key(|&(c, _)| std::cmp::Reverse(tree.total(c)));
+            let mut cursor = x0;
+            for (c, cx0) in out.iter_mut() {
+                *cx0 = cursor;
+                cursor += tree.total(*c);
+            }
+        }
+    }
+}
+
+/// Lays out the subtrees `roots` ((node, x0), left to right, ranges disjoint) into
+/// `rows` by depth, each row's bars appended left to right. An explicit pre-order stack:
+/// children are pushed in reverse so that the leftmost is popped first.
+fn walk(tree: &CallTree, order: SiblingOrder, mut roots: Vec<(NodeId, u64)>, rows: &mut Vec<Row>) {
+    roots.reverse();
+    let mut stack = roots;
+    let mut kids = Vec::new();
     while let Some((n, x0)) = stack.pop() {
         let d = tree.depth(n) as usize;
         if rows.len() <= d {
@@ -243,11 +453,10 @@ pub fn flame_layout_ordered(tree: &CallTree, order: SiblingOrder) -> Layout {
         }
         let x1 = x0 + tree.total(n);
         rows[d].push(x0, x1, tree.name(n), n);
-        let kids = tree.children(n);
         match order {
             SiblingOrder::AsTree => {
                 let mut cursor = x1;
-                for &c in kids.iter().rev() {
+                for &c in tree.children(n).iter().rev() {
                     let t = tree.total(c);
                     if t == 0 {
                         continue;
@@ -257,25 +466,10 @@ pub fn flame_layout_ordered(tree: &CallTree, order: SiblingOrder) -> Layout {
                 }
             }
             SiblingOrder::HeaviestFirst => {
-                heavy.clear();
-                heavy.extend(kids.iter().copied().filter(|&c| tree.total(c) > 0));
-                // Stable: equal totals keep the tree's order.
-                heavy.sort_by_key(|&c| std::cmp::Reverse(tree.total(c)));
-                let mut cursor = x0 + heavy.iter().map(|&c| tree.total(c)).sum::<u64>();
-                for &c in heavy.iter().rev() {
-                    cursor -= tree.total(c);
-                    stack.push((c, cursor));
-                }
+                children_at(tree, order, n, x0, &mut kids);
+                stack.extend(kids.iter().rev());
             }
         }
-    }
-    for r in &mut rows {
-        // A no-op when the counts held (they do for trees whose totals add up).
-        r.shrink_to_fit();
-    }
-    Layout {
-        rows,
-        total_ticks: total,
     }
 }
 
@@ -412,6 +606,25 @@ mod tests {
                         "seed {seed} row {d} bar {i} ({})",
                         names.get(row.name[i])
                     );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_layout_in_parts_is_the_layout_in_one() {
+        for seed in 0..40 {
+            let (_, t, _) = random_profile(seed, 1 + (seed as usize * 13) % 90);
+            for order in [SiblingOrder::AsTree, SiblingOrder::HeaviestFirst] {
+                let one = flame_layout_with(&t, order, 1);
+                one.check(&t).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+                for parts in [2, 3, 5, 16, 1000] {
+                    let many = flame_layout_with(&t, order, parts);
+                    assert_eq!(many.rows, one.rows, "seed {seed} {order:?} {parts}");
+                    assert_eq!(many.total_ticks, one.total_ticks);
+                    for r in &many.rows {
+                        assert_eq!(r.x0.capacity(), r.len(), "rows sized exactly");
+                    }
                 }
             }
         }
