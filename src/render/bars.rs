@@ -611,7 +611,7 @@ fn fill_row(src: &BarSource<'_>, plan: &Plan, r: usize, s: &mut FillScratch, out
     let codec = ValueCodec::new(values);
     s.vals.clear();
     if values.read {
-        s.vals.extend(row.node.iter().map(|&n| (values.of)(n)));
+        values.of_row(src.layout, r, &mut s.vals);
     }
     if *own {
         for seg in plan.table.list(r, 0).unwrap_or_default() {
@@ -781,7 +781,14 @@ impl BarScene {
         let chunk_cap = (max_chunk_bytes / stride).max(1);
         let plan = Plan::new(src, chunk_cap, SEGMENT_SPAN);
         // Mapped at creation and filled in place on all cores: no staging copy of our
-        // own, and the values of a row's bars are computed once for all its tiers.
+        // own, and the values of a row's bars are computed once for all its tiers. Where
+        // the device draws from the CPU's memory, the buffers themselves are mapped, so
+        // wgpu needs no staging copy either.
+        let usage = if gpu.maps_instances() {
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::MAP_WRITE
+        } else {
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST
+        };
         // Their own out-of-memory scope: a buffer that failed must not be mapped.
         let chunks: Vec<wgpu::Buffer> =
             gpu.allocating(&src.describe(), plan.total * stride, || {
@@ -791,7 +798,7 @@ impl BarScene {
                         device.create_buffer(&wgpu::BufferDescriptor {
                             label: Some("BarScene::instances"),
                             size: len * stride,
-                            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                            usage,
                             mapped_at_creation: true,
                         })
                     })
@@ -1103,6 +1110,7 @@ mod tests {
                         max_self: tree.max_self() as f32,
                         diff_ticks: diff,
                         read,
+                        nested: false,
                     },
                     only_at,
                     noun: "bars",

@@ -116,6 +116,20 @@ impl fmt::Debug for Gpu {
 
 /// Features scorch cannot draw without.
 pub const REQUIRED_FEATURES: wgpu::Features = wgpu::Features::IMMEDIATES;
+/// Optional features asked for on an adapter of this type. Where the "GPU" draws from the
+/// CPU's memory (llvmpipe/lavapipe, integrated GPUs), instance buffers are mapped and
+/// filled in place ([`Gpu::maps_instances`]): a buffer mapped at creation otherwise gets
+/// a staging buffer that the queue copies at unmap, for a 1 GB profile 217 MiB written
+/// twice (and as much again held while it lasts) to land in the same RAM.
+fn shared_memory_features(t: wgpu::DeviceType) -> wgpu::Features {
+    match t {
+        wgpu::DeviceType::Cpu | wgpu::DeviceType::IntegratedGpu => {
+            wgpu::Features::MAPPABLE_PRIMARY_BUFFERS
+        }
+        _ => wgpu::Features::empty(),
+    }
+}
+
 /// Bytes of immediate data the bar pipeline uses.
 pub const IMMEDIATE_BYTES: u32 = 24;
 
@@ -219,8 +233,11 @@ impl Gpu {
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("scorch"),
-                // Timestamp queries, where offered, give the frame-time overlay GPU times.
-                required_features: REQUIRED_FEATURES | (features & wgpu::Features::TIMESTAMP_QUERY),
+                // Timestamp queries, where offered, give the frame-time overlay GPU times;
+                // mappable instance buffers where the GPU's memory is the CPU's.
+                required_features: REQUIRED_FEATURES
+                    | (features & wgpu::Features::TIMESTAMP_QUERY)
+                    | (features & shared_memory_features(info.device_type)),
                 // Everything the adapter offers: large textures and buffers let exports
                 // use fewer tiles and big profiles fewer instance chunks.
                 required_limits: limits,
@@ -253,6 +270,14 @@ impl Gpu {
             device,
             queue,
         })
+    }
+
+    /// Whether buffers the shaders read may be mapped for writing (the device draws from
+    /// the CPU's memory): bar instances are then written in place, with no staging copy.
+    pub fn maps_instances(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
     }
 
     /// Runs `upload` (which allocates GPU memory for `what`, about `bytes`) inside an

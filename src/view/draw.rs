@@ -426,9 +426,45 @@ pub struct BarValues<'a> {
     /// its instances then carry only the merged-run bit, and `of` is never called (for
     /// a profile, a random read into the call tree per bar, most of an export's upload).
     pub read: bool,
+    /// The layout is a flame layout (every bar's children are the next row's bars inside
+    /// it) of a profile that is not a diff, and `of` gives `[self, total, total]`: a
+    /// bar's total is its width and its self is its width less its children's, so
+    /// [`BarValues::of_row`] reads the values from the rows in order instead of one
+    /// random read into the call tree per bar (most of the upload of a big profile).
+    pub nested: bool,
 }
 
 impl BarValues<'_> {
+    /// The values of the bars of `layout`'s row `r` into `out` (cleared first): from the
+    /// widths of row `r` and of the row after it where the values are
+    /// [`nested`](BarValues::nested), else `of` of each bar's node.
+    pub fn of_row(&self, layout: &Layout, r: usize, out: &mut Vec<[f32; 3]>) {
+        out.clear();
+        let row = &layout.rows[r];
+        if !self.nested {
+            out.extend(row.node.iter().map(|&n| (self.of)(n)));
+            return;
+        }
+        let below = layout.rows.get(r + 1);
+        let (bx0, bx1) = below.map_or((&[][..], &[][..]), |b| (&b.x0[..], &b.x1[..]));
+        let mut j = 0;
+        out.extend(row.x0.iter().zip(&row.x1).map(|(&x0, &x1)| {
+            // The next row's bars up to this bar's end are its children (rows sorted, a
+            // child inside its parent).
+            let mut kids = 0u64;
+            while j < bx0.len() && bx0[j] < x1 {
+                kids += bx1[j] - bx0[j];
+                j += 1;
+            }
+            let total = x1 - x0;
+            [
+                total.saturating_sub(kids) as f32,
+                total as f32,
+                total as f32,
+            ]
+        }));
+    }
+
     /// [`BarValues::read`] for a view in `color` that draws one image at `only_at` ticks
     /// per pixel, or a window (`None`), whose color mode may change later.
     pub fn read_by(only_at: Option<f64>, color: ColorMode) -> bool {
@@ -823,6 +859,48 @@ impl Measure for FixedMeasure {
 mod tests {
     use super::*;
     use crate::layout::Row;
+
+    #[test]
+    fn nested_values_read_from_the_rows_are_the_trees() {
+        use crate::layout::{SiblingOrder, flame_layout_ordered};
+        for seed in 0..20u64 {
+            let mut rng = crate::testing::Lcg::new(seed);
+            let mut text = String::new();
+            for _ in 0..1 + rng.next_usize() % 300 {
+                let depth = 1 + rng.next_usize() % 12;
+                let frames: Vec<String> = (0..depth)
+                    .map(|_| format!("f{}", rng.next_usize() % 5))
+                    .collect();
+                // Zero counts give nodes with no bar.
+                text += &format!("{} {}\n", frames.join(";"), rng.next_usize() % 4);
+            }
+            text += "a 1\n";
+            let p = crate::import::folded::parse("n.folded", text.as_bytes()).unwrap();
+            let tree = &p.tree;
+            for order in [SiblingOrder::AsTree, SiblingOrder::HeaviestFirst] {
+                let layout = flame_layout_ordered(tree, order);
+                let values = |nested| BarValues {
+                    of: Box::new(|n: u32| {
+                        let t = tree.total(n) as f32;
+                        [tree.self_ticks(n) as f32, t, t]
+                    }),
+                    merge: |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2]],
+                    max_self: 1.0,
+                    diff_ticks: None,
+                    read: true,
+                    nested,
+                };
+                let (by_tree, by_rows) = (values(false), values(true));
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                for r in 0..layout.rows.len() {
+                    by_tree.of_row(&layout, r, &mut a);
+                    by_rows.of_row(&layout, r, &mut b);
+                    assert_eq!(a, b, "seed {seed} {order:?} row {r}");
+                    assert_eq!(a.len(), layout.rows[r].len());
+                }
+            }
+        }
+    }
 
     /// A row of `n` bars each `w` ticks wide, back to back.
     fn row(n: u64, w: u64) -> Row {

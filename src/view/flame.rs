@@ -1040,6 +1040,8 @@ impl View for FlameView {
                 max_self: self.max_self as f32,
                 diff_ticks: self.profile.diff_ticks(),
                 read: BarValues::read_by(self.only_at, self.state.color),
+                // `of` is [self, total, total] there, the layout a flame layout.
+                nested: !diff,
             },
             only_at: self.only_at,
             noun: "bars",

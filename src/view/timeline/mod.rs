@@ -425,6 +425,7 @@ impl TimelineView {
                 diff_ticks: None,
                 // Attribute colors are heat of the values.
                 read: self.attr.is_some() || BarValues::read_by(self.only_at, self.state.color),
+                nested: false,
             },
             only_at: self.only_at,
             noun: "spans",
