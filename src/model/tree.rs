@@ -16,6 +16,7 @@
 use super::names::{NameId, Names};
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
+use std::ops::Range;
 
 /// Index of a node in a [`CallTree`].
 pub type NodeId = u32;
@@ -537,12 +538,34 @@ fn shape(
     if order == ChildOrder::ByName {
         // By each name's rank among all names (a string comparison per pair of names,
         // once), not a string comparison per pair of siblings.
+        // A big tree's lists are sorted on two threads (the totals beside this are done
+        // by then), cut between two nodes' lists at the middle.
         let rank = name_ranks(names);
-        for p in 0..n {
-            let s = &mut child_list[child_start[p] as usize..child_start[p + 1] as usize];
-            if s.len() > 1 {
-                s.sort_by_key(|&c| rank[name[c as usize] as usize]);
+        let sort = |nodes: Range<usize>, list: &mut [NodeId], at: usize| {
+            for p in nodes {
+                let (a, b) = (
+                    child_start[p] as usize - at,
+                    child_start[p + 1] as usize - at,
+                );
+                if b - a > 1 {
+                    list[a..b].sort_by_key(|&c| rank[name[c as usize] as usize]);
+                }
             }
+        };
+        let parallel =
+            n >= 1 << 16 && std::thread::available_parallelism().is_ok_and(|p| p.get() > 1);
+        if parallel {
+            let mid = child_start.partition_point(|&c| (c as usize) < child_list.len() / 2);
+            let mid = mid.min(n);
+            let at = child_start[mid] as usize;
+            let (left, right) = child_list.split_at_mut(at);
+            std::thread::scope(|s| {
+                let h = s.spawn(|| sort(mid..n, right, at));
+                sort(0..mid, left, 0);
+                crate::par::join(h);
+            });
+        } else {
+            sort(0..n, &mut child_list, 0);
         }
     }
     (depth, max_depth, child_start, child_list)
@@ -620,6 +643,47 @@ mod tests {
             .map(|&k| names.get(t.name(k)))
             .collect();
         assert_eq!(kids, ["a", "m", "z"]);
+    }
+
+    /// A tree big enough to sort its child lists on two threads: every list sorted by
+    /// name and holding exactly the node's children.
+    #[test]
+    fn a_big_trees_children_sorted_by_name() {
+        let mut names = Names::new();
+        let mut b = CallTreeBuilder::new(&mut names, false);
+        let mut rng = crate::testing::Lcg::new(5);
+        let ids: Vec<NameId> = (0..500)
+            .map(|i| names.intern(&format!("n{}", (i * 7919) % 500)))
+            .collect();
+        while b.len() < 150_000 {
+            let mut cur = 0;
+            for _ in 0..1 + rng.next_usize() % 9 {
+                // Wide near the root (one node with hundreds of children), narrow below.
+                cur = b.child(cur, ids[rng.next_usize() % if cur == 0 { 500 } else { 40 }]);
+            }
+            b.add_self(cur, 1).unwrap();
+        }
+        let t = b.finish(&names, ChildOrder::ByName).unwrap();
+        assert!(t.len() >= 1 << 16);
+        let mut seen = vec![0u32; t.len()];
+        for n in 0..t.len() as NodeId {
+            let kids = t.children(n);
+            for w in kids.windows(2) {
+                assert!(
+                    names.get(t.name(w[0])) < names.get(t.name(w[1])),
+                    "node {n}"
+                );
+            }
+            for &k in kids {
+                assert_eq!(t.parent(k), n);
+                seen[k as usize] += 1;
+            }
+        }
+        assert_eq!(seen[0], 0);
+        assert!(
+            seen[1..].iter().all(|&c| c == 1),
+            "every node in its parent's list once"
+        );
     }
 
     #[test]
