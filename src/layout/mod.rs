@@ -377,7 +377,8 @@ impl Split {
         let mut kids = Vec::new();
         while let Some((n, x0)) = stack.pop() {
             straddling.push((tree.depth(n) as usize, x0, n));
-            children_at(tree, order, n, x0, &mut kids);
+            kids.clear();
+            push_children(tree, order, n, x0, &mut kids);
             for &(c, cx0) in &kids {
                 let cx1 = cx0 + tree.total(c);
                 let part = part_of(cuts, cx0);
@@ -397,16 +398,16 @@ impl Split {
     }
 }
 
-/// The children of `n` (whose bar starts at `x0`) with a nonzero total and where their
-/// bars start, left to right, into `out`.
-fn children_at(
+/// Appends to `out` the children of `n` (whose bar starts at `x0`) with a nonzero total
+/// and where their bars start, right to left: the order a pre-order stack pushes them in,
+/// so that the leftmost is popped first.
+fn push_children(
     tree: &CallTree,
     order: SiblingOrder,
     n: NodeId,
     x0: u64,
     out: &mut Vec<(NodeId, u64)>,
 ) {
-    out.clear();
     let kids = tree.children(n);
     match order {
         SiblingOrder::AsTree => {
@@ -419,57 +420,40 @@ fn children_at(
                     out.push((c, cursor));
                 }
             }
-            out.reverse();
         }
         SiblingOrder::HeaviestFirst => {
+            let from = out.len();
             out.extend(
                 kids.iter()
                     .copied()
                     .filter(|&c| tree.total(c) > 0)
                     .map(|c| (c, 0)),
             );
+            let mine = &mut out[from..];
             // Stable: equal totals keep the tree's order.
-            out.sort_by_key(|&(c, _)| std::cmp::Reverse(tree.total(c)));
+            mine.sort_by_key(|&(c, _)| std::cmp::Reverse(tree.total(c)));
             let mut cursor = x0;
-            for (c, cx0) in out.iter_mut() {
+            for (c, cx0) in mine.iter_mut() {
                 *cx0 = cursor;
                 cursor += tree.total(*c);
             }
+            mine.reverse();
         }
     }
 }
 
 /// Lays out the subtrees `roots` ((node, x0), left to right, ranges disjoint) into
-/// `rows` by depth, each row's bars appended left to right. An explicit pre-order stack:
-/// children are pushed in reverse so that the leftmost is popped first.
+/// `rows` by depth, each row's bars appended left to right: an explicit pre-order stack.
 fn walk(tree: &CallTree, order: SiblingOrder, mut roots: Vec<(NodeId, u64)>, rows: &mut Vec<Row>) {
     roots.reverse();
     let mut stack = roots;
-    let mut kids = Vec::new();
     while let Some((n, x0)) = stack.pop() {
         let d = tree.depth(n) as usize;
         if rows.len() <= d {
             rows.resize_with(d + 1, Row::default);
         }
-        let x1 = x0 + tree.total(n);
-        rows[d].push(x0, x1, tree.name(n), n);
-        match order {
-            SiblingOrder::AsTree => {
-                let mut cursor = x1;
-                for &c in tree.children(n).iter().rev() {
-                    let t = tree.total(c);
-                    if t == 0 {
-                        continue;
-                    }
-                    cursor -= t;
-                    stack.push((c, cursor));
-                }
-            }
-            SiblingOrder::HeaviestFirst => {
-                children_at(tree, order, n, x0, &mut kids);
-                stack.extend(kids.iter().rev());
-            }
-        }
+        rows[d].push(x0, x0 + tree.total(n), tree.name(n), n);
+        push_children(tree, order, n, x0, &mut stack);
     }
 }
 
