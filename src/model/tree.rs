@@ -452,16 +452,15 @@ impl CallTreeBuilder {
             }
         };
         let shape = || shape(&name, &parent, first_child, next_sibling, names, order);
-        let (totals, (depth, max_depth, child_start, child_list)) =
-            if n >= 1 << 16 && std::thread::available_parallelism().is_ok_and(|p| p.get() > 1) {
-                std::thread::scope(|s| {
-                    let t = s.spawn(totals);
-                    let sh = shape();
-                    (t.join().expect("the totals thread panicked"), sh)
-                })
-            } else {
-                (totals(), shape())
-            };
+        let (totals, (depth, max_depth, child_start, child_list)) = if on_two_threads(n) {
+            std::thread::scope(|s| {
+                let t = s.spawn(totals);
+                let sh = shape();
+                (t.join().expect("the totals thread panicked"), sh)
+            })
+        } else {
+            (totals(), shape())
+        };
         let (total, left_total) = totals?;
         // Growth slack (and the recycled columns' longer capacity) would only count in
         // memory reports: shrinking in place costs no copy.
@@ -552,9 +551,7 @@ fn shape(
                 }
             }
         };
-        let parallel =
-            n >= 1 << 16 && std::thread::available_parallelism().is_ok_and(|p| p.get() > 1);
-        if parallel {
+        if on_two_threads(n) {
             let mid = child_start.partition_point(|&c| (c as usize) < child_list.len() / 2);
             let mid = mid.min(n);
             let at = child_start[mid] as usize;
@@ -569,6 +566,11 @@ fn shape(
         }
     }
     (depth, max_depth, child_start, child_list)
+}
+
+/// Whether finishing a tree of `n` nodes splits its work over two threads.
+fn on_two_threads(n: usize) -> bool {
+    n >= 1 << 16 && std::thread::available_parallelism().is_ok_and(|p| p.get() > 1)
 }
 
 /// The rank of every name of `names` in byte-wise order (ranks of equal strings would be
@@ -664,7 +666,7 @@ mod tests {
             b.add_self(cur, 1).unwrap();
         }
         let t = b.finish(&names, ChildOrder::ByName).unwrap();
-        assert!(t.len() >= 1 << 16);
+        assert!(t.len() >= 1 << 16, "big enough to sort on two threads");
         let mut seen = vec![0u32; t.len()];
         for n in 0..t.len() as NodeId {
             let kids = t.children(n);
