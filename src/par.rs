@@ -11,8 +11,67 @@ pub fn join<T>(handle: ScopedJoinHandle<'_, T>) -> T {
     }
 }
 
+/// Whether a pass over `n` items (call-tree nodes, spans) is split over two threads: at
+/// least 64 Ki items, on a machine with two cores or more.
+pub fn two_threads_for(n: usize) -> bool {
+    n >= 1 << 16 && std::thread::available_parallelism().is_ok_and(|p| p.get() > 1)
+}
+
+/// Calls `f(p, list)` with each node `p`'s list `list[start[p]..start[p + 1]]` of a CSR
+/// layout (`start` has one entry more than there are nodes, non-decreasing, its last the
+/// list's length), each list once; on two threads when `two` (the lists cut between two
+/// nodes at the middle of `list`).
+pub fn each_list<T: Send>(
+    start: &[u32],
+    list: &mut [T],
+    two: bool,
+    f: impl Fn(usize, &mut [T]) + Sync,
+) {
+    let nodes = start.len().saturating_sub(1);
+    let run = |from: usize, to: usize, part: &mut [T], at: usize| {
+        for p in from..to {
+            let (a, b) = (start[p] as usize - at, start[p + 1] as usize - at);
+            f(p, &mut part[a..b]);
+        }
+    };
+    if !two || nodes < 2 {
+        run(0, nodes, list, 0);
+        return;
+    }
+    let mid = start[..nodes]
+        .partition_point(|&c| (c as usize) < list.len() / 2)
+        .max(1);
+    let at = start[mid] as usize;
+    let (left, right) = list.split_at_mut(at);
+    std::thread::scope(|s| {
+        let h = s.spawn(|| run(mid, nodes, right, at));
+        run(0, mid, left, 0);
+        join(h);
+    });
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn each_list_once_on_one_or_two_threads() {
+        // Lists of lengths 0, 3, 0, 1, 5, 2, 0.
+        let start = [0u32, 0, 3, 3, 4, 9, 11, 11];
+        for two in [false, true] {
+            let mut list: Vec<(usize, u32)> = (0..11).map(|i| (usize::MAX, i)).collect();
+            super::each_list(&start, &mut list, two, |p, l| {
+                for (i, e) in l.iter_mut().enumerate() {
+                    assert_eq!(e.1, start[p] + i as u32, "node {p}'s own slots");
+                    e.0 = p;
+                }
+            });
+            let owners: Vec<usize> = list.iter().map(|e| e.0).collect();
+            assert_eq!(owners, [1, 1, 1, 3, 4, 4, 4, 4, 4, 5, 5]);
+        }
+        let mut none: Vec<u8> = Vec::new();
+        super::each_list(&[0], &mut none, true, |_, _| panic!("no nodes"));
+        super::each_list(&[], &mut none, true, |_, _| panic!("no nodes"));
+    }
+
     #[test]
     fn a_panic_in_a_thread_keeps_its_message() {
         let caught = std::panic::catch_unwind(|| {

@@ -16,7 +16,6 @@
 use super::names::{NameId, Names};
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
-use std::ops::Range;
 
 /// Index of a node in a [`CallTree`].
 pub type NodeId = u32;
@@ -452,15 +451,16 @@ impl CallTreeBuilder {
             }
         };
         let shape = || shape(&name, &parent, first_child, next_sibling, names, order);
-        let (totals, (depth, max_depth, child_start, child_list)) = if on_two_threads(n) {
-            std::thread::scope(|s| {
-                let t = s.spawn(totals);
-                let sh = shape();
-                (t.join().expect("the totals thread panicked"), sh)
-            })
-        } else {
-            (totals(), shape())
-        };
+        let (totals, (depth, max_depth, child_start, child_list)) =
+            if crate::par::two_threads_for(n) {
+                std::thread::scope(|s| {
+                    let t = s.spawn(totals);
+                    let sh = shape();
+                    (t.join().expect("the totals thread panicked"), sh)
+                })
+            } else {
+                (totals(), shape())
+            };
         let (total, left_total) = totals?;
         // Growth slack (and the recycled columns' longer capacity) would only count in
         // memory reports: shrinking in place costs no copy.
@@ -536,41 +536,21 @@ fn shape(
     }
     if order == ChildOrder::ByName {
         // By each name's rank among all names (a string comparison per pair of names,
-        // once), not a string comparison per pair of siblings.
-        // A big tree's lists are sorted on two threads (the totals beside this are done
-        // by then), cut between two nodes' lists at the middle.
+        // once), not a string comparison per pair of siblings; a big tree's lists on two
+        // threads (the totals beside this are done by then).
         let rank = name_ranks(names);
-        let sort = |nodes: Range<usize>, list: &mut [NodeId], at: usize| {
-            for p in nodes {
-                let (a, b) = (
-                    child_start[p] as usize - at,
-                    child_start[p + 1] as usize - at,
-                );
-                if b - a > 1 {
-                    list[a..b].sort_by_key(|&c| rank[name[c as usize] as usize]);
+        crate::par::each_list(
+            &child_start,
+            &mut child_list,
+            crate::par::two_threads_for(n),
+            |_, l| {
+                if l.len() > 1 {
+                    l.sort_by_key(|&c| rank[name[c as usize] as usize]);
                 }
-            }
-        };
-        if on_two_threads(n) {
-            let mid = child_start.partition_point(|&c| (c as usize) < child_list.len() / 2);
-            let mid = mid.min(n);
-            let at = child_start[mid] as usize;
-            let (left, right) = child_list.split_at_mut(at);
-            std::thread::scope(|s| {
-                let h = s.spawn(|| sort(mid..n, right, at));
-                sort(0..mid, left, 0);
-                crate::par::join(h);
-            });
-        } else {
-            sort(0..n, &mut child_list, 0);
-        }
+            },
+        );
     }
     (depth, max_depth, child_start, child_list)
-}
-
-/// Whether finishing a tree of `n` nodes splits its work over two threads.
-fn on_two_threads(n: usize) -> bool {
-    n >= 1 << 16 && std::thread::available_parallelism().is_ok_and(|p| p.get() > 1)
 }
 
 /// The rank of every name of `names` in byte-wise order (ranks of equal strings would be
