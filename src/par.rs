@@ -11,6 +11,16 @@ pub fn join<T>(handle: ScopedJoinHandle<'_, T>) -> T {
     }
 }
 
+/// `(a(), b())`, with `b` on a scoped thread of its own while `a` runs on this one (a
+/// panic in `b` is raised again here, as [`join`] does).
+pub fn both<A: Send, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
+    std::thread::scope(|s| {
+        let h = s.spawn(b);
+        let a = a();
+        (a, join(h))
+    })
+}
+
 /// Whether a pass over `n` items (call-tree nodes, spans) is split over two threads: at
 /// least 64 Ki items, on a machine with two cores or more.
 pub fn two_threads_for(n: usize) -> bool {
@@ -43,11 +53,7 @@ pub fn each_list<T: Send>(
         .max(1);
     let at = start[mid] as usize;
     let (left, right) = list.split_at_mut(at);
-    std::thread::scope(|s| {
-        let h = s.spawn(|| run(mid, nodes, right, at));
-        run(0, mid, left, 0);
-        join(h);
-    });
+    both(|| run(0, mid, left, 0), || run(mid, nodes, right, at));
 }
 
 #[cfg(test)]
@@ -80,5 +86,9 @@ mod tests {
         let payload = caught.expect_err("the panic comes back");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"in the thread"));
         assert_eq!(std::thread::scope(|s| super::join(s.spawn(|| 7))), 7);
+        assert_eq!(super::both(|| 1, || 2), (1, 2));
+        let caught = std::panic::catch_unwind(|| super::both(|| 1, || -> u32 { panic!("in b") }));
+        let payload = caught.expect_err("b's panic comes back");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"in b"));
     }
 }

@@ -256,14 +256,11 @@ fn flame_layout_with(tree: &CallTree, order: SiblingOrder, parts: usize) -> Layo
     };
     let mut lens = if parts > 1 {
         let n = tree.len();
-        std::thread::scope(|s| {
-            let h = s.spawn(|| count(n / 2..n));
-            let mut lens = count(0..n / 2);
-            for (a, b) in lens.iter_mut().zip(crate::par::join(h)) {
-                *a += b;
-            }
-            lens
-        })
+        let (mut lens, more) = crate::par::both(|| count(0..n / 2), || count(n / 2..n));
+        for (a, b) in lens.iter_mut().zip(more) {
+            *a += b;
+        }
+        lens
     } else {
         count(0..tree.len())
     };
@@ -338,11 +335,7 @@ fn flame_layout_with(tree: &CallTree, order: SiblingOrder, parts: usize) -> Layo
             .position(|acc| acc >= half)
             .unwrap_or(0);
         let (left, right) = rows.split_at_mut(mid);
-        std::thread::scope(|s| {
-            let h = s.spawn(move || assemble(mid, right));
-            assemble(0, left);
-            crate::par::join(h);
-        });
+        crate::par::both(|| assemble(0, left), || assemble(mid, right));
     }
     for r in &mut rows {
         // A no-op when the counts held (they do for trees whose totals add up).

@@ -451,15 +451,11 @@ impl CallTreeBuilder {
             }
         };
         let shape = || shape(&name, &parent, first_child, next_sibling, names, order);
-        let (totals, (depth, max_depth, child_start, child_list)) =
+        let ((depth, max_depth, child_start, child_list), totals) =
             if crate::par::two_threads_for(n) {
-                std::thread::scope(|s| {
-                    let t = s.spawn(totals);
-                    let sh = shape();
-                    (t.join().expect("the totals thread panicked"), sh)
-                })
+                crate::par::both(shape, totals)
             } else {
-                (totals(), shape())
+                (shape(), totals())
             };
         let (total, left_total) = totals?;
         // Growth slack (and the recycled columns' longer capacity) would only count in
