@@ -56,6 +56,37 @@ pub fn each_list<T: Send>(
     both(|| run(0, mid, left, 0), || run(mid, nodes, right, at));
 }
 
+/// Appends `f(s)` for each `s` of `src` to `dst`, in order; on two threads when
+/// [`two_threads_for`] the length (each writing its half of the new slots). `f` gets the
+/// item mutably so that it can move a box out of it (the caller drops what is left). A
+/// copy of millions of records is mostly page faults on the fresh memory, which two
+/// threads take twice as fast.
+pub fn extend_mapped<S: Send, T: Send>(
+    dst: &mut Vec<T>,
+    src: &mut [S],
+    f: impl Fn(&mut S) -> T + Sync,
+) {
+    if !two_threads_for(src.len()) {
+        dst.extend(src.iter_mut().map(f));
+        return;
+    }
+    let n = src.len();
+    dst.reserve(n);
+    let spare = &mut dst.spare_capacity_mut()[..n];
+    let (d0, d1) = spare.split_at_mut(n / 2);
+    let (s0, s1) = src.split_at_mut(n / 2);
+    let fill = |d: &mut [std::mem::MaybeUninit<T>], s: &mut [S]| {
+        for (d, s) in d.iter_mut().zip(s) {
+            d.write(f(s));
+        }
+    };
+    both(|| fill(d0, s0), || fill(d1, s1));
+    // SAFETY: both halves returned (a panic in either is raised again by `both` before
+    // this line), so each of the `n` slots after the old length was written once, and
+    // `reserve` made room for them.
+    unsafe { dst.set_len(dst.len() + n) };
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -76,6 +107,38 @@ mod tests {
         let mut none: Vec<u8> = Vec::new();
         super::each_list(&[0], &mut none, true, |_, _| panic!("no nodes"));
         super::each_list(&[], &mut none, true, |_, _| panic!("no nodes"));
+    }
+
+    #[test]
+    fn extend_mapped_appends_in_order_and_moves_boxes_out() {
+        // Small (one thread) and large (two threads, where the machine has two cores).
+        for n in [0usize, 5, (1 << 16) + 3] {
+            let mut dst: Vec<Box<u64>> = vec![Box::new(7)];
+            let mut src: Vec<Option<Box<u64>>> = (0..n as u64).map(|i| Some(Box::new(i))).collect();
+            super::extend_mapped(&mut dst, &mut src, |s| s.take().expect("each item once"));
+            assert_eq!(dst.len(), n + 1);
+            assert_eq!(*dst[0], 7);
+            assert!(dst[1..].iter().enumerate().all(|(i, b)| **b == i as u64));
+            assert!(src.iter().all(Option::is_none));
+        }
+    }
+
+    #[test]
+    fn extend_mapped_raises_a_panic_and_leaves_the_list_as_it_was() {
+        let mut dst: Vec<u32> = vec![1, 2];
+        let mut src: Vec<u32> = (0..(1 << 17)).collect();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            super::extend_mapped(&mut dst, &mut src, |&mut s| {
+                assert!(s != 100_000, "item {s}");
+                s
+            });
+        }));
+        let msg = r.expect_err("the panic is raised again");
+        assert_eq!(
+            msg.downcast_ref::<String>().map(String::as_str),
+            Some("item 100000")
+        );
+        assert_eq!(dst, [1, 2]);
     }
 
     #[test]

@@ -338,7 +338,9 @@ fn append_run<'a>(
             let map: Vec<NameId> = run.names.iter().map(|(_, n)| global.intern(n)).collect();
             let pid_map: Vec<u32> = run.pids.list.iter().map(|&p| pids.intern(p)).collect();
             let pair_base = args.append(run.args);
-            recs.extend(run.recs.into_iter().map(|mut r| {
+            let mut run_recs = run.recs;
+            crate::par::extend_mapped(recs, &mut run_recs, |r| {
+                let mut r = r.take();
                 for id in [&mut r.name, &mut r.cat] {
                     if *id != NO_NAME {
                         *id = map[*id as usize];
@@ -350,7 +352,7 @@ fn append_run<'a>(
                 r.pid = pid_map[r.pid as usize];
                 r.tid = pid_map[r.tid as usize];
                 r
-            }));
+            });
         }
     }
 }
@@ -658,7 +660,15 @@ const ID_LOCAL: u8 = 0x80;
 /// No name or category.
 pub(super) const NO_NAME: NameId = NameId::MAX;
 
-impl Rec<'_> {
+impl<'a> Rec<'a> {
+    /// This record, its `extra` moved out (what is left of `self` owns nothing).
+    fn take(&mut self) -> Rec<'a> {
+        Rec {
+            extra: self.extra.take(),
+            ..*self
+        }
+    }
+
     pub(super) fn ts(&self) -> Option<i64> {
         (self.ts_ns != NONE).then_some(self.ts_ns)
     }

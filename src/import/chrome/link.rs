@@ -167,9 +167,13 @@ pub(super) fn build(
     let system = std::mem::take(&mut doc.system_names);
     let mut tracks = Tracks::default();
     let mut seen = Seen::default();
-    let groups = group(&recs, pids, &mut tracks, &mut c, &mut seen, threads);
+    let (groups, more) = group(&recs, pids, &mut tracks, &mut c, &mut seen, threads);
     let meta = Meta::read(&recs, &seen, pids, &system);
-    let per_track = std::mem::take(&mut tracks.per_track);
+    let mut more = more.into_iter();
+    let per_track: Vec<Parts> = std::mem::take(&mut tracks.per_track)
+        .into_iter()
+        .map(|first| (first, more.next().unwrap_or_default()))
+        .collect();
     let mut pending = all_thread_spans(per_track, meta.trace_end, threads, &mut c);
     async_spans(groups, &mut pending, meta.trace_end, &mut c);
     pending.resize_with(tracks.keys.len(), Vec::new);
@@ -301,8 +305,12 @@ fn is_span_phase(ph: u8) -> bool {
     )
 }
 
-/// Sorts the span events: thread events onto their track, async ones into their group;
-/// the rest is counted.
+/// A track's thread events in file order: those of the first chunk that had any, and the
+/// later chunks' (joined by the thread that links the track, not in sequence here).
+type Parts = (Vec<Slim>, Vec<Vec<Slim>>);
+
+/// Sorts the span events: thread events onto their track (the later chunks' events of a
+/// track returned apart, by track), async ones into their group; the rest is counted.
 fn group<'r>(
     recs: &'r [Rec<'_>],
     pids: &'r [Pid<'_>],
@@ -310,7 +318,7 @@ fn group<'r>(
     c: &mut Counts,
     seen: &mut Seen,
     threads: usize,
-) -> AsyncGroups {
+) -> (AsyncGroups, Vec<Vec<Vec<Slim>>>) {
     // Chunks of the events sorted on all threads, then joined in file order: tracks are
     // made in order of first appearance, and each track's events stay in file order.
     let chunk = recs.len().div_ceil(threads.max(1)).max(1);
@@ -328,6 +336,7 @@ fn group<'r>(
     };
     let mut async_events: Vec<u32> = Vec::new();
     let mut events: Vec<Slim> = Vec::new();
+    let mut more: Vec<Vec<Vec<Slim>>> = Vec::new();
     for part in sorted {
         c.add(&part.counts);
         seen.add(part.seen);
@@ -336,7 +345,10 @@ fn group<'r>(
             if tracks.per_track[t].is_empty() {
                 tracks.per_track[t] = evs;
             } else {
-                tracks.per_track[t].extend_from_slice(&evs);
+                if more.len() <= t {
+                    more.resize_with(t + 1, Vec::new);
+                }
+                more[t].push(evs);
             }
         }
         if async_events.is_empty() {
@@ -365,11 +377,12 @@ fn group<'r>(
             }
         })
         .collect();
-    AsyncGroups {
+    let groups = AsyncGroups {
         track,
         group: group_of,
         events,
-    }
+    };
+    (groups, more)
 }
 
 /// The groups of the async events `ks` (events with an id): each event's group, and each
@@ -623,7 +636,7 @@ impl AsyncMatcher {
 /// taken and counting into its own [`Counts`] (sums, so the totals are the sequential
 /// ones).
 fn all_thread_spans(
-    per_track: Vec<Vec<Slim>>,
+    per_track: Vec<Parts>,
     trace_end: i64,
     threads: usize,
     c: &mut Counts,
@@ -632,21 +645,22 @@ fn all_thread_spans(
     if threads <= 1 {
         return per_track
             .into_iter()
-            .map(|evs| thread_spans(evs, trace_end, c))
+            .map(|parts| thread_spans(parts, trace_end, c))
             .collect();
     }
     // Largest first, so that no thread is left with a big track at the end.
     let mut order: Vec<usize> = (0..per_track.len()).collect();
-    order.sort_by_key(|&t| std::cmp::Reverse(per_track[t].len()));
-    let slots: Vec<std::sync::Mutex<Vec<Slim>>> =
+    let len = |p: &Parts| p.0.len() + p.1.iter().map(Vec::len).sum::<usize>();
+    order.sort_by_key(|&t| std::cmp::Reverse(len(&per_track[t])));
+    let slots: Vec<std::sync::Mutex<Parts>> =
         per_track.into_iter().map(std::sync::Mutex::new).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let work = || {
         let mut counts = Counts::default();
         let mut built = Vec::new();
         while let Some(&t) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-            let evs = std::mem::take(&mut *slots[t].lock().unwrap_or_else(|e| e.into_inner()));
-            built.push((t, thread_spans(evs, trace_end, &mut counts)));
+            let parts = std::mem::take(&mut *slots[t].lock().unwrap_or_else(|e| e.into_inner()));
+            built.push((t, thread_spans(parts, trace_end, &mut counts)));
         }
         (built, counts)
     };
@@ -668,7 +682,12 @@ fn all_thread_spans(
 
 /// A thread's spans from its events: B/E matching, X, instants; then nesting by
 /// containment. Parents are indices into the returned list.
-fn thread_spans(mut evs: Vec<Slim>, trace_end: i64, c: &mut Counts) -> Vec<Pending> {
+fn thread_spans(parts: Parts, trace_end: i64, c: &mut Counts) -> Vec<Pending> {
+    let (mut evs, more) = parts;
+    evs.reserve(more.iter().map(Vec::len).sum());
+    for part in more {
+        evs.extend_from_slice(&part);
+    }
     // (ts, event) pairs are unique: an unstable sort keeps file order among equal
     // timestamps, like a stable sort by ts.
     if !evs.is_sorted() {
@@ -719,11 +738,51 @@ fn thread_spans(mut evs: Vec<Slim>, trace_end: i64, c: &mut Counts) -> Vec<Pendi
     spans
 }
 
-/// Sorts `evs` as `Slim`'s order does (time, then file order: a unique pair), by
-/// sorting 16-byte keys that carry each event's position and gathering the events after:
-/// half the bytes moved of sorting the 32-byte events themselves, and one integer
-/// comparison instead of two fields'.
-fn sort_by_time(evs: &mut Vec<Slim>) {
+/// Sorts `evs` as `Slim`'s order does (time, then file order: a unique pair). A thread's
+/// events are mostly in time order already (a writer emits `B`/`E` as they happen; an `X`
+/// written when it completes lands after its children, a sixth of W6's events): the
+/// events in order (each at or after the latest before it) stay where they are, compacted
+/// to the front; only the others are sorted, and the two lists are merged from the back
+/// into place. An input in any order costs one pass and one merge more than sorting it
+/// all.
+fn sort_by_time(evs: &mut [Slim]) {
+    let key = |e: &Slim| (e.ts, e.k);
+    let mut rest: Vec<Slim> = Vec::new();
+    let mut kept = 0;
+    let mut latest = (i64::MIN, 0u32);
+    for i in 0..evs.len() {
+        let e = evs[i];
+        if key(&e) >= latest {
+            latest = key(&e);
+            evs[kept] = e;
+            kept += 1;
+        } else {
+            rest.push(e);
+        }
+    }
+    if rest.is_empty() {
+        return;
+    }
+    sort_by_time_keys(&mut rest);
+    // Merging from the back writes at `w - 1 >= i - 1`: no kept event is overwritten
+    // before it is read.
+    let (mut i, mut j, mut w) = (kept, rest.len(), evs.len());
+    while j > 0 {
+        if i > 0 && key(&evs[i - 1]) > key(&rest[j - 1]) {
+            evs[w - 1] = evs[i - 1];
+            i -= 1;
+        } else {
+            evs[w - 1] = rest[j - 1];
+            j -= 1;
+        }
+        w -= 1;
+    }
+}
+
+/// Sorts `evs` as `Slim`'s order does by sorting 16-byte keys that carry each event's
+/// position and gathering the events after: half the bytes moved of sorting the 32-byte
+/// events themselves, and one integer comparison instead of two fields'.
+fn sort_by_time_keys(evs: &mut Vec<Slim>) {
     let Ok(n) = u32::try_from(evs.len()) else {
         evs.sort_unstable();
         return;
@@ -1198,9 +1257,10 @@ pub(super) fn warnings(c: &Counts, notes: Vec<String>) -> Warnings {
 mod tests {
     use super::*;
 
-    /// Sorting by keys and gathering gives `Slim`'s own order: times negative, zero and
-    /// near both ends of `i64`, many equal times (file order decides), lists short and
-    /// long.
+    /// Sorting by keys and gathering, and sorting the events out of order and merging,
+    /// give `Slim`'s own order: times negative, zero and near both ends of `i64`, many
+    /// equal times (file order decides), lists short and long, in any order, mostly in
+    /// order or reversed.
     #[test]
     fn sorting_by_time_keys_is_slims_order() {
         let mut rng = crate::generator::Rng(11);
@@ -1230,8 +1290,25 @@ mod tests {
             evs.dedup_by_key(|e| e.k);
             let mut want = evs.clone();
             want.sort_unstable();
-            sort_by_time(&mut evs);
-            assert!(evs == want, "{n} events");
+            let mut keyed = evs.clone();
+            sort_by_time_keys(&mut keyed);
+            assert!(keyed == want, "{n} events, by keys");
+            // Any order; mostly in order (a sixth of the events moved back a little, as
+            // `X` events written after their children are); the reverse of the order.
+            let mut nearly = want.clone();
+            for i in 0..nearly.len() {
+                let r = rng.next();
+                if r.is_multiple_of(6) {
+                    let back = ((r >> 8) % 40) as usize;
+                    nearly[i.saturating_sub(back)..=i].rotate_right(1);
+                }
+            }
+            let mut reversed = want.clone();
+            reversed.reverse();
+            for (what, mut list) in [("any", evs), ("nearly", nearly), ("reversed", reversed)] {
+                sort_by_time(&mut list);
+                assert!(list == want, "{n} events in {what} order");
+            }
         }
     }
 }
