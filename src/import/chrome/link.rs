@@ -38,7 +38,7 @@ pub(super) const HAS_ID: u8 = 4;
 /// What linking needs of a thread event, copied out of its `Rec` so the per-thread
 /// passes read small contiguous records instead of events scattered over memory. Sorts
 /// by time, then file order.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, bytemuck::Zeroable)]
 pub(super) struct Slim {
     pub(super) ts: i64,
     pub(super) k: u32,
@@ -175,7 +175,7 @@ pub(super) fn build(
         .map(|first| (first, more.next().unwrap_or_default()))
         .collect();
     let mut pending = all_thread_spans(per_track, meta.trace_end, threads, &mut c);
-    async_spans(groups, &mut pending, meta.trace_end, &mut c);
+    async_spans(groups, &mut pending, meta.trace_end, threads, &mut c);
     pending.resize_with(tracks.keys.len(), Vec::new);
     let named = NamedTracks::of(&tracks.keys, &meta);
     emit(&recs, seen.any_cat, names, store, &pending, named, doc, &c)
@@ -828,50 +828,98 @@ fn nest_by_containment(spans: &mut [Pending], c: &mut Counts) {
 }
 
 /// The async groups' events gathered group by group (a counting sort, file order kept
-/// within a group), each group's spans added to its process's async track.
+/// within a group), each group's spans added to its process's async track. On two
+/// threads when there are many events: the groups cut in two halves of about as many
+/// events, each half gathered and linked into lists of its own, appended in group order
+/// (the same lists as in sequence).
 fn async_spans(
     groups: AsyncGroups,
     pending: &mut Vec<Vec<Pending>>,
     trace_end: i64,
+    threads: usize,
     c: &mut Counts,
 ) {
-    let n = groups.track.len();
+    let AsyncGroups {
+        track,
+        group,
+        events,
+    } = groups;
+    let n = track.len();
     let mut group_start = vec![0u32; n + 1];
-    for &g in &groups.group {
+    for &g in &group {
         group_start[g as usize + 1] += 1;
     }
     for g in 0..n {
         group_start[g + 1] += group_start[g];
     }
-    let blank = Slim {
-        ts: 0,
-        k: 0,
-        name: NO_NAME,
-        dur: 0,
-        cat: NO_NAME,
-        ph: 0,
-        flags: 0,
-    };
-    let mut by_group = vec![blank; groups.events.len()];
-    let mut fill = group_start.clone();
-    for (&g, e) in groups.group.iter().zip(&groups.events) {
-        by_group[fill[g as usize] as usize] = *e;
-        fill[g as usize] += 1;
+    let tracks = track.iter().map(|&t| t as usize + 1).max().unwrap_or(0);
+    if pending.len() < tracks {
+        pending.resize_with(tracks, Vec::new);
     }
-    drop(fill);
-    drop(groups.group);
-    drop(groups.events);
-    let mut open = OpenAsync::default();
-    for g in 0..n {
-        let evs = &mut by_group[group_start[g] as usize..group_start[g + 1] as usize];
-        if !evs.is_sorted() {
-            evs.sort_unstable();
+    let total = events.len();
+    // Zeroed by the system (every slot is written below): a million groups' events are
+    // pages that the gathering threads fault in, not a pass of their own.
+    let mut by_group: Vec<Slim> = bytemuck::allocation::zeroed_vec(total);
+    // Gathers the events of groups `range` into `out` (their slots, from the range's
+    // first).
+    let gather = |out: &mut [Slim], range: std::ops::Range<usize>| {
+        let base = group_start[range.start];
+        let mut fill: Vec<u32> = group_start[range.clone()].to_vec();
+        for (&g, e) in group.iter().zip(&events) {
+            let g = g as usize;
+            if range.contains(&g) {
+                let f = &mut fill[g - range.start];
+                out[(*f - base) as usize] = *e;
+                *f += 1;
+            }
         }
-        let t = groups.track[g] as usize;
-        if t >= pending.len() {
-            pending.resize_with(t + 1, Vec::new);
+    };
+    // Links the gathered groups `range` group by group onto `lists`.
+    let link = |out: &mut [Slim],
+                range: std::ops::Range<usize>,
+                lists: &mut Vec<Vec<Pending>>,
+                c: &mut Counts| {
+        let base = group_start[range.start];
+        let mut open = OpenAsync::default();
+        for g in range {
+            let evs =
+                &mut out[(group_start[g] - base) as usize..(group_start[g + 1] - base) as usize];
+            if !evs.is_sorted() {
+                evs.sort_unstable();
+            }
+            async_group(evs, &mut lists[track[g] as usize], &mut open, trace_end, c);
         }
-        async_group(evs, &mut pending[t], &mut open, trace_end, c);
+    };
+    if threads <= 1 || !crate::par::two_threads_for(total) {
+        gather(&mut by_group, 0..n);
+        drop((group, events));
+        link(&mut by_group, 0..n, pending, c);
+        return;
+    }
+    let mid = group_start[..n].partition_point(|&s| (s as usize) < total / 2);
+    let (lo, hi) = by_group.split_at_mut(group_start[mid] as usize);
+    crate::par::both(|| gather(lo, 0..mid), || gather(hi, mid..n));
+    drop((group, events));
+    let mut later: Vec<Vec<Pending>> = Vec::new();
+    later.resize_with(tracks, Vec::new);
+    let mut later_counts = Counts::default();
+    crate::par::both(
+        || link(lo, 0..mid, pending, c),
+        || link(hi, mid..n, &mut later, &mut later_counts),
+    );
+    c.add(&later_counts);
+    // The later half's parents are indices into its own lists: past what the track's
+    // list held before them.
+    for (list, mut more) in pending.iter_mut().zip(later) {
+        let at = list.len() as u32;
+        crate::par::extend_mapped(list, &mut more, |p| Pending {
+            parent: if p.parent == u32::MAX {
+                u32::MAX
+            } else {
+                p.parent + at
+            },
+            ..*p
+        });
     }
 }
 

@@ -844,6 +844,74 @@ mod tests {
         }
     }
 
+    /// Large enough for the two-thread paths that start at 64 Ki items (appending a
+    /// chunk's records, gathering and linking async groups): many overlapping async ids
+    /// on two processes, nested `b`s of one id, instants, `e`s matching nothing and
+    /// process-scoped instants on the async tracks; the sequential result.
+    #[test]
+    fn large_async_traces_link_as_in_sequence() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut out = String::from("[\n");
+        let mut open: Vec<(u64, u32)> = Vec::new();
+        let mut id = 0u64;
+        for i in 0..160_000u64 {
+            let r = next();
+            let ts = i * 2 + r % 3;
+            let pid = 1 + r % 2;
+            let ev = match r % 10 {
+                0..=3 => {
+                    id += 1;
+                    open.push((id, 0));
+                    format!(
+                        r#"{{"ph":"b","cat":"c","id":"0x{id:x}","name":"r{}","ts":{ts},"pid":{pid},"tid":1}}"#,
+                        id % 7
+                    )
+                }
+                4 | 5 if !open.is_empty() => {
+                    let (k, _) = open.swap_remove((r >> 8) as usize % open.len());
+                    format!(
+                        r#"{{"ph":"e","cat":"c","id":"0x{k:x}","name":"r{}","ts":{ts},"pid":{pid},"tid":1}}"#,
+                        k % 7
+                    )
+                }
+                6 if !open.is_empty() => {
+                    let j = (r >> 8) as usize % open.len();
+                    open[j].1 += 1;
+                    format!(
+                        r#"{{"ph":"b","cat":"c","id":"0x{:x}","name":"inner","ts":{ts},"pid":{pid},"tid":1}}"#,
+                        open[j].0
+                    )
+                }
+                7 if !open.is_empty() => {
+                    let k = open[(r >> 8) as usize % open.len()].0;
+                    format!(
+                        r#"{{"ph":"n","cat":"c","id":"0x{k:x}","name":"mark","ts":{ts},"pid":{pid},"tid":1}}"#
+                    )
+                }
+                8 => format!(
+                    r#"{{"ph":"e","cat":"c","id":"0xfffff{}","name":"none","ts":{ts},"pid":{pid},"tid":1}}"#,
+                    r % 5
+                ),
+                _ => format!(r#"{{"ph":"i","name":"p","s":"p","ts":{ts},"pid":{pid},"tid":2}}"#),
+            };
+            out.push_str(&ev);
+            out.push_str(",\n");
+        }
+        out.push_str(r#"{"ph":"X","name":"last","ts":1,"dur":1,"pid":1,"tid":2}]"#);
+        let seq = parse_with_threads("t", out.as_bytes(), 1, usize::MAX).unwrap();
+        let par = parse_with_threads("t", out.as_bytes(), 2, 0).unwrap();
+        assert!(seq.len() > 100_000, "{}", seq.len());
+        assert_eq!(dump(&seq), dump(&par));
+        assert_eq!(seq.warnings, par.warnings);
+        assert_eq!(seq.tracks, par.tracks);
+    }
+
     #[test]
     fn parallel_parse_equals_sequential() {
         for seed in 1..4 {
