@@ -10,6 +10,7 @@
 #   PERF_SIZE   W1 perf-script input size (default 200M)
 #   RUNS        runs per tool and input; the median is reported (default 3)
 #   SEED        generator seed (default 1)
+#   REPEAT_LINES  distinct stacks of the "few distinct stacks" W1 input (default 15000)
 #   WORK        scratch directory (default /tmp/scorch-compare)
 #   CORPUS      corpus directory (default ../shared/corpus next to the repository)
 #   BACKEND     `--backend` for scorch render (gl or vulkan; default: scorch's choice)
@@ -66,9 +67,22 @@ W1F="$WORK/w1-$SIZE-s$SEED.folded"
 W1P="$WORK/w1-$PERF_SIZE-s$SEED.perf"
 [ -s "$W1F" ] || "$SCORCH" gen w1 --seed "$SEED" --size "$SIZE" -o "$W1F"
 [ -s "$W1P" ] || "$SCORCH" gen w1 --format perf --seed "$SEED" --size "$PERF_SIZE" -o "$W1P"
+# W1 with fewer distinct stacks: its first REPEAT_LINES stacks (long shared prefixes, as
+# a generated tree walk has them) written again and again up to about the same size, as
+# concatenated collapsed profiles or unmerged per-sample lines are: the same bytes to
+# parse, a tenth of the call tree to lay out and draw.
+W1R="$WORK/w1-$SIZE-s$SEED-repeated.folded"
+if [ ! -s "$W1R" ]; then
+    head -n "${REPEAT_LINES:-15000}" "$W1F" >"$WORK/block.folded"
+    block=$(stat -c %s "$WORK/block.folded")
+    want=$(stat -c %s "$W1F")
+    : >"$W1R"
+    for _ in $(seq $(((want + block - 1) / block))); do cat "$WORK/block.folded" >>"$W1R"; done
+    rm -f "$WORK/block.folded"
+fi
 
 # The largest folded and perf-script files of the corpus (decompressed when gzipped).
-INPUTS=("$W1F:folded:W1 generated" "$W1P:perf:W1 generated")
+INPUTS=("$W1F:folded:W1 generated" "$W1R:folded:W1 few distinct stacks" "$W1P:perf:W1 generated")
 if [ -n "${BASELINE:-}" ]; then
     [ -x "$BASELINE" ] || { echo "compare.sh: BASELINE=$BASELINE is not an executable" >&2; exit 1; }
     W6="$WORK/w6-${CHROME_SIZE:-100M}-s$SEED.json"
