@@ -845,9 +845,10 @@ mod tests {
     }
 
     /// Large enough for the two-thread paths that start at 64 Ki items (appending a
-    /// chunk's records, gathering and linking async groups): many overlapping async ids
-    /// on two processes, nested `b`s of one id, instants, `e`s matching nothing and
-    /// process-scoped instants on the async tracks; the sequential result.
+    /// chunk's records, gathering and linking async groups, filling the span set's
+    /// columns): many overlapping async ids on two processes, nested `b`s of one id,
+    /// instants, `e`s matching nothing, process-scoped instants on the async tracks, and
+    /// thread spans with and without names, categories and args; the sequential result.
     #[test]
     fn large_async_traces_link_as_in_sequence() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
@@ -864,7 +865,7 @@ mod tests {
             let r = next();
             let ts = i * 2 + r % 3;
             let pid = 1 + r % 2;
-            let ev = match r % 10 {
+            let ev = match r % 12 {
                 0..=3 => {
                     id += 1;
                     open.push((id, 0));
@@ -898,7 +899,29 @@ mod tests {
                     r#"{{"ph":"e","cat":"c","id":"0xfffff{}","name":"none","ts":{ts},"pid":{pid},"tid":1}}"#,
                     r % 5
                 ),
-                _ => format!(r#"{{"ph":"i","name":"p","s":"p","ts":{ts},"pid":{pid},"tid":2}}"#),
+                9 => format!(r#"{{"ph":"i","name":"p","s":"p","ts":{ts},"pid":{pid},"tid":2}}"#),
+                // Thread spans with and without a name, a category or args.
+                _ => {
+                    let name = if (r >> 12) % 3 == 0 {
+                        String::new()
+                    } else {
+                        format!(r#""name":"x{}","#, r % 9)
+                    };
+                    let cat = if (r >> 16) % 4 == 0 {
+                        ""
+                    } else {
+                        r#""cat":"t","#
+                    };
+                    let args = if (r >> 20) % 5 == 0 {
+                        format!(r#","args":{{"n":{i}}}"#)
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        r#"{{"ph":"X",{name}{cat}"ts":{ts},"dur":{},"pid":{pid},"tid":3{args}}}"#,
+                        r % 7
+                    )
+                }
             };
             out.push_str(&ev);
             out.push_str(",\n");
@@ -907,7 +930,11 @@ mod tests {
         let seq = parse_with_threads("t", out.as_bytes(), 1, usize::MAX).unwrap();
         let par = parse_with_threads("t", out.as_bytes(), 2, 0).unwrap();
         assert!(seq.len() > 100_000, "{}", seq.len());
+        assert!(seq.names.find("(unnamed)").is_some() && seq.names.find("").is_some());
+        assert!((0..seq.len()).any(|i| !seq.attrs.owned(i as u32).is_empty()));
         assert_eq!(dump(&seq), dump(&par));
+        assert_eq!(seq.category, par.category);
+        assert_eq!(seq.names.len(), par.names.len());
         assert_eq!(seq.warnings, par.warnings);
         assert_eq!(seq.tracks, par.tracks);
     }
