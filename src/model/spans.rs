@@ -649,12 +649,16 @@ impl SpanTree {
         drop(fill);
         // Importers mostly emit spans in this order already: check before sorting. Keys
         // are unique (they end with the index), so an unstable sort gives the same order.
-        for p in 0..n {
-            let kids = &mut child_list[child_start[p] as usize..child_start[p + 1] as usize];
-            if !kids.is_sorted_by_key(|&c| key(c)) {
-                kids.sort_unstable_by_key(|&c| key(c));
-            }
-        }
+        crate::par::each_list(
+            &child_start,
+            &mut child_list,
+            crate::par::two_threads_for(n),
+            |_, kids| {
+                if !kids.is_sorted_by_key(|&c| key(c)) {
+                    kids.sort_unstable_by_key(|&c| key(c));
+                }
+            },
+        );
         if !roots.is_sorted_by_key(|&r| key(r)) {
             roots.sort_unstable_by_key(|&r| key(r));
         }
