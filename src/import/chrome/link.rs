@@ -1086,10 +1086,9 @@ impl NamedTracks {
 
 /// The span set: spans track by track in display order, times after the earliest start,
 /// names, categories and attributes (pairs pointing into the arena the runs filled). The
-/// columns are filled on two threads when there are many spans (each
-/// writing the spans of its half, whatever their tracks); names for spans without one
-/// are interned after, in the order a sequential pass meets them, and the attributes
-/// added in span order.
+/// columns are filled on two threads when there are many spans (each writing the spans
+/// of its half, whatever their tracks); names for spans without one are interned after,
+/// in the order a sequential pass meets them, and the attributes added in span order.
 #[allow(clippy::too_many_arguments)]
 fn emit(
     recs: &[Rec<'_>],
