@@ -167,13 +167,9 @@ pub(super) fn build(
     let system = std::mem::take(&mut doc.system_names);
     let mut tracks = Tracks::default();
     let mut seen = Seen::default();
-    let (groups, more) = group(&recs, pids, &mut tracks, &mut c, &mut seen, threads);
+    let groups = group(&recs, pids, &mut tracks, &mut c, &mut seen, threads);
     let meta = Meta::read(&recs, &seen, pids, &system);
-    let mut more = more.into_iter();
-    let per_track: Vec<Parts> = std::mem::take(&mut tracks.per_track)
-        .into_iter()
-        .map(|first| (first, more.next().unwrap_or_default()))
-        .collect();
+    let per_track = std::mem::take(&mut tracks.per_track);
     let mut pending = all_thread_spans(per_track, meta.trace_end, threads, &mut c);
     async_spans(groups, &mut pending, meta.trace_end, threads, &mut c);
     pending.resize_with(tracks.keys.len(), Vec::new);
@@ -283,7 +279,7 @@ impl<'r> Meta<'r> {
 struct Tracks<'r> {
     keys: Vec<TrackKey<'r>>,
     of: FastMap<TrackKey<'r>, u32>,
-    per_track: Vec<Vec<Slim>>,
+    per_track: Vec<Parts>,
 }
 
 impl<'r> Tracks<'r> {
@@ -291,7 +287,7 @@ impl<'r> Tracks<'r> {
     fn intern(&mut self, key: TrackKey<'r>) -> u32 {
         *self.of.entry(key).or_insert_with(|| {
             self.keys.push(key);
-            self.per_track.push(Vec::new());
+            self.per_track.push(Parts::default());
             self.keys.len() as u32 - 1
         })
     }
@@ -319,8 +315,8 @@ fn is_span_phase(ph: u8) -> bool {
 /// later chunks' (joined by the thread that links the track, not in sequence here).
 type Parts = (Vec<Slim>, Vec<Vec<Slim>>);
 
-/// Sorts the span events: thread events onto their track (the later chunks' events of a
-/// track returned apart, by track), async ones into their group; the rest is counted.
+/// Sorts the span events: thread events onto their track, async ones into their group;
+/// the rest is counted.
 fn group<'r>(
     recs: &'r [Rec<'_>],
     pids: &'r [Pid<'_>],
@@ -328,7 +324,7 @@ fn group<'r>(
     c: &mut Counts,
     seen: &mut Seen,
     threads: usize,
-) -> (AsyncGroups, Vec<Vec<Vec<Slim>>>) {
+) -> AsyncGroups {
     // Chunks of the events sorted on all threads, then joined in file order: tracks are
     // made in order of first appearance, and each track's events stay in file order.
     let chunk = recs.len().div_ceil(threads.max(1)).max(1);
@@ -346,19 +342,16 @@ fn group<'r>(
     };
     let mut async_events: Vec<u32> = Vec::new();
     let mut events: Vec<Slim> = Vec::new();
-    let mut more: Vec<Vec<Vec<Slim>>> = Vec::new();
     for part in sorted {
         c.add(&part.counts);
         seen.add(part.seen);
-        for (key, evs) in part.keys.into_iter().zip(part.per_track) {
+        for (key, (evs, _)) in part.keys.into_iter().zip(part.per_track) {
             let t = tracks.intern(key) as usize;
-            if tracks.per_track[t].is_empty() {
-                tracks.per_track[t] = evs;
+            let parts = &mut tracks.per_track[t];
+            if parts.0.is_empty() {
+                parts.0 = evs;
             } else {
-                if more.len() <= t {
-                    more.resize_with(t + 1, Vec::new);
-                }
-                more[t].push(evs);
+                parts.1.push(evs);
             }
         }
         if async_events.is_empty() {
@@ -387,12 +380,11 @@ fn group<'r>(
             }
         })
         .collect();
-    let groups = AsyncGroups {
+    AsyncGroups {
         track,
         group: group_of,
         events,
-    };
-    (groups, more)
+    }
 }
 
 /// The groups of the async events `ks` (events with an id): each event's group, and each
@@ -481,7 +473,7 @@ fn match_async(recs: &[Rec<'_>], ks: &[u32], threads: usize) -> (Vec<u32>, Vec<u
 /// async events as event indices and [`Slim`]s, in file order; the rest counted.
 struct Sorted<'r> {
     keys: Vec<TrackKey<'r>>,
-    per_track: Vec<Vec<Slim>>,
+    per_track: Vec<Parts>,
     async_events: Vec<u32>,
     events: Vec<Slim>,
     counts: Counts,
@@ -576,7 +568,7 @@ fn sort_events<'r>(recs: &'r [Rec<'_>], pids: &'r [Pid<'_>], base: usize) -> Sor
         if r.no_dur {
             c.no_dur += 1;
         }
-        tracks.per_track[t as usize].push(Slim::of(r, ts, k));
+        tracks.per_track[t as usize].0.push(Slim::of(r, ts, k));
     }
     Sorted {
         keys: tracks.keys,
@@ -871,7 +863,7 @@ fn async_spans(
     // pages that the gathering threads fault in, not a pass of their own.
     let mut by_group: Vec<Slim> = bytemuck::allocation::zeroed_vec(total);
     // Gathers the events of groups `range` into `out` (their slots, from the range's
-    // first).
+    // first). Each half reads every event's group (4 bytes each) and copies only its own.
     let gather = |out: &mut [Slim], range: std::ops::Range<usize>| {
         let base = group_start[range.start];
         let mut fill: Vec<u32> = group_start[range.clone()].to_vec();
