@@ -32,6 +32,7 @@ pub mod geometry;
 // `gen` is a reserved keyword in edition 2024, so the module has a longer name.
 #[path = "gen.rs"]
 pub mod generator;
+pub mod heap;
 pub mod import;
 pub mod layout;
 pub mod lod;

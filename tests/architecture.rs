@@ -5,8 +5,8 @@
 //! layer's and lower layers' modules):
 //!
 //! ```text
-//! 0  model color par         data: names, call trees, spans, documents; the color reference;
-//!                            joining scoped threads
+//! 0  model color par heap    data: names, call trees, spans, documents; the color reference;
+//!                            joining scoped threads; where a load's large blocks come from
 //! 1  import layout           bytes in; rows of bars
 //! 2  lod geometry generator  level of detail; where things land; synthetic inputs
 //! 3  pick                    what is under the pointer
@@ -25,6 +25,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("model", 0),
     ("color", 0),
     ("par", 0),
+    ("heap", 0),
     ("import", 1),
     ("layout", 1),
     ("lod", 2),
@@ -43,6 +44,7 @@ const GPU_FREE: &[&str] = &[
     "model",
     "color",
     "par",
+    "heap",
     "import",
     "layout",
     "lod",

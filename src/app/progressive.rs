@@ -123,6 +123,8 @@ impl Job<'_> {
             .map_err(|e| e.to_string())
             .and_then(|imported| prepare(imported, self.device.get(), self.view));
         send(LoadStep::Full(result));
+        // What the load freed and nothing reused goes back to the system.
+        crate::heap::release();
     }
 }
 

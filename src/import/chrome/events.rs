@@ -172,8 +172,18 @@ impl EvError {
 
 /// Parses the events from byte `i` (inside the traceEvents array) until the array ends,
 /// the input ends, or the next event starts at or after `stop`.
-pub(super) fn parse_run<'a>(text: &'a [u8], mut i: usize, stop: usize) -> Result<Run<'a>, EvError> {
+pub(super) fn parse_run<'a>(
+    text: &'a [u8],
+    mut i: usize,
+    stop: usize,
+    room: usize,
+) -> Result<Run<'a>, EvError> {
+    // Room for the events of `room` bytes at once: a list grown by doubling copies itself
+    // where large blocks come from the heap (`heap::keep_large_blocks`), and leaves the
+    // old copies' pages resident. Pages reserved and not written cost nothing; where the
+    // system refuses that much address space, the list grows as it fills.
     let mut recs = Vec::new();
+    let _ = recs.try_reserve(room / MIN_EVENT_BYTES);
     let mut pids = Pids::default();
     let mut profile_events = false;
     let mut names = Names::new();
@@ -255,6 +265,11 @@ pub(super) fn guess_event_start(text: &[u8], from: usize) -> Option<usize> {
     None
 }
 
+/// The fewest bytes an event takes on average in the traces a list of records is reserved
+/// for (`{"ph":"X","ts":1,"pid":1,"tid":1}` alone is 36; real events carry a name, a
+/// category, a duration and often arguments: W6's average 90). Denser traces grow the list.
+const MIN_EVENT_BYTES: usize = 48;
+
 /// Parses the traceEvents array whose `[` is just before `start`: on `split.threads`
 /// cores when it is large. Chunks start at guessed event boundaries; each chunk parses up
 /// to the next one's start, and a chunk whose predecessor did not end exactly there (a
@@ -272,14 +287,21 @@ pub(super) fn parse_array<'a>(
         vec![start, text.len()]
     };
     if starts.len() == 2 {
-        let run = parse_run(text, start, usize::MAX).map_err(|e| e.into_import(file, 0))?;
+        let run = parse_run(text, start, usize::MAX, text.len() - start)
+            .map_err(|e| e.into_import(file, 0))?;
         let end = (run.end, run.profile_events);
         return Ok((run.recs, run.pids.list, run.names, run.args, end));
     }
     // Each run stops at the next one's start; the last runs to the end.
     let last = starts.len() - 2;
     let runs = super::super::chunks::run(&starts, |j, from, to| {
-        parse_run(text, from, if j == last { usize::MAX } else { to })
+        // The first run's list becomes the whole list: room for every event.
+        let room = if j == 0 || j == last {
+            text.len() - from
+        } else {
+            to - from
+        };
+        parse_run(text, from, if j == last { usize::MAX } else { to }, room)
     });
     let mut recs: Vec<Rec<'a>> = Vec::new();
     let mut names: Option<(Pids<'a>, Names, ArgStore)> = None;
@@ -298,8 +320,8 @@ pub(super) fn parse_array<'a>(
             RunEnd::Stopped(at) if at == starts[j + 1] => continue,
             RunEnd::Stopped(at) => {
                 // A wrong guess: go on from the true boundary in sequence.
-                let rest =
-                    parse_run(text, at, usize::MAX).map_err(|e| e.into_import(file, recs.len()))?;
+                let rest = parse_run(text, at, usize::MAX, text.len() - at)
+                    .map_err(|e| e.into_import(file, recs.len()))?;
                 let end = rest.end;
                 append(rest, &mut recs);
                 let (pids, names, args) = names.unwrap_or_default();

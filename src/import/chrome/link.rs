@@ -508,6 +508,15 @@ impl Seen {
     }
 }
 
+/// Entries of the thread-to-track cache of [`sort_events`].
+const THREAD_CACHE: usize = 64;
+
+/// The cache slot of a thread's (process, thread) ids.
+fn thread_slot(pid: u32, tid: u32) -> usize {
+    let h = (pid.wrapping_mul(0x9e37_79b9) ^ tid).wrapping_mul(0x85eb_ca6b);
+    (h >> 26) as usize % THREAD_CACHE
+}
+
 /// Sorts the span events of `recs` (the events from index `base` on).
 fn sort_events<'r>(recs: &'r [Rec<'_>], pids: &'r [Pid<'_>], base: usize) -> Sorted<'r> {
     let mut c = Counts::default();
@@ -515,8 +524,10 @@ fn sort_events<'r>(recs: &'r [Rec<'_>], pids: &'r [Pid<'_>], base: usize) -> Sor
     let async_count = recs.iter().filter(|r| r.has_id()).count();
     let mut async_events: Vec<u32> = Vec::with_capacity(async_count);
     let mut events: Vec<Slim> = Vec::with_capacity(async_count);
-    // Consecutive events are often on the same thread: skip the hash then.
-    let mut last_thread: Option<(u32, u32, u32)> = None;
+    // A thread's track by its process and thread ids (small numbers: indices into the
+    // parse's id list) in a direct-mapped cache: events of a few threads interleave, and
+    // most find their track there without hashing the ids' text.
+    let mut thread_track = [(u32::MAX, u32::MAX, 0u32); THREAD_CACHE];
     let mut seen = Seen::default();
     for (k, r) in recs.iter().enumerate() {
         let k = (base + k) as u32;
@@ -555,12 +566,13 @@ fn sort_events<'r>(recs: &'r [Rec<'_>], pids: &'r [Pid<'_>], base: usize) -> Sor
         let t = if matches!(r.ph, b'i' | b'I' | b'R') && r.instant_scope != b't' {
             tracks.intern(TrackKey::Async(pids[r.pid as usize]))
         } else {
-            match last_thread {
-                Some((p, t, id)) if p == r.pid && t == r.tid => id,
+            let slot = thread_slot(r.pid, r.tid);
+            match thread_track[slot] {
+                (p, t, id) if p == r.pid && t == r.tid => id,
                 _ => {
                     let (pid, tid) = (pids[r.pid as usize], pids[r.tid as usize]);
                     let id = tracks.intern(TrackKey::Thread(pid, tid));
-                    last_thread = Some((r.pid, r.tid, id));
+                    thread_track[slot] = (r.pid, r.tid, id);
                     id
                 }
             }

@@ -112,6 +112,22 @@ fn parse_all(
     threads: usize,
     min_parallel_bytes: usize,
 ) -> Result<(SpanSet, Option<crate::model::samples::Samples>), ImportError> {
+    let parse = || read_and_link(file, text, threads, min_parallel_bytes);
+    if text.len() >= min_parallel_bytes {
+        // A big trace's records (64 B an event) are freed just before the span tree and
+        // the layout allocate theirs: kept on the heap, their pages are reused.
+        crate::heap::keep_large_blocks(parse)
+    } else {
+        parse()
+    }
+}
+
+fn read_and_link(
+    file: &str,
+    text: &[u8],
+    threads: usize,
+    min_parallel_bytes: usize,
+) -> Result<(SpanSet, Option<crate::model::samples::Samples>), ImportError> {
     let split = Split {
         threads,
         min_bytes: min_parallel_bytes,
@@ -842,6 +858,42 @@ mod tests {
                 assert_eq!(l.parent, seq_layout.parent);
             }
         }
+    }
+
+    #[test]
+    fn interleaved_threads_keep_their_own_tracks() {
+        // More threads than the thread-to-track cache has slots, in two processes with the
+        // same thread ids, their events interleaved: each span on its own thread's track.
+        let mut events = Vec::new();
+        for round in 0..5 {
+            for pid in [1, 2] {
+                for tid in 0..150 {
+                    let ts = round * 10 + 1;
+                    events.push(format!(
+                        r#"{{"ph":"X","name":"p{pid}t{tid}","ts":{ts},"dur":5,"pid":{pid},"tid":{tid}}}"#
+                    ));
+                }
+            }
+        }
+        let s = load(&format!("[{}]", events.join(",\n")));
+        assert_eq!(s.len(), 5 * 2 * 150);
+        assert_eq!(s.tracks.len(), 2 * 150);
+        let mut per_track = vec![0; s.tracks.len()];
+        for i in 0..s.len() {
+            let t = s.track[i] as usize;
+            per_track[t] += 1;
+            // A span's name says its process and thread; its track says the same.
+            let info = s.track_info(t as u32);
+            let label = s.track_label(t as u32);
+            let n = name(&s, i);
+            let (p, t) = n[1..].split_once('t').unwrap();
+            assert!(
+                label.ends_with(&format!(" {t}")) && info.group.ends_with(&format!(" {p}")),
+                "span {n} on track {label:?} of group {:?}",
+                info.group
+            );
+        }
+        assert!(per_track.iter().all(|&c| c == 5), "{per_track:?}");
     }
 
     /// Large enough for the two-thread paths that start at 64 Ki items (appending a
