@@ -8,16 +8,17 @@
 //! for the names of an interner at a size, [`Ahead::start`] copies the names (up to
 //! [`AHEAD_MAX`]) and shapes them on a thread with a font system of its own (the same
 //! bundled font: the same measures, checked by a test), sending them back in batches;
-//! each frame takes what has arrived ([`Ahead::take`]) before it measures anything: the
-//! names' measures and their runs (what drawing them needs) go into the interner's name
-//! table, which keeps its job and runs while it is kept (views side by side draw two
+//! each frame takes what has arrived ([`Ahead::next`]), for at most [`TAKE_PER_FRAME`],
+//! before it measures anything: the names' measures and their runs (what drawing them
+//! needs) go into the interner's name table, which keeps its job and runs while it is kept (views side by side draw two
 //! interners; each has its own). Exports and screenshots have no shaping limit and
 //! start no thread.
 
-use super::text::{drawable, font_system, is_plain, shape};
+use super::glyphs::{FastMap, GlyphQuads, KeyTable, Run, keyed_run_of};
+use super::text::{Measure, drawable, font_system, is_plain, measure_of, shape};
 use crate::model::Names;
 use crate::model::names::NameId;
-use glyphon::Buffer;
+use glyphon::CacheKey;
 use std::borrow::Cow;
 use std::sync::mpsc;
 
@@ -28,17 +29,33 @@ const AHEAD_MAX: usize = 8192;
 /// Most bytes of names copied for the thread.
 const AHEAD_BYTES: usize = 4 << 20;
 /// Names per batch sent back.
-const BATCH: usize = 128;
-/// Most batches a frame takes (a frame's share of the inserts stays well under 0.1 ms).
-const BATCHES_PER_FRAME: usize = 4;
+const BATCH: usize = 32;
+/// The time a frame spends at most taking names in (their measures and runs into the
+/// name table). Taking four batches of 128 shaped texts at once (their measures and runs
+/// made on the render thread, about 2 µs a name on two cores shared with llvmpipe) made
+/// the first zoom steps of a big trace 1.1 ms slower each; now the thread sends measures
+/// and runs ready but for their glyphs' numbers in the glyph table.
+pub(super) const TAKE_PER_FRAME: std::time::Duration = std::time::Duration::from_micros(150);
 
-/// A batch of shaped names: id, text, and the shaped text (the frame takes its measure
-/// and its run from it).
-type Batch = Vec<(NameId, Box<str>, Buffer)>;
+/// A name measured ahead: id, text, measure, and its run with its glyphs numbered by
+/// their keys' positions in the job's list of keys.
+pub(super) type Shaped = (NameId, Box<str>, Measure, Run);
+
+/// Names measured ahead, and the glyph keys their runs name first.
+struct Batch {
+    names: Vec<Shaped>,
+    new_keys: Vec<CacheKey>,
+}
 
 /// One interner's names at one size, being measured.
 pub(super) struct Ahead {
     rx: mpsc::Receiver<Batch>,
+    /// Arrived and not taken yet (a frame takes what its time allows).
+    arrived: std::collections::VecDeque<Shaped>,
+    /// Every glyph key the job's runs name, in the order they were first named.
+    keys: Vec<CacheKey>,
+    /// Where those keys are in the glyph table.
+    table: KeyTable,
 }
 
 impl Ahead {
@@ -66,16 +83,24 @@ impl Ahead {
             .name("scorch-names".into())
             .spawn(move || {
                 let mut fs = font_system();
+                let mut index: FastMap<CacheKey, u32> = FastMap::default();
+                let mut keys: Vec<CacheKey> = Vec::new();
                 let mut todo = todo.into_iter().peekable();
                 while todo.peek().is_some() {
-                    let batch: Batch = todo
+                    let sent = keys.len();
+                    let names = todo
                         .by_ref()
                         .take(BATCH)
                         .map(|(id, text)| {
                             let b = shape(&mut fs, &text, size);
-                            (id, text, b)
+                            let run = keyed_run_of(&b, &mut keys, &mut index);
+                            (id, text, measure_of(&b), run)
                         })
                         .collect();
+                    let batch = Batch {
+                        names,
+                        new_keys: keys[sent..].to_vec(),
+                    };
                     // The shaper went away or started another job: stop.
                     if tx.send(batch).is_err() {
                         return;
@@ -83,21 +108,34 @@ impl Ahead {
                 }
             })
             .ok()?;
-        Some(Ahead { rx })
+        Some(Ahead {
+            rx,
+            arrived: std::collections::VecDeque::new(),
+            keys: Vec::new(),
+            table: KeyTable::default(),
+        })
     }
 
-    /// The measures that have arrived, at most a few batches; `None` once every batch
-    /// has been taken.
-    pub(super) fn take(&self) -> Option<Batch> {
-        let mut out: Batch = Vec::new();
-        for _ in 0..BATCHES_PER_FRAME {
+    /// The next name that has arrived, its run's glyphs numbered in `quads`' glyph table:
+    /// `Ok(None)` when none has yet, `Err(Done)` once every name has been taken.
+    pub(super) fn next(&mut self, quads: &mut GlyphQuads) -> Result<Option<Shaped>, Done> {
+        if self.arrived.is_empty() {
             match self.rx.try_recv() {
-                Ok(batch) => out.extend(batch),
-                Err(mpsc::TryRecvError::Empty) => break,
-                Err(mpsc::TryRecvError::Disconnected) if out.is_empty() => return None,
-                Err(mpsc::TryRecvError::Disconnected) => break,
+                Ok(batch) => {
+                    self.keys.extend(batch.new_keys);
+                    self.arrived.extend(batch.names);
+                }
+                Err(mpsc::TryRecvError::Empty) => return Ok(None),
+                Err(mpsc::TryRecvError::Disconnected) => return Err(Done),
             }
         }
-        Some(out)
+        Ok(self.arrived.pop_front().map(|(id, text, m, run)| {
+            let run = quads.map_keyed(run, &self.keys, &mut self.table);
+            (id, text, m, run)
+        }))
     }
 }
+
+/// Every name of an [`Ahead`] job has been taken.
+#[derive(Debug)]
+pub(super) struct Done;

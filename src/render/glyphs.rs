@@ -21,7 +21,7 @@ use bytemuck::{Pod, Zeroable};
 use glyphon::{Buffer, CacheKey, FontSystem, SubpixelBin, SwashCache, SwashContent};
 use std::collections::HashMap;
 
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+pub(super) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// One glyph of a [`Run`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -331,54 +331,113 @@ impl GlyphQuads {
 
     /// `buffer`'s glyphs as a run (shaped and laid out already).
     pub fn run_of(&mut self, buffer: &Buffer) -> Run {
+        self.forget_if_full();
+        run_with(buffer, |key| self.glyph_of(key))
+    }
+
+    /// Forgets the glyph table when it is full: many font sizes over a long session
+    /// (runs made before follow, by the epoch) rather than growing without bound.
+    fn forget_if_full(&mut self) {
         if self.entries.len() >= MAX_GLYPHS {
-            // Many fonts sizes over a long session: forget them all (runs follow, by
-            // the epoch) rather than grow without bound.
             self.index.clear();
             self.entries.clear();
             self.epoch += 1;
             self.clear_atlas();
         }
-        let mut run = Run {
-            glyphs: Vec::new(),
-            ltr: true,
-        };
-        for line in buffer.layout_runs() {
-            for g in line.glyphs {
-                let (key, _, _) = CacheKey::new(
-                    g.font_id,
-                    g.glyph_id,
-                    g.font_size,
-                    (0.0, 0.0),
-                    g.font_weight,
-                    g.cache_key_flags,
-                );
-                let glyph = *self.index.entry(key).or_insert_with(|| {
-                    self.entries.push(Entry {
-                        key,
-                        bins: [Slot::Unknown; 4],
-                    });
-                    (self.entries.len() - 1) as u32
-                });
-                run.ltr &= g.level.is_ltr();
-                run.glyphs.push(RunGlyph {
-                    x: g.x + g.font_size * g.x_offset,
-                    y: g.y - g.font_size * g.y_offset,
-                    pen: g.x,
-                    right: g.x + g.w,
-                    baseline: line.line_y.round() as i32,
-                    line_top: line.line_top,
-                    line_h: line.line_height,
-                    start: g.start as u32,
-                    end: g.end as u32,
-                    glyph,
-                });
-            }
-        }
-        run.ltr &= run.glyphs.windows(2).all(|w| w[0].end <= w[1].start);
-        run
     }
 
+    /// The glyph table's entry for `key` (at subpixel position zero), made when new.
+    fn glyph_of(&mut self, key: CacheKey) -> u32 {
+        *self.index.entry(key).or_insert_with(|| {
+            self.entries.push(Entry {
+                key,
+                bins: [Slot::Unknown; 4],
+            });
+            (self.entries.len() - 1) as u32
+        })
+    }
+
+    /// `run` (made by [`keyed_run_of`], its glyphs numbered by their positions in `keys`)
+    /// with its glyphs numbered in the glyph table; `table` holds the entries of the keys
+    /// mapped so far, for this epoch, and grows to hold every key.
+    pub fn map_keyed(&mut self, mut run: Run, keys: &[CacheKey], table: &mut KeyTable) -> Run {
+        self.forget_if_full();
+        if table.epoch != self.epoch {
+            table.epoch = self.epoch;
+            table.glyph.clear();
+        }
+        for &key in &keys[table.glyph.len()..] {
+            let g = self.glyph_of(key);
+            table.glyph.push(g);
+        }
+        for g in &mut run.glyphs {
+            g.glyph = table.glyph[g.glyph as usize];
+        }
+        run
+    }
+}
+
+/// Where the keys of runs made off the render thread ([`keyed_run_of`]) are in the glyph
+/// table, in the epoch it was made for.
+#[derive(Default)]
+pub struct KeyTable {
+    epoch: u64,
+    glyph: Vec<u32>,
+}
+
+/// `buffer`'s run with its glyphs numbered by their keys' positions in `keys` (`index`
+/// finds a key's position; new keys are appended): made where the glyph table is not,
+/// then numbered in it by [`GlyphQuads::map_keyed`].
+pub fn keyed_run_of(
+    buffer: &Buffer,
+    keys: &mut Vec<CacheKey>,
+    index: &mut FastMap<CacheKey, u32>,
+) -> Run {
+    run_with(buffer, |key| {
+        *index.entry(key).or_insert_with(|| {
+            keys.push(key);
+            (keys.len() - 1) as u32
+        })
+    })
+}
+
+/// `buffer`'s run, each glyph numbered by `number` of its key at subpixel position zero.
+fn run_with(buffer: &Buffer, mut number: impl FnMut(CacheKey) -> u32) -> Run {
+    let mut run = Run {
+        glyphs: Vec::new(),
+        ltr: true,
+    };
+    for line in buffer.layout_runs() {
+        for g in line.glyphs {
+            let (key, _, _) = CacheKey::new(
+                g.font_id,
+                g.glyph_id,
+                g.font_size,
+                (0.0, 0.0),
+                g.font_weight,
+                g.cache_key_flags,
+            );
+            let glyph = number(key);
+            run.ltr &= g.level.is_ltr();
+            run.glyphs.push(RunGlyph {
+                x: g.x + g.font_size * g.x_offset,
+                y: g.y - g.font_size * g.y_offset,
+                pen: g.x,
+                right: g.x + g.w,
+                baseline: line.line_y.round() as i32,
+                line_top: line.line_top,
+                line_h: line.line_height,
+                start: g.start as u32,
+                end: g.end as u32,
+                glyph,
+            });
+        }
+    }
+    run.ltr &= run.glyphs.windows(2).all(|w| w[0].end <= w[1].start);
+    run
+}
+
+impl GlyphQuads {
     /// Forgets the atlas's contents (glyphs are rasterised again as they are drawn).
     fn clear_atlas(&mut self) {
         for e in &mut self.entries {

@@ -11,7 +11,7 @@
 //! `trim` now and then. The layer is also the [`crate::view::draw::Measure`] views fit
 //! their labels with.
 
-use super::ahead::Ahead;
+use super::ahead::{Ahead, TAKE_PER_FRAME};
 use super::glyphs::{GlyphQuads, Part, Run};
 use crate::geometry::{ceil_i32, floor_i32};
 use crate::model::Names;
@@ -801,19 +801,27 @@ impl TextLayer {
     }
 
     /// Takes the names shaped ahead that have arrived, for every name table whose
-    /// names are being shaped: their measures and runs into the table.
+    /// names are being shaped: their measures and runs into the table; for at most
+    /// [`TAKE_PER_FRAME`] (what is left waits for the next frame).
     fn take_ahead(&mut self) {
+        let started = std::time::Instant::now();
         for t in 0..self.shaper.names.len() {
-            let Some(job) = &self.shaper.names[t].ahead else {
-                continue;
-            };
-            let Some(batch) = job.take() else {
-                self.shaper.names[t].ahead = None;
-                continue;
-            };
-            for (id, text, buffer) in batch {
-                let m = Arc::new(measure_of(&buffer));
-                let run = Arc::new(self.quads.run_of(&buffer));
+            loop {
+                if started.elapsed() >= TAKE_PER_FRAME {
+                    return;
+                }
+                let Some(job) = &mut self.shaper.names[t].ahead else {
+                    break;
+                };
+                let (id, text, m, run) = match job.next(&mut self.quads) {
+                    Ok(Some(shaped)) => shaped,
+                    Ok(None) => break,
+                    Err(_) => {
+                        self.shaper.names[t].ahead = None;
+                        break;
+                    }
+                };
+                let (m, run) = (Arc::new(m), Arc::new(run));
                 self.check_epoch();
                 let table = &mut self.shaper.names[t];
                 table.by_id.insert(
