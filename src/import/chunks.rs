@@ -40,15 +40,23 @@ pub(crate) fn run<T: Send>(
 ) -> Vec<T> {
     let work = &work;
     std::thread::scope(|scope| {
+        // The first chunk on this thread, the others on threads of their own: what the
+        // first chunk allocates comes from this thread's heap (an importer's first chunk
+        // becomes its whole list; freed, its pages serve what this thread builds next).
         let handles: Vec<_> = bounds
             .windows(2)
             .enumerate()
+            .skip(1)
             .map(|(j, w)| {
                 let (a, b) = (w[0], w[1]);
                 scope.spawn(move || work(j, a, b))
             })
             .collect();
-        handles.into_iter().map(|h| crate::par::join(h)).collect()
+        let first = bounds.get(..2).map(|w| work(0, w[0], w[1]));
+        first
+            .into_iter()
+            .chain(handles.into_iter().map(|h| crate::par::join(h)))
+            .collect()
     })
 }
 

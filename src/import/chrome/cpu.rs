@@ -10,7 +10,7 @@
 //! Damage (a chunk whose data does not parse, a sample naming an unknown frame) is counted
 //! and the rest loads.
 
-use super::events::{ArgStore, Doc, NO_NAME, Pid, Rec};
+use super::events::{ArgStore, Doc, Extra, NO_NAME, Pid, Rec};
 use crate::import::cpuprofile::{self, Assembly};
 use crate::model::samples::{EMPTY_STACK, Samples, StackId, ThreadInfo};
 use crate::model::spans::SpanSet;
@@ -46,10 +46,12 @@ pub(super) struct Collected {
 }
 
 /// Reads the profile events' data and the top-level samples.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn collect(
     file: &str,
     text: &[u8],
-    recs: &[Rec<'_>],
+    recs: &[Rec],
+    extras: &[Extra<'_>],
     pids: &[Pid<'_>],
     names: &Names,
     store: &ArgStore,
@@ -94,7 +96,7 @@ pub(super) fn collect(
         let (pid, tid) = (pids[r.pid as usize], pids[r.tid as usize]);
         let key = (
             pid,
-            r.id()
+            r.id(extras)
                 .map_or_else(String::new, |(id, _)| id.as_str().to_string()),
         );
         let (pid, tid) = (pid_num(pid), pid_num(tid));

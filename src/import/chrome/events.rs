@@ -124,7 +124,9 @@ pub(super) enum RunEnd {
 
 /// Events parsed by one run, and how it ended.
 pub(super) struct Run<'a> {
-    pub(super) recs: Vec<Rec<'a>>,
+    pub(super) recs: Vec<Rec>,
+    /// What some records have besides ([`Rec::extra`] indexes it).
+    pub(super) extras: Vec<Extra<'a>>,
     /// Process and thread ids, interned.
     pub(super) pids: Pids<'a>,
     /// Names and categories, interned while the event's text is in cache.
@@ -184,6 +186,7 @@ pub(super) fn parse_run<'a>(
     // system refuses that much address space, the list grows as it fills.
     let mut recs = Vec::new();
     let _ = recs.try_reserve(room / MIN_EVENT_BYTES);
+    let mut extras = Vec::new();
     let mut pids = Pids::default();
     let mut profile_events = false;
     let mut names = Names::new();
@@ -213,6 +216,7 @@ pub(super) fn parse_run<'a>(
                             &mut pids,
                             &mut names,
                             &mut args,
+                            &mut extras,
                         )?;
                         profile_events |= rec.ph == b'P';
                         recs.push(rec);
@@ -239,6 +243,7 @@ pub(super) fn parse_run<'a>(
     };
     Ok(Run {
         recs,
+        extras,
         pids,
         names,
         args,
@@ -290,7 +295,14 @@ pub(super) fn parse_array<'a>(
         let run = parse_run(text, start, usize::MAX, text.len() - start)
             .map_err(|e| e.into_import(file, 0))?;
         let end = (run.end, run.profile_events);
-        return Ok((run.recs, run.pids.list, run.names, run.args, end));
+        return Ok((
+            run.recs,
+            run.extras,
+            run.pids.list,
+            run.names,
+            run.args,
+            end,
+        ));
     }
     // Each run stops at the next one's start; the last runs to the end.
     let last = starts.len() - 2;
@@ -303,19 +315,20 @@ pub(super) fn parse_array<'a>(
         };
         parse_run(text, from, if j == last { usize::MAX } else { to }, room)
     });
-    let mut recs: Vec<Rec<'a>> = Vec::new();
+    let mut recs: Vec<Rec> = Vec::new();
+    let mut extras: Vec<Extra<'a>> = Vec::new();
     let mut names: Option<(Pids<'a>, Names, ArgStore)> = None;
     let mut profile_events = false;
     // Appends a run, renumbering its names into the first run's table: names get the
     // ids a sequential parse gives them (order of first appearance).
-    let mut append = |run: Run<'a>, recs: &mut Vec<Rec<'a>>| {
+    let mut append = |run: Run<'a>, recs: &mut Vec<Rec>, extras: &mut Vec<Extra<'a>>| {
         profile_events |= run.profile_events;
-        append_run(run, recs, &mut names)
+        append_run(run, recs, extras, &mut names)
     };
     for (j, run) in runs.into_iter().enumerate() {
         let run = run.map_err(|e| e.into_import(file, recs.len()))?;
         let end = run.end;
-        append(run, &mut recs);
+        append(run, &mut recs, &mut extras);
         match end {
             RunEnd::Stopped(at) if at == starts[j + 1] => continue,
             RunEnd::Stopped(at) => {
@@ -323,26 +336,34 @@ pub(super) fn parse_array<'a>(
                 let rest = parse_run(text, at, usize::MAX, text.len() - at)
                     .map_err(|e| e.into_import(file, recs.len()))?;
                 let end = rest.end;
-                append(rest, &mut recs);
+                append(rest, &mut recs, &mut extras);
                 let (pids, names, args) = names.unwrap_or_default();
-                return Ok((recs, pids.list, names, args, (end, profile_events)));
+                return Ok((recs, extras, pids.list, names, args, (end, profile_events)));
             }
             end => {
                 let (pids, names, args) = names.unwrap_or_default();
-                return Ok((recs, pids.list, names, args, (end, profile_events)));
+                return Ok((recs, extras, pids.list, names, args, (end, profile_events)));
             }
         }
     }
     // The last run has no stop, so it never ends `Stopped`.
     let (pids, names, args) = names.unwrap_or_default();
-    Ok((recs, pids.list, names, args, (RunEnd::Open, profile_events)))
+    Ok((
+        recs,
+        extras,
+        pids.list,
+        names,
+        args,
+        (RunEnd::Open, profile_events),
+    ))
 }
 
 /// Appends a run, renumbering its names and process/thread ids into the first run's
 /// tables: they get the ids a sequential parse gives them (order of first appearance).
 fn append_run<'a>(
     run: Run<'a>,
-    recs: &mut Vec<Rec<'a>>,
+    recs: &mut Vec<Rec>,
+    extras: &mut Vec<Extra<'a>>,
     names: &mut Option<(Pids<'a>, Names, ArgStore)>,
 ) {
     match names.as_mut() {
@@ -352,17 +373,22 @@ fn append_run<'a>(
             // 130 MB of records, and a copy faults in as many fresh pages).
             if recs.is_empty() {
                 *recs = run.recs;
+                *extras = run.extras;
             } else {
-                recs.extend(run.recs);
+                let base = extras.len() as u32;
+                recs.extend(run.recs.iter().map(|r| r.extra_from(base)));
+                extras.extend(run.extras);
             }
         }
         Some((pids, global, args)) => {
             let map: Vec<NameId> = run.names.iter().map(|(_, n)| global.intern(n)).collect();
             let pid_map: Vec<u32> = run.pids.list.iter().map(|&p| pids.intern(p)).collect();
             let pair_base = args.append(run.args);
+            let extra_base = extras.len() as u32;
+            extras.extend(run.extras);
             let mut run_recs = run.recs;
             crate::par::extend_mapped(recs, &mut run_recs, |r| {
-                let mut r = r.take();
+                let mut r = r.extra_from(extra_base);
                 for id in [&mut r.name, &mut r.cat] {
                     if *id != NO_NAME {
                         *id = map[*id as usize];
@@ -394,7 +420,7 @@ pub(super) fn read_doc<'a>(
         profile_events: false,
     };
     let start = skip_ws(text, 0);
-    let (recs, pids, names, args, (end, profile_events)) = match text.get(start) {
+    let (recs, extras, pids, names, args, (end, profile_events)) = match text.get(start) {
         Some(b'[') => parse_array(file, text, start + 1, split)?,
         Some(b'{') => {
             let mut found = None;
@@ -450,7 +476,7 @@ pub(super) fn read_doc<'a>(
                         ));
                     }
                     let parsed = parse_array(file, text, i + 1, split)?;
-                    let end = parsed.4.0;
+                    let end = parsed.5.0;
                     found = Some(parsed);
                     match end {
                         RunEnd::Closed(after) => {
@@ -522,12 +548,12 @@ pub(super) fn read_doc<'a>(
         }
     }
     doc.profile_events = profile_events;
-    Ok((recs, pids, names, args, doc))
+    Ok((recs, extras, pids, names, args, doc))
 }
 
 /// The records, their process and thread ids, names, args, and how the array ended (or
 /// the document).
-pub(super) type Parsed<'a, T> = (Vec<Rec<'a>>, Vec<Pid<'a>>, Names, ArgStore, T);
+pub(super) type Parsed<'a, T> = (Vec<Rec>, Vec<Extra<'a>>, Vec<Pid<'a>>, Names, ArgStore, T);
 
 /// A process or thread id: a number, or (rarely) a non-numeric string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -598,8 +624,8 @@ impl<'a> Pids<'a> {
 }
 
 /// What only scoped async events, metadata events and events with a long async id have
-/// (boxed: most events have none of it, and an async event with a short id needs no
-/// allocation).
+/// (in a list beside the records: most events have none of it, an async event with a
+/// short id needs none, and records that own nothing are freed without a pass over them).
 pub(super) struct Extra<'a> {
     /// An async id too long to be inline in the record.
     pub(super) id: Option<IdText<'a>>,
@@ -643,7 +669,8 @@ impl<'a> IdText<'a> {
 
 /// One event, as far as linking needs it: 64 bytes (a W6 trace has millions, and their
 /// pages are a good part of the parse time).
-pub(super) struct Rec<'a> {
+#[derive(Clone, Copy)]
+pub(super) struct Rec {
     /// Timestamp, or `i64::MIN` when absent.
     pub(super) ts_ns: i64,
     /// Duration (`dur`, else `tdur`), or `i64::MIN` when absent.
@@ -659,7 +686,8 @@ pub(super) struct Rec<'a> {
     pub(super) args: (u32, u32),
     /// The async id's raw text (quotes stripped) when it fits, zero-padded; see `id_len`.
     id_bytes: [u8; ID_INLINE],
-    pub(super) extra: Option<Box<Extra<'a>>>,
+    /// Its [`Extra`] in the parse's list, or [`NO_EXTRA`].
+    pub(super) extra: u32,
     /// The inline id's length, or [`ID_NONE`] or [`ID_LONG`] (in `extra`); with
     /// [`ID_LOCAL`] set when the async id is process-local (`id2.local`).
     id_len: u8,
@@ -682,25 +710,34 @@ const ID_LOCAL: u8 = 0x80;
 /// No name or category.
 pub(super) const NO_NAME: NameId = NameId::MAX;
 
-impl<'a> Rec<'a> {
-    /// This record, its `extra` moved out (what is left of `self` owns nothing).
-    fn take(&mut self) -> Rec<'a> {
-        Rec {
-            extra: self.extra.take(),
-            ..*self
+/// A record without an [`Extra`].
+pub(super) const NO_EXTRA: u32 = u32::MAX;
+
+impl Rec {
+    /// This record with its [`Extra`] counted from `base` in a joined list.
+    fn extra_from(&self, base: u32) -> Rec {
+        let mut r = *self;
+        if r.extra != NO_EXTRA {
+            r.extra += base;
         }
+        r
     }
 
     pub(super) fn ts(&self) -> Option<i64> {
         (self.ts_ns != NONE).then_some(self.ts_ns)
     }
 
+    /// Its [`Extra`] in `extras` (the parse's list), if any.
+    pub(super) fn extra<'e, 'a>(&self, extras: &'e [Extra<'a>]) -> Option<&'e Extra<'a>> {
+        extras.get(self.extra as usize)
+    }
+
     /// The async id (as [`IdText::new`] gives it), and whether it is process-local.
-    pub(super) fn id(&self) -> Option<(IdText<'_>, bool)> {
+    pub(super) fn id<'e>(&self, extras: &'e [Extra<'_>]) -> Option<(IdText<'e>, bool)> {
         let local = self.id_len & ID_LOCAL != 0;
         match self.id_len & !ID_LOCAL {
             ID_NONE => None,
-            ID_LONG => Some((self.extra.as_ref()?.id?, local)),
+            ID_LONG => Some((self.extra(extras)?.id?, local)),
             n => {
                 let mut bytes = [0u8; 22];
                 bytes[..ID_INLINE].copy_from_slice(&self.id_bytes);
@@ -713,12 +750,13 @@ impl<'a> Rec<'a> {
         self.id_len & !ID_LOCAL != ID_NONE
     }
 
-    pub(super) fn scope(&self) -> &str {
-        self.extra.as_ref().map_or("", |e| &e.scope)
+    pub(super) fn scope<'e>(&self, extras: &'e [Extra<'_>]) -> &'e str {
+        self.extra(extras).map_or("", |e| &e.scope)
     }
 }
 
 /// Checks and converts a deserialized event that starts at byte `at`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn event_rec<'a>(
     text: &[u8],
     at: usize,
@@ -727,7 +765,8 @@ pub(super) fn event_rec<'a>(
     pids: &mut Pids<'a>,
     names: &mut Names,
     store: &mut ArgStore,
-) -> Result<Rec<'a>, EvError> {
+    extras: &mut Vec<Extra<'a>>,
+) -> Result<Rec, EvError> {
     let number = |field: &str, raw: Option<&str>| -> Result<i64, EvError> {
         let Some(raw) = raw else { return Ok(NONE) };
         match micros_to_ns(raw) {
@@ -804,14 +843,17 @@ pub(super) fn event_rec<'a>(
             }
         }
     };
-    let extra = (ev.scope.is_some() || meta_args.is_some() || long_id.is_some()).then(|| {
-        Box::new(Extra {
+    let extra = if ev.scope.is_some() || meta_args.is_some() || long_id.is_some() {
+        extras.push(Extra {
             id: long_id,
             scope: ev.scope.take().unwrap_or(Cow::Borrowed("")),
             meta_args,
             meta_name,
-        })
-    });
+        });
+        (extras.len() - 1) as u32
+    } else {
+        NO_EXTRA
+    };
     Ok(Rec {
         ts_ns,
         dur_ns,

@@ -1,7 +1,7 @@
 //! Records into spans: metadata, per-thread B/E matching and nesting by containment,
 //! async spans matched by key, track order and names, the span set.
 
-use super::events::{ArgStore, Doc, IdText, NO_NAME, NONE, Pid, Rec, SystemName};
+use super::events::{ArgStore, Doc, Extra, IdText, NO_NAME, NONE, Pid, Rec, SystemName};
 use crate::model::names::{NameId, Names};
 use crate::model::spans::{SpanAttrs, SpanSet, Track, TrackInfo, TrackKind};
 use crate::model::{NO_PARENT, Warnings};
@@ -50,7 +50,7 @@ pub(super) struct Slim {
 }
 
 impl Slim {
-    pub(super) fn of(r: &Rec<'_>, ts: i64, k: u32) -> Slim {
+    pub(super) fn of(r: &Rec, ts: i64, k: u32) -> Slim {
         Slim {
             ts,
             k,
@@ -141,14 +141,14 @@ pub(super) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 /// scope, and for legacy `S`/`T`/`p`/`F` events also the name. `None` without an id.
 pub(super) type AsyncKey<'k> = (Option<u32>, NameId, IdText<'k>, &'k str, NameId);
 
-pub(super) fn async_key<'r>(r: &'r Rec<'_>) -> Option<AsyncKey<'r>> {
-    let (id, local) = r.id()?;
+pub(super) fn async_key<'r>(r: &Rec, extras: &'r [Extra<'_>]) -> Option<AsyncKey<'r>> {
+    let (id, local) = r.id(extras)?;
     let legacy = matches!(r.ph, b'S' | b'T' | b'p' | b'F');
     Some((
         local.then_some(r.pid),
         r.cat,
         id,
-        r.scope(),
+        r.scope(extras),
         if legacy { r.name } else { NO_NAME },
     ))
 }
@@ -156,7 +156,8 @@ pub(super) fn async_key<'r>(r: &'r Rec<'_>) -> Option<AsyncKey<'r>> {
 /// Links the records of a trace into its span set; thread tracks are linked and async
 /// events matched on up to `threads` threads (the result does not depend on how many).
 pub(super) fn build(
-    recs: Vec<Rec<'_>>,
+    recs: Vec<Rec>,
+    extras: Vec<Extra<'_>>,
     pids: &[Pid<'_>],
     names: Names,
     store: ArgStore,
@@ -167,8 +168,16 @@ pub(super) fn build(
     let system = std::mem::take(&mut doc.system_names);
     let mut tracks = Tracks::default();
     let mut seen = Seen::default();
-    let groups = group(&recs, pids, &mut tracks, &mut c, &mut seen, threads);
-    let meta = Meta::read(&recs, &seen, pids, &system);
+    let groups = group(
+        &recs,
+        &extras,
+        pids,
+        &mut tracks,
+        &mut c,
+        &mut seen,
+        threads,
+    );
+    let meta = Meta::read(&recs, &extras, &seen, pids, &system);
     let per_track = std::mem::take(&mut tracks.per_track);
     let mut pending = all_thread_spans(per_track, meta.trace_end, threads, &mut c);
     async_spans(groups, &mut pending, meta.trace_end, threads, &mut c);
@@ -176,6 +185,7 @@ pub(super) fn build(
     let named = NamedTracks::of(&tracks.keys, &meta);
     emit(
         &recs,
+        &extras,
         seen.any_cat,
         names,
         store,
@@ -198,7 +208,8 @@ struct Meta<'r> {
 impl<'r> Meta<'r> {
     /// The metadata events of `recs`; `system` names what they leave unnamed.
     fn read(
-        recs: &'r [Rec<'_>],
+        recs: &[Rec],
+        extras: &'r [Extra<'_>],
         seen: &Seen,
         pids: &'r [Pid<'_>],
         system: &'r [SystemName],
@@ -218,8 +229,7 @@ impl<'r> Meta<'r> {
         for &k in &seen.meta {
             let r = &recs[k as usize];
             let Some((args, name)) = r
-                .extra
-                .as_ref()
+                .extra(extras)
                 .and_then(|e| Some((e.meta_args?, e.meta_name.as_deref()?)))
             else {
                 continue;
@@ -318,7 +328,8 @@ type Parts = (Vec<Slim>, Vec<Vec<Slim>>);
 /// Sorts the span events: thread events onto their track, async ones into their group;
 /// the rest is counted.
 fn group<'r>(
-    recs: &'r [Rec<'_>],
+    recs: &'r [Rec],
+    extras: &[Extra<'_>],
     pids: &'r [Pid<'_>],
     tracks: &mut Tracks<'r>,
     c: &mut Counts,
@@ -361,7 +372,7 @@ fn group<'r>(
             events.extend_from_slice(&part.events);
         }
     }
-    let (group_of, first) = match_async(recs, &async_events, threads);
+    let (group_of, first) = match_async(recs, extras, &async_events, threads);
     drop(async_events);
     // Each group's track: its first event's process (groups are numbered in the order of
     // their first events, so this reads the events in file order).
@@ -393,13 +404,21 @@ fn group<'r>(
 /// events whose hash falls in its share of hash values (equal keys hash alike, so each
 /// group lies in one share), and the shares' groups are numbered together by their first
 /// events: the sequential numbering.
-fn match_async(recs: &[Rec<'_>], ks: &[u32], threads: usize) -> (Vec<u32>, Vec<u32>) {
+fn match_async(
+    recs: &[Rec],
+    extras: &[Extra<'_>],
+    ks: &[u32],
+    threads: usize,
+) -> (Vec<u32>, Vec<u32>) {
     let hasher = foldhash::fast::FixedState::default();
-    let hash_of = |k: u32| hasher.hash_one(async_key(&recs[k as usize]));
+    let hash_of = |k: u32| hasher.hash_one(async_key(&recs[k as usize], extras));
     let parts = threads.clamp(1, 64);
     if parts == 1 {
         let mut m = AsyncMatcher::new(ks.len());
-        let group_of = ks.iter().map(|&k| m.group(recs, k, hash_of(k))).collect();
+        let group_of = ks
+            .iter()
+            .map(|&k| m.group(recs, extras, k, hash_of(k)))
+            .collect();
         return (group_of, m.first);
     }
     let mut hashes = vec![0u64; ks.len()];
@@ -425,7 +444,7 @@ fn match_async(recs: &[Rec<'_>], ks: &[u32], threads: usize) -> (Vec<u32>, Vec<u
                     let mut local = Vec::with_capacity(ks.len() / parts);
                     for (&k, &h) in ks.iter().zip(hashes) {
                         if share(h) == p {
-                            local.push(m.group(recs, k, h));
+                            local.push(m.group(recs, extras, k, h));
                         }
                     }
                     (local, m.first)
@@ -518,7 +537,7 @@ fn thread_slot(pid: u32, tid: u32) -> usize {
 }
 
 /// Sorts the span events of `recs` (the events from index `base` on).
-fn sort_events<'r>(recs: &'r [Rec<'_>], pids: &'r [Pid<'_>], base: usize) -> Sorted<'r> {
+fn sort_events<'r>(recs: &'r [Rec], pids: &'r [Pid<'_>], base: usize) -> Sorted<'r> {
     let mut c = Counts::default();
     let mut tracks = Tracks::default();
     let async_count = recs.iter().filter(|r| r.has_id()).count();
@@ -555,7 +574,7 @@ fn sort_events<'r>(recs: &'r [Rec<'_>], pids: &'r [Pid<'_>], base: usize) -> Sor
             continue;
         };
         if matches!(r.ph, b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F') {
-            if r.id().is_none() {
+            if !r.has_id() {
                 c.async_without_id += 1;
                 continue;
             }
@@ -620,11 +639,12 @@ impl AsyncMatcher {
     }
 
     /// The group of event `k`, whose key hashes to `h`.
-    fn group(&mut self, recs: &[Rec<'_>], k: u32, h: u64) -> u32 {
+    fn group(&mut self, recs: &[Rec], extras: &[Extra<'_>], k: u32, h: u64) -> u32 {
         let (hash, first) = (&self.hash, &self.first);
         let same = |g: u32| {
             hash[g as usize] == h
-                && async_key(&recs[first[g as usize] as usize]) == async_key(&recs[k as usize])
+                && async_key(&recs[first[g as usize] as usize], extras)
+                    == async_key(&recs[k as usize], extras)
         };
         let slot = (h >> 32) as usize % RECENT_GROUPS;
         let (rh, rg) = self.recent[slot];
@@ -1095,7 +1115,8 @@ impl NamedTracks {
 /// in the order a sequential pass meets them, and the attributes added in span order.
 #[allow(clippy::too_many_arguments)]
 fn emit(
-    recs: &[Rec<'_>],
+    recs: &[Rec],
+    extras: &[Extra<'_>],
     any_cat: bool,
     mut names: Names,
     store: ArgStore,
@@ -1182,7 +1203,7 @@ fn emit(
     let ArgStore { keys, pairs, text } = store;
     let mut attrs = SpanAttrs::from_parts(keys, text);
     for (i, p) in a.with_attrs.into_iter().chain(b.with_attrs) {
-        span_attrs(&mut attrs, i, p, recs, &pairs);
+        span_attrs(&mut attrs, i, p, recs, extras, &pairs);
     }
     attrs.finish();
     set.names = names;
@@ -1275,12 +1296,13 @@ fn span_attrs(
     attrs: &mut SpanAttrs,
     i: u32,
     p: &Pending,
-    recs: &[Rec<'_>],
+    recs: &[Rec],
+    extras: &[Extra<'_>],
     pairs: &[crate::model::spans::AttrPair],
 ) {
     attrs.begin(i);
     if p.flags & HAS_ID != 0
-        && let Some((id, _)) = recs[p.rec as usize].id()
+        && let Some((id, _)) = recs[p.rec as usize].id(extras)
     {
         let pair = attrs.intern_pair("id", id.as_str());
         attrs.push_pair(pair);

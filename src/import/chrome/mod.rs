@@ -132,7 +132,7 @@ fn read_and_link(
         threads,
         min_bytes: min_parallel_bytes,
     };
-    let (recs, pids, names, args, doc) = events::read_doc(file, text, split)?;
+    let (recs, extras, pids, names, args, doc) = events::read_doc(file, text, split)?;
     // Linking is parallel where parsing was.
     let link_threads = if text.len() >= min_parallel_bytes {
         threads
@@ -151,14 +151,14 @@ fn read_and_link(
         doc.samples.is_some() || doc.profile_events || names.find("CpuProfile").is_some();
     if !has_samples {
         return Ok((
-            link::build(recs, &pids, names, args, doc, link_threads),
+            link::build(recs, extras, &pids, names, args, doc, link_threads),
             None,
         ));
     }
     // Profiles are read before linking (which consumes the records) and named after it
     // (threads are named by the tracks' metadata).
-    let collected = cpu::collect(file, text, &recs, &pids, &names, &args, &doc);
-    let set = link::build(recs, &pids, names, args, doc, link_threads);
+    let collected = cpu::collect(file, text, &recs, &extras, &pids, &names, &args, &doc);
+    let set = link::build(recs, extras, &pids, names, args, doc, link_threads);
     let samples = collected.finish(&set);
     Ok((set, samples))
 }
@@ -180,7 +180,7 @@ mod tests {
     #[test]
     fn event_record_is_compact() {
         // Millions of records: their size is page faults while parsing.
-        assert!(std::mem::size_of::<events::Rec<'_>>() <= 64);
+        assert!(std::mem::size_of::<events::Rec>() <= 64);
     }
 
     #[test]
