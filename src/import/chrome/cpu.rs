@@ -10,7 +10,7 @@
 //! Damage (a chunk whose data does not parse, a sample naming an unknown frame) is counted
 //! and the rest loads.
 
-use super::events::{ArgStore, Doc, Extra, NO_NAME, Pid, Rec};
+use super::events::{ArgStore, Doc, Extra, NO_NAME, Pid, Recs};
 use crate::import::cpuprofile::{self, Assembly};
 use crate::model::samples::{EMPTY_STACK, Samples, StackId, ThreadInfo};
 use crate::model::spans::SpanSet;
@@ -50,7 +50,7 @@ pub(super) struct Collected {
 pub(super) fn collect(
     file: &str,
     text: &[u8],
-    recs: &[Rec],
+    recs: &Recs,
     extras: &[Extra<'_>],
     pids: &[Pid<'_>],
     names: &Names,

@@ -295,14 +295,9 @@ pub(super) fn parse_array<'a>(
         let run = parse_run(text, start, usize::MAX, text.len() - start)
             .map_err(|e| e.into_import(file, 0))?;
         let end = (run.end, run.profile_events);
-        return Ok((
-            run.recs,
-            run.extras,
-            run.pids.list,
-            run.names,
-            run.args,
-            end,
-        ));
+        let mut recs = Recs::default();
+        recs.push_part(run.recs);
+        return Ok((recs, run.extras, run.pids.list, run.names, run.args, end));
     }
     // Each run stops at the next one's start; the last runs to the end.
     let last = starts.len() - 2;
@@ -315,13 +310,13 @@ pub(super) fn parse_array<'a>(
         };
         parse_run(text, from, if j == last { usize::MAX } else { to }, room)
     });
-    let mut recs: Vec<Rec> = Vec::new();
+    let mut recs = Recs::default();
     let mut extras: Vec<Extra<'a>> = Vec::new();
     let mut names: Option<(Pids<'a>, Names, ArgStore)> = None;
     let mut profile_events = false;
     // Appends a run, renumbering its names into the first run's table: names get the
     // ids a sequential parse gives them (order of first appearance).
-    let mut append = |run: Run<'a>, recs: &mut Vec<Rec>, extras: &mut Vec<Extra<'a>>| {
+    let mut append = |run: Run<'a>, recs: &mut Recs, extras: &mut Vec<Extra<'a>>| {
         profile_events |= run.profile_events;
         append_run(run, recs, extras, &mut names)
     };
@@ -360,25 +355,24 @@ pub(super) fn parse_array<'a>(
 
 /// Appends a run, renumbering its names and process/thread ids into the first run's
 /// tables: they get the ids a sequential parse gives them (order of first appearance).
+/// A later run's records are renumbered in place (in two halves on two threads when
+/// many) and kept as a part of their own.
 fn append_run<'a>(
     run: Run<'a>,
-    recs: &mut Vec<Rec>,
+    recs: &mut Recs,
     extras: &mut Vec<Extra<'a>>,
     names: &mut Option<(Pids<'a>, Names, ArgStore)>,
 ) {
     match names.as_mut() {
         None => {
             *names = Some((run.pids, run.names, run.args));
-            // The first run's records become the list (not copied: W6's first half is
-            // 130 MB of records, and a copy faults in as many fresh pages).
-            if recs.is_empty() {
-                *recs = run.recs;
-                *extras = run.extras;
-            } else {
-                let base = extras.len() as u32;
-                recs.extend(run.recs.iter().map(|r| r.extra_from(base)));
-                extras.extend(run.extras);
+            let base = extras.len() as u32;
+            let mut part = run.recs;
+            if base > 0 {
+                part.iter_mut().for_each(|r| *r = r.extra_from(base));
             }
+            extras.extend(run.extras);
+            recs.push_part(part);
         }
         Some((pids, global, args)) => {
             let map: Vec<NameId> = run.names.iter().map(|(_, n)| global.intern(n)).collect();
@@ -386,21 +380,30 @@ fn append_run<'a>(
             let pair_base = args.append(run.args);
             let extra_base = extras.len() as u32;
             extras.extend(run.extras);
-            let mut run_recs = run.recs;
-            crate::par::extend_mapped(recs, &mut run_recs, |r| {
-                let mut r = r.extra_from(extra_base);
-                for id in [&mut r.name, &mut r.cat] {
-                    if *id != NO_NAME {
-                        *id = map[*id as usize];
+            let renumber = |part: &mut [Rec]| {
+                for r in part {
+                    *r = r.extra_from(extra_base);
+                    for id in [&mut r.name, &mut r.cat] {
+                        if *id != NO_NAME {
+                            *id = map[*id as usize];
+                        }
                     }
+                    if r.args.1 > 0 {
+                        r.args.0 += pair_base;
+                    }
+                    r.pid = pid_map[r.pid as usize];
+                    r.tid = pid_map[r.tid as usize];
                 }
-                if r.args.1 > 0 {
-                    r.args.0 += pair_base;
-                }
-                r.pid = pid_map[r.pid as usize];
-                r.tid = pid_map[r.tid as usize];
-                r
-            });
+            };
+            let mut part = run.recs;
+            if crate::par::two_threads_for(part.len()) {
+                let half = part.len() / 2;
+                let (a, b) = part.split_at_mut(half);
+                crate::par::both(|| renumber(a), || renumber(b));
+            } else {
+                renumber(&mut part);
+            }
+            recs.push_part(part);
         }
     }
 }
@@ -553,7 +556,7 @@ pub(super) fn read_doc<'a>(
 
 /// The records, their process and thread ids, names, args, and how the array ended (or
 /// the document).
-pub(super) type Parsed<'a, T> = (Vec<Rec>, Vec<Extra<'a>>, Vec<Pid<'a>>, Names, ArgStore, T);
+pub(super) type Parsed<'a, T> = (Recs, Vec<Extra<'a>>, Vec<Pid<'a>>, Names, ArgStore, T);
 
 /// A process or thread id: a number, or (rarely) a non-numeric string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -752,6 +755,62 @@ impl Rec {
 
     pub(super) fn scope<'e>(&self, extras: &'e [Extra<'_>]) -> &'e str {
         self.extra(extras).map_or("", |e| &e.scope)
+    }
+}
+
+/// The records of a parse: each run's list as it was parsed, one after another (joined
+/// into one list, a later run's records were copied into fresh pages: 105 MB for W6's
+/// second half). Indexed as one list.
+#[derive(Default)]
+pub(super) struct Recs {
+    parts: Vec<Vec<Rec>>,
+    /// Each part's first index.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl Recs {
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The parts, each with its first index.
+    pub(super) fn parts(&self) -> impl Iterator<Item = (usize, &[Rec])> {
+        self.starts
+            .iter()
+            .copied()
+            .zip(self.parts.iter().map(Vec::as_slice))
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = &Rec> {
+        self.parts.iter().flatten()
+    }
+
+    fn push_part(&mut self, part: Vec<Rec>) {
+        if part.is_empty() {
+            return;
+        }
+        self.starts.push(self.len);
+        self.len += part.len();
+        self.parts.push(part);
+    }
+}
+
+impl std::ops::Index<usize> for Recs {
+    type Output = Rec;
+
+    #[inline]
+    fn index(&self, k: usize) -> &Rec {
+        // Parts are few (one per core): the last part starting at or before `k`.
+        let mut p = self.parts.len() - 1;
+        while self.starts[p] > k {
+            p -= 1;
+        }
+        &self.parts[p][k - self.starts[p]]
     }
 }
 

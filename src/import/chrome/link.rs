@@ -1,7 +1,7 @@
 //! Records into spans: metadata, per-thread B/E matching and nesting by containment,
 //! async spans matched by key, track order and names, the span set.
 
-use super::events::{ArgStore, Doc, Extra, IdText, NO_NAME, NONE, Pid, Rec, SystemName};
+use super::events::{ArgStore, Doc, Extra, IdText, NO_NAME, NONE, Pid, Rec, Recs, SystemName};
 use crate::model::names::{NameId, Names};
 use crate::model::spans::{SpanAttrs, SpanSet, Track, TrackInfo, TrackKind};
 use crate::model::{NO_PARENT, Warnings};
@@ -156,7 +156,7 @@ pub(super) fn async_key<'r>(r: &Rec, extras: &'r [Extra<'_>]) -> Option<AsyncKey
 /// Links the records of a trace into its span set; thread tracks are linked and async
 /// events matched on up to `threads` threads (the result does not depend on how many).
 pub(super) fn build(
-    recs: Vec<Rec>,
+    recs: Recs,
     extras: Vec<Extra<'_>>,
     pids: &[Pid<'_>],
     names: Names,
@@ -208,7 +208,7 @@ struct Meta<'r> {
 impl<'r> Meta<'r> {
     /// The metadata events of `recs`; `system` names what they leave unnamed.
     fn read(
-        recs: &[Rec],
+        recs: &Recs,
         extras: &'r [Extra<'_>],
         seen: &Seen,
         pids: &'r [Pid<'_>],
@@ -328,7 +328,7 @@ type Parts = (Vec<Slim>, Vec<Vec<Slim>>);
 /// Sorts the span events: thread events onto their track, async ones into their group;
 /// the rest is counted.
 fn group<'r>(
-    recs: &'r [Rec],
+    recs: &'r Recs,
     extras: &[Extra<'_>],
     pids: &'r [Pid<'_>],
     tracks: &mut Tracks<'r>,
@@ -338,15 +338,19 @@ fn group<'r>(
 ) -> AsyncGroups {
     // Chunks of the events sorted on all threads, then joined in file order: tracks are
     // made in order of first appearance, and each track's events stay in file order.
+    // (Chunks do not cross the parse's parts: a part is one core's share already.)
     let chunk = recs.len().div_ceil(threads.max(1)).max(1);
+    let chunks = recs.parts().flat_map(|(start, part)| {
+        part.chunks(chunk)
+            .enumerate()
+            .map(move |(j, c)| (start + j * chunk, c))
+    });
     let sorted: Vec<Sorted<'r>> = if threads <= 1 || recs.len() < 2 {
-        vec![sort_events(recs, pids, 0)]
+        chunks.map(|(base, c)| sort_events(c, pids, base)).collect()
     } else {
         std::thread::scope(|s| {
-            let handles: Vec<_> = recs
-                .chunks(chunk)
-                .enumerate()
-                .map(|(j, part)| s.spawn(move || sort_events(part, pids, j * chunk)))
+            let handles: Vec<_> = chunks
+                .map(|(base, c)| s.spawn(move || sort_events(c, pids, base)))
                 .collect();
             handles.into_iter().map(|h| crate::par::join(h)).collect()
         })
@@ -405,7 +409,7 @@ fn group<'r>(
 /// group lies in one share), and the shares' groups are numbered together by their first
 /// events: the sequential numbering.
 fn match_async(
-    recs: &[Rec],
+    recs: &Recs,
     extras: &[Extra<'_>],
     ks: &[u32],
     threads: usize,
@@ -639,7 +643,7 @@ impl AsyncMatcher {
     }
 
     /// The group of event `k`, whose key hashes to `h`.
-    fn group(&mut self, recs: &[Rec], extras: &[Extra<'_>], k: u32, h: u64) -> u32 {
+    fn group(&mut self, recs: &Recs, extras: &[Extra<'_>], k: u32, h: u64) -> u32 {
         let (hash, first) = (&self.hash, &self.first);
         let same = |g: u32| {
             hash[g as usize] == h
@@ -1115,7 +1119,7 @@ impl NamedTracks {
 /// in the order a sequential pass meets them, and the attributes added in span order.
 #[allow(clippy::too_many_arguments)]
 fn emit(
-    recs: &[Rec],
+    recs: &Recs,
     extras: &[Extra<'_>],
     any_cat: bool,
     mut names: Names,
@@ -1296,7 +1300,7 @@ fn span_attrs(
     attrs: &mut SpanAttrs,
     i: u32,
     p: &Pending,
-    recs: &[Rec],
+    recs: &Recs,
     extras: &[Extra<'_>],
     pairs: &[crate::model::spans::AttrPair],
 ) {
