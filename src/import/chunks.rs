@@ -32,8 +32,9 @@ pub(crate) fn cut(
     bounds
 }
 
-/// Runs `work(j, start, end)` for every chunk `j` between consecutive `bounds`, each on a
-/// thread of its own; results in chunk order. A panic in a chunk is re-raised here.
+/// Runs `work(j, start, end)` for every chunk `j` between consecutive `bounds`: the first
+/// on this thread, each other on a thread of its own; results in chunk order. A panic in
+/// a chunk is re-raised here.
 pub(crate) fn run<T: Send>(
     bounds: &[usize],
     work: impl Fn(usize, usize, usize) -> T + Sync,
