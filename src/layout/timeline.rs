@@ -445,7 +445,14 @@ pub fn track_layout_with_threads(
         p != NO_PARENT
             && (band_of(p as usize) != band_of(i) || set.start_ns[i] < set.start_ns[p as usize])
     };
-    let t: &SpanTree = if (0..n).any(crosses) {
+    let two = threads > 1 && crate::par::two_threads_for(n);
+    let any_crosses = if two {
+        let (a, b) = crate::par::both(|| (0..n / 2).any(crosses), || (n / 2..n).any(crosses));
+        a || b
+    } else {
+        (0..n).any(crosses)
+    };
+    let t: &SpanTree = if any_crosses {
         let parent = (0..n)
             .map(|i| {
                 if crosses(i) {
@@ -545,25 +552,51 @@ pub fn track_layout_with_threads(
         first += lane.rows();
     }
     let mut row_of = depth;
-    for i in 0..n {
-        let b = band_of(i);
-        row_of[i] += offset[i] + bands[b].first_row;
-        bands[b].spans += 1;
+    // Each span's row, and each band's span count (halves on two threads).
+    let first_rows: Vec<u32> = bands.iter().map(|b| b.first_row).collect();
+    let place = |from: usize, rows: &mut [u32]| -> Vec<u64> {
+        let mut spans = vec![0u64; band_count];
+        for (k, r) in rows.iter_mut().enumerate() {
+            let i = from + k;
+            let b = band_of(i);
+            *r += offset[i] + first_rows[b];
+            spans[b] += 1;
+        }
+        spans
+    };
+    let counts = if two {
+        let (lo, hi) = row_of.split_at_mut(n / 2);
+        let (a, b) = crate::par::both(|| place(0, lo), || place(n / 2, hi));
+        a.iter().zip(&b).map(|(x, y)| x + y).collect()
+    } else {
+        place(0, &mut row_of)
+    };
+    for (band, c) in bands.iter_mut().zip(counts) {
+        band.spans = c;
     }
 
     let rows = rows_by_start(set, &row_of, first as usize, threads);
 
-    let connectors = (0..n)
-        .filter_map(|i| {
-            let p = parent[i];
-            (p != NO_PARENT && row_of[i] > row_of[p as usize] + 1).then(|| Connector {
-                span: i as u32,
-                from_row: row_of[p as usize],
-                to_row: row_of[i],
-                at_ns: set.start_ns[i],
+    let connectors_in = |spans: std::ops::Range<usize>| -> Vec<Connector> {
+        spans
+            .filter_map(|i| {
+                let p = parent[i];
+                (p != NO_PARENT && row_of[i] > row_of[p as usize] + 1).then(|| Connector {
+                    span: i as u32,
+                    from_row: row_of[p as usize],
+                    to_row: row_of[i],
+                    at_ns: set.start_ns[i],
+                })
             })
-        })
-        .collect();
+            .collect()
+    };
+    let connectors = if two {
+        let (mut a, b) = crate::par::both(|| connectors_in(0..n / 2), || connectors_in(n / 2..n));
+        a.extend(b);
+        a
+    } else {
+        connectors_in(0..n)
+    };
     let total_ticks = rows
         .iter()
         .filter_map(|r: &Row| r.x1.iter().copied().max())

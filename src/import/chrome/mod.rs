@@ -977,6 +977,16 @@ mod tests {
             };
             out.push_str(&ev);
             out.push_str(",\n");
+            if i % 1000 == 0 {
+                // Two children overlapping under a parent: the second goes two rows
+                // down, joined to its parent by a connector.
+                for (name, from, dur) in [("parent", 0, 100), ("a", 1, 49), ("b", 10, 50)] {
+                    let t = ts + from;
+                    out.push_str(&format!(
+                        "{{\"ph\":\"X\",\"name\":\"{name}\",\"ts\":{t},\"dur\":{dur},\"pid\":{pid},\"tid\":4}},\n"
+                    ));
+                }
+            }
         }
         out.push_str(r#"{"ph":"X","name":"last","ts":1,"dur":1,"pid":1,"tid":2}]"#);
         let seq = parse_with_threads("t", out.as_bytes(), 1, usize::MAX).unwrap();
@@ -989,6 +999,25 @@ mod tests {
         assert_eq!(seq.names.len(), par.names.len());
         assert_eq!(seq.warnings, par.warnings);
         assert_eq!(seq.tracks, par.tracks);
+        // Laid out on one thread and on two (past 64 Ki spans: the passes over all spans
+        // in two halves, bands in parallel), in both band modes.
+        use crate::layout::timeline::{BandMode, track_layout_with_threads};
+        let tree = SpanTree::build(&par);
+        for mode in [BandMode::PerTrack, BandMode::OneTree] {
+            let one = track_layout_with_threads(&par, &tree, mode, 1);
+            let two = track_layout_with_threads(&par, &tree, mode, 2);
+            assert_eq!(one.layout.rows, two.layout.rows);
+            assert_eq!(one.layout.total_ticks, two.layout.total_ticks);
+            assert_eq!(one.row_of, two.row_of);
+            assert_eq!(one.bands, two.bands);
+            assert_eq!(one.connectors, two.connectors);
+            assert_eq!(one.parent, two.parent);
+            // Connectors in both halves of the spans.
+            let half = (par.len() / 2) as u32;
+            assert!(one.connectors.iter().any(|c| c.span < half));
+            assert!(one.connectors.iter().any(|c| c.span >= half));
+            assert!(one.bands.iter().all(|b| b.spans > 0));
+        }
     }
 
     #[test]
