@@ -10,9 +10,10 @@
 //! bundled font: the same measures, checked by a test), sending them back in batches;
 //! each frame takes what has arrived ([`Ahead::next`]), for at most [`TAKE_PER_FRAME`],
 //! before it measures anything: the names' measures and their runs (what drawing them
-//! needs) go into the interner's name table, which keeps its job and runs while it is kept (views side by side draw two
-//! interners; each has its own). Exports and screenshots have no shaping limit and
-//! start no thread.
+//! needs; the thread makes them, the frame only numbers their glyphs in its glyph table)
+//! go into the interner's name table, which keeps its job and runs while it is kept
+//! (views side by side draw two interners; each has its own). Exports and screenshots
+//! have no shaping limit and start no thread.
 
 use super::glyphs::{FastMap, GlyphQuads, KeyTable, Run, keyed_run_of};
 use super::text::{Measure, drawable, font_system, is_plain, measure_of, shape};

@@ -375,69 +375,7 @@ impl GlyphQuads {
         }
         run
     }
-}
 
-/// Where the keys of runs made off the render thread ([`keyed_run_of`]) are in the glyph
-/// table, in the epoch it was made for.
-#[derive(Default)]
-pub struct KeyTable {
-    epoch: u64,
-    glyph: Vec<u32>,
-}
-
-/// `buffer`'s run with its glyphs numbered by their keys' positions in `keys` (`index`
-/// finds a key's position; new keys are appended): made where the glyph table is not,
-/// then numbered in it by [`GlyphQuads::map_keyed`].
-pub fn keyed_run_of(
-    buffer: &Buffer,
-    keys: &mut Vec<CacheKey>,
-    index: &mut FastMap<CacheKey, u32>,
-) -> Run {
-    run_with(buffer, |key| {
-        *index.entry(key).or_insert_with(|| {
-            keys.push(key);
-            (keys.len() - 1) as u32
-        })
-    })
-}
-
-/// `buffer`'s run, each glyph numbered by `number` of its key at subpixel position zero.
-fn run_with(buffer: &Buffer, mut number: impl FnMut(CacheKey) -> u32) -> Run {
-    let mut run = Run {
-        glyphs: Vec::new(),
-        ltr: true,
-    };
-    for line in buffer.layout_runs() {
-        for g in line.glyphs {
-            let (key, _, _) = CacheKey::new(
-                g.font_id,
-                g.glyph_id,
-                g.font_size,
-                (0.0, 0.0),
-                g.font_weight,
-                g.cache_key_flags,
-            );
-            let glyph = number(key);
-            run.ltr &= g.level.is_ltr();
-            run.glyphs.push(RunGlyph {
-                x: g.x + g.font_size * g.x_offset,
-                y: g.y - g.font_size * g.y_offset,
-                pen: g.x,
-                right: g.x + g.w,
-                baseline: line.line_y.round() as i32,
-                line_top: line.line_top,
-                line_h: line.line_height,
-                start: g.start as u32,
-                end: g.end as u32,
-                glyph,
-            });
-        }
-    }
-    run.ltr &= run.glyphs.windows(2).all(|w| w[0].end <= w[1].start);
-    run
-}
-
-impl GlyphQuads {
     /// Forgets the atlas's contents (glyphs are rasterised again as they are drawn).
     fn clear_atlas(&mut self) {
         for e in &mut self.entries {
@@ -682,4 +620,64 @@ impl GlyphQuads {
         pass.set_vertex_buffer(0, self.buffer.slice(..));
         pass.draw(0..4, r);
     }
+}
+
+/// Where the keys of runs made off the render thread ([`keyed_run_of`]) are in the glyph
+/// table, in the epoch it was made for.
+#[derive(Default)]
+pub struct KeyTable {
+    epoch: u64,
+    glyph: Vec<u32>,
+}
+
+/// `buffer`'s run with its glyphs numbered by their keys' positions in `keys` (`index`
+/// finds a key's position; new keys are appended): made where the glyph table is not,
+/// then numbered in it by [`GlyphQuads::map_keyed`].
+pub fn keyed_run_of(
+    buffer: &Buffer,
+    keys: &mut Vec<CacheKey>,
+    index: &mut FastMap<CacheKey, u32>,
+) -> Run {
+    run_with(buffer, |key| {
+        *index.entry(key).or_insert_with(|| {
+            keys.push(key);
+            (keys.len() - 1) as u32
+        })
+    })
+}
+
+/// `buffer`'s run, each glyph numbered by `number` of its key at subpixel position zero.
+fn run_with(buffer: &Buffer, mut number: impl FnMut(CacheKey) -> u32) -> Run {
+    let mut run = Run {
+        glyphs: Vec::new(),
+        ltr: true,
+    };
+    for line in buffer.layout_runs() {
+        for g in line.glyphs {
+            let (key, _, _) = CacheKey::new(
+                g.font_id,
+                g.glyph_id,
+                g.font_size,
+                (0.0, 0.0),
+                g.font_weight,
+                g.cache_key_flags,
+            );
+            let glyph = number(key);
+            run.ltr &= g.level.is_ltr();
+            run.glyphs.push(RunGlyph {
+                x: g.x + g.font_size * g.x_offset,
+                y: g.y - g.font_size * g.y_offset,
+                pen: g.x,
+                right: g.x + g.w,
+                baseline: line.line_y.round() as i32,
+                line_top: line.line_top,
+                line_h: line.line_height,
+                start: g.start as u32,
+                end: g.end as u32,
+                glyph,
+            });
+        }
+    }
+    run.ltr &= run.glyphs.windows(2).all(|w| w[0].end <= w[1].start);
+    run
 }
