@@ -67,6 +67,7 @@
 //! B/E nesting a hundred thousand deep costs no call stack.
 
 mod cpu;
+mod emit;
 mod events;
 mod link;
 mod scan;
