@@ -43,8 +43,8 @@ mod glibc {
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn main() {
-    use glibc::{mapped_bytes, resident_bytes};
-    use scorch::heap::{keep_large_blocks, release};
+    use glibc::mapped_bytes;
+    use scorch::heap::keep_large_blocks;
     const BIG: usize = 256 << 20;
     let big = || {
         let mut v: Vec<u8> = Vec::with_capacity(BIG);
@@ -76,13 +76,7 @@ fn main() {
         reused < before + BIG,
         "the freed block was not reused ({before} -> {reused} mapped bytes)"
     );
-    let held = resident_bytes();
-    release();
-    let released = resident_bytes();
-    assert!(
-        released + BIG / 2 <= held,
-        "the release gave back too little ({held} -> {released} resident bytes)"
-    );
+    release_gives_back(BIG / 2, "the release gave back too little");
 
     // Released, a large block is mapped again (as glibc does by default).
     let v = big();
@@ -104,14 +98,20 @@ fn main() {
     });
     let _ = std::panic::take_hook();
     assert!(r.is_err());
-    let held = resident_bytes();
-    release();
-    let released = resident_bytes();
-    assert!(
-        released + BIG / 2 <= held,
-        "the scope a panic left stayed open ({held} -> {released} resident bytes)"
-    );
+    release_gives_back(BIG / 2, "the scope a panic left stayed open");
     println!("heap: large blocks on the heap within a scope, reused, released: ok");
+}
+
+/// Calls `release` and checks that at least `bytes` stopped being resident.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn release_gives_back(bytes: usize, failure: &str) {
+    let held = glibc::resident_bytes();
+    scorch::heap::release();
+    let released = glibc::resident_bytes();
+    assert!(
+        released + bytes <= held,
+        "{failure} ({held} -> {released} resident bytes)"
+    );
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]

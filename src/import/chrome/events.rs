@@ -365,14 +365,10 @@ fn append_run<'a>(
 ) {
     match names.as_mut() {
         None => {
+            // The first run: its ids and extras' positions are the global ones.
             *names = Some((run.pids, run.names, run.args));
-            let base = extras.len() as u32;
-            let mut part = run.recs;
-            if base > 0 {
-                part.iter_mut().for_each(|r| *r = r.extra_from(base));
-            }
-            extras.extend(run.extras);
-            recs.push_part(part);
+            *extras = run.extras;
+            recs.push_part(run.recs);
         }
         Some((pids, global, args)) => {
             let map: Vec<NameId> = run.names.iter().map(|(_, n)| global.intern(n)).collect();
