@@ -647,21 +647,15 @@ impl SpanTree {
             }
         }
         drop(fill);
-        // Importers mostly emit spans in this order already: check before sorting. Keys
-        // are unique (they end with the index), so an unstable sort gives the same order.
+        // Importers mostly emit spans in this order already, or nearly (see
+        // `sort_nearly_sorted`). Keys are unique (they end with the index).
         crate::par::each_list(
             &child_start,
             &mut child_list,
             crate::par::two_threads_for(n),
-            |_, kids| {
-                if !kids.is_sorted_by_key(|&c| key(c)) {
-                    kids.sort_unstable_by_key(|&c| key(c));
-                }
-            },
+            |_, kids| sort_nearly_sorted(kids, key),
         );
-        if !roots.is_sorted_by_key(|&r| key(r)) {
-            roots.sort_unstable_by_key(|&r| key(r));
-        }
+        sort_nearly_sorted(&mut roots, key);
         roots.shrink_to_fit();
 
         // Latest end over subtrees: a post-order by explicit stack. A zero-duration span
@@ -700,6 +694,33 @@ impl SpanTree {
             child_list,
             max_end_ns,
             cycles_broken,
+        }
+    }
+}
+
+/// Sorts `v` by `key` (unique keys, so any sort gives the same order). Importers mostly
+/// emit spans in order already, or nearly: spans that start together come in file order,
+/// not longest first. Such a list is put in order by insertion, in one pass and a few
+/// moves; past a budget of moves (a list far from sorted) it is sorted outright.
+fn sort_nearly_sorted<K: Ord>(v: &mut [u32], key: impl Fn(u32) -> K) {
+    let budget = v.len().saturating_mul(2) + 64;
+    let mut moves = 0usize;
+    for i in 1..v.len() {
+        let x = v[i];
+        let kx = key(x);
+        if key(v[i - 1]) <= kx {
+            continue;
+        }
+        let mut j = i;
+        while j > 0 && key(v[j - 1]) > kx {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
+        moves += i - j;
+        if moves > budget {
+            v.sort_unstable_by_key(|&c| key(c));
+            return;
         }
     }
 }
@@ -858,5 +879,48 @@ mod tests {
         let t = SpanTree::build(&set);
         assert_eq!(t.roots.len(), 1);
         assert_eq!(t.max_end_ns[0], set.end_ns(0));
+    }
+
+    #[test]
+    fn nearly_sorted_lists_sort_like_any_sort() {
+        // Sorted, a few swaps, runs of ties in the wrong order, reversed, random: the
+        // insertion path, the budget running out halfway, and the outright sort.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for n in [0usize, 1, 2, 7, 100, 5000] {
+            let sorted: Vec<u32> = (0..n as u32).collect();
+            let mut cases = vec![sorted.clone(), sorted.iter().rev().copied().collect()];
+            let mut swapped = sorted.clone();
+            for _ in 0..n / 20 {
+                let i = next() as usize % n;
+                let j = (i + 1 + next() as usize % 4).min(n - 1);
+                swapped.swap(i, j);
+            }
+            cases.push(swapped);
+            let mut random = sorted.clone();
+            for i in (1..n).rev() {
+                random.swap(i, next() as usize % (i + 1));
+            }
+            cases.push(random);
+            // Half sorted, then reversed: the budget runs out in the middle.
+            let mut half = sorted.clone();
+            half[n / 2..].reverse();
+            cases.push(half);
+            for v in cases {
+                // Ascending and descending keys: each case is nearly sorted by one of
+                // them and far from sorted by the other.
+                let mut up = v.clone();
+                sort_nearly_sorted(&mut up, |x| x);
+                assert_eq!(up, sorted, "n = {n}");
+                let mut down = v;
+                sort_nearly_sorted(&mut down, |x| u32::MAX - x);
+                assert!(down.iter().rev().eq(sorted.iter()), "n = {n}");
+            }
+        }
     }
 }
