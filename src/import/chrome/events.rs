@@ -745,6 +745,18 @@ impl Rec {
         }
     }
 
+    /// The inline id as stored: its length byte (with the process-local bit) and its
+    /// zero-padded bytes. Two records without an [`Extra`] have equal ids exactly when
+    /// these are equal.
+    pub(super) fn id_raw(&self) -> (u8, [u8; ID_INLINE]) {
+        (self.id_len, self.id_bytes)
+    }
+
+    /// The async id is process-local (`id2.local`).
+    pub(super) fn id_is_local(&self) -> bool {
+        self.id_len & ID_LOCAL != 0
+    }
+
     pub(super) fn has_id(&self) -> bool {
         self.id_len & !ID_LOCAL != ID_NONE
     }

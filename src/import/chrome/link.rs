@@ -1,7 +1,9 @@
 //! Records into spans: metadata, per-thread B/E matching and nesting by containment,
 //! async spans matched by key, track order and names; `emit` makes the span set.
 
-use super::events::{ArgStore, Doc, Extra, IdText, NO_NAME, NONE, Pid, Rec, Recs, SystemName};
+use super::events::{
+    ArgStore, Doc, Extra, IdText, NO_EXTRA, NO_NAME, NONE, Pid, Rec, Recs, SystemName,
+};
 use crate::model::Warnings;
 use crate::model::names::{NameId, Names};
 use crate::model::spans::{SpanSet, Track, TrackInfo, TrackKind};
@@ -140,6 +142,29 @@ pub(super) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 /// What matches async events to each other: the process for local ids, category, id,
 /// scope, and for legacy `S`/`T`/`p`/`F` events also the name. `None` without an id.
 pub(super) type AsyncKey<'k> = (Option<u32>, NameId, IdText<'k>, &'k str, NameId);
+
+/// Whether `a` and `b` have equal [`async_key`]s. Records without an [`Extra`] (no long
+/// id, no scope: most async events) compare their fields as stored, without building
+/// keys.
+fn same_async_key(a: &Rec, b: &Rec, extras: &[Extra<'_>]) -> bool {
+    if a.extra != NO_EXTRA || b.extra != NO_EXTRA {
+        return async_key(a, extras) == async_key(b, extras);
+    }
+    let legacy_name = |r: &Rec| {
+        if matches!(r.ph, b'S' | b'T' | b'p' | b'F') {
+            r.name
+        } else {
+            NO_NAME
+        }
+    };
+    if !a.has_id() || !b.has_id() {
+        return a.has_id() == b.has_id();
+    }
+    a.id_raw() == b.id_raw()
+        && a.cat == b.cat
+        && (!a.id_is_local() || a.pid == b.pid)
+        && legacy_name(a) == legacy_name(b)
+}
 
 pub(super) fn async_key<'r>(r: &Rec, extras: &'r [Extra<'_>]) -> Option<AsyncKey<'r>> {
     let (id, local) = r.id(extras)?;
@@ -313,6 +338,16 @@ struct AsyncGroups {
     events: Vec<Slim>,
 }
 
+/// Whether an event of phase `ph` is an async event (matched to others by its id).
+fn is_async_phase(ph: u8) -> bool {
+    matches!(ph, b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F')
+}
+
+/// Whether [`sort_events`] takes `r` as an async event: an async phase, a time, an id.
+fn is_async_event(r: &Rec) -> bool {
+    is_async_phase(r.ph) && r.ts().is_some() && r.has_id()
+}
+
 /// Whether an event of phase `ph` becomes (part of) a span.
 fn is_span_phase(ph: u8) -> bool {
     matches!(
@@ -340,23 +375,68 @@ fn group<'r>(
     // made in order of first appearance, and each track's events stay in file order.
     // (Chunks do not cross the parse's parts: a part is one core's share already.)
     let chunk = recs.len().div_ceil(threads.max(1)).max(1);
-    let chunks = recs.parts().flat_map(|(start, part)| {
-        part.chunks(chunk)
-            .enumerate()
-            .map(move |(j, c)| (start + j * chunk, c))
-    });
-    let sorted: Vec<Sorted<'r>> = if threads <= 1 || recs.len() < 2 {
-        chunks.map(|(base, c)| sort_events(c, pids, base)).collect()
-    } else {
+    let chunks: Vec<(usize, &'r [Rec])> = recs
+        .parts()
+        .flat_map(|(start, part)| {
+            part.chunks(chunk)
+                .enumerate()
+                .map(move |(j, c)| (start + j * chunk, c))
+        })
+        .collect();
+    let parallel = threads > 1 && chunks.len() > 1;
+    // The async events' lists are made once at their full length (each chunk's share
+    // counted first) and each chunk fills its own share: lists made per chunk and joined
+    // were copied, a million events' worth.
+    let count = |c: &[Rec]| c.iter().filter(|r| is_async_event(r)).count();
+    let shares: Vec<usize> = if parallel {
         std::thread::scope(|s| {
             let handles: Vec<_> = chunks
-                .map(|(base, c)| s.spawn(move || sort_events(c, pids, base)))
+                .iter()
+                .map(|&(_, c)| s.spawn(move || count(c)))
                 .collect();
             handles.into_iter().map(|h| crate::par::join(h)).collect()
         })
+    } else {
+        chunks.iter().map(|&(_, c)| count(c)).collect()
     };
-    let mut async_events: Vec<u32> = Vec::new();
-    let mut events: Vec<Slim> = Vec::new();
+    let total: usize = shares.iter().sum();
+    let mut async_events = vec![0u32; total];
+    let mut events: Vec<Slim> = bytemuck::allocation::zeroed_vec(total);
+    let mut hashes = vec![0u64; total];
+    let mut async_pids = vec![0u32; total];
+    let mut outs = Vec::with_capacity(chunks.len());
+    let mut rest = (
+        &mut async_events[..],
+        &mut events[..],
+        &mut hashes[..],
+        &mut async_pids[..],
+    );
+    for &n in &shares {
+        let (a, b, h, p) = rest;
+        let (a, a2) = a.split_at_mut(n);
+        let (b, b2) = b.split_at_mut(n);
+        let (h, h2) = h.split_at_mut(n);
+        let (p, p2) = p.split_at_mut(n);
+        outs.push(AsyncOut {
+            ks: a,
+            events: b,
+            hashes: h,
+            pids: p,
+        });
+        rest = (a2, b2, h2, p2);
+    }
+    let work = chunks.into_iter().zip(outs);
+    let sorted: Vec<Sorted<'r>> = if parallel {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = work
+                .map(|((base, c), out)| s.spawn(move || sort_events(c, extras, pids, base, out)))
+                .collect();
+            handles.into_iter().map(|h| crate::par::join(h)).collect()
+        })
+    } else {
+        work.map(|((base, c), out)| sort_events(c, extras, pids, base, out))
+            .collect()
+    };
     for part in sorted {
         c.add(&part.counts);
         seen.add(part.seen);
@@ -369,22 +449,16 @@ fn group<'r>(
                 parts.1.push(evs);
             }
         }
-        if async_events.is_empty() {
-            (async_events, events) = (part.async_events, part.events);
-        } else {
-            async_events.extend_from_slice(&part.async_events);
-            events.extend_from_slice(&part.events);
-        }
     }
-    let (group_of, first) = match_async(recs, extras, &async_events, threads);
-    drop(async_events);
+    let (group_of, first) = match_async(recs, extras, &async_events, &hashes, threads);
+    drop((async_events, hashes));
     // Each group's track: its first event's process (groups are numbered in the order of
     // their first events, so this reads the events in file order).
     let mut last_async: Option<(Pid<'_>, u32)> = None;
     let track = first
         .iter()
-        .map(|&k| {
-            let pid = pids[recs[k as usize].pid as usize];
+        .map(|&i| {
+            let pid = pids[async_pids[i as usize] as usize];
             match last_async {
                 Some((p, t)) if p == pid => t,
                 _ => {
@@ -402,53 +476,83 @@ fn group<'r>(
     }
 }
 
-/// The groups of the async events `ks` (events with an id): each event's group, and each
-/// group's first event, groups numbered in order of first appearance. On `threads > 1`
-/// the keys' hashes are computed in chunks on all threads, then each thread matches the
-/// events whose hash falls in its share of hash values (equal keys hash alike, so each
-/// group lies in one share), and the shares' groups are numbered together by their first
-/// events: the sequential numbering.
+/// The hash of an async event's key ([`async_key`]), by which [`match_async`] groups.
+fn async_hash(r: &Rec, extras: &[Extra<'_>]) -> u64 {
+    foldhash::fast::FixedState::default().hash_one(async_key(r, extras))
+}
+
+/// The groups of the async events `ks` (events with an id), whose keys hash to `hashes`
+/// (computed while the events were sorted, when their records were in cache): each
+/// event's group, and each group's first event as a position in `ks`, groups numbered in
+/// order of first appearance.
+///
+/// Events are grouped by their 64-bit hashes alone, then every event's key is checked
+/// against its group's first event's in one pass in file order (the first event of a
+/// group lies shortly before, so both records come from the caches): comparing keys
+/// while grouping read a record cold from memory at each match. Should two keys ever
+/// share a hash, the check fails and the events are grouped again comparing keys.
 fn match_async(
     recs: &Recs,
     extras: &[Extra<'_>],
     ks: &[u32],
+    hashes: &[u64],
     threads: usize,
 ) -> (Vec<u32>, Vec<u32>) {
-    let hasher = foldhash::fast::FixedState::default();
-    let hash_of = |k: u32| hasher.hash_one(async_key(&recs[k as usize], extras));
+    let rec = |i: u32| &recs[ks[i as usize] as usize];
+    let same = |f: u32, i: u32| same_async_key(rec(f), rec(i), extras);
+    let (group_of, first) = group_by_hash(hashes, threads, |_, _| true);
+    let agrees = |range: std::ops::Range<usize>| {
+        range
+            .into_iter()
+            .all(|i| same(first[group_of[i] as usize], i as u32))
+    };
+    let n = ks.len();
+    let all_agree = if threads > 1 && crate::par::two_threads_for(n) {
+        let (a, b) = crate::par::both(|| agrees(0..n / 2), || agrees(n / 2..n));
+        a && b
+    } else {
+        agrees(0..n)
+    };
+    if all_agree {
+        return (group_of, first);
+    }
+    group_by_hash(hashes, threads, same)
+}
+
+/// Groups the events whose hashes are `hashes` (an event is its position) by hash, and
+/// among equal hashes by `same(first event of a group, event)`; groups numbered in order
+/// of first appearance. On `threads > 1` each thread matches the events whose hash falls
+/// in its share of hash values (equal keys hash alike, so each group lies in one share),
+/// and the shares' groups are numbered together by their first events: the sequential
+/// numbering.
+fn group_by_hash(
+    hashes: &[u64],
+    threads: usize,
+    same: impl Fn(u32, u32) -> bool + Sync,
+) -> (Vec<u32>, Vec<u32>) {
     let parts = threads.clamp(1, 64);
     if parts == 1 {
-        let mut m = AsyncMatcher::new(ks.len());
-        let group_of = ks
+        let mut m = AsyncMatcher::new(hashes.len());
+        let group_of = hashes
             .iter()
-            .map(|&k| m.group(recs, extras, k, hash_of(k)))
+            .enumerate()
+            .map(|(i, &h)| m.group(i as u32, h, &same))
             .collect();
         return (group_of, m.first);
     }
-    let mut hashes = vec![0u64; ks.len()];
-    let chunk = ks.len().div_ceil(parts).max(1);
-    std::thread::scope(|s| {
-        for (hs, kc) in hashes.chunks_mut(chunk).zip(ks.chunks(chunk)) {
-            s.spawn(move || {
-                for (h, &k) in hs.iter_mut().zip(kc) {
-                    *h = hash_of(k);
-                }
-            });
-        }
-    });
     // Bits 44..60 pick the share: neither the table's bucket bits (low) nor its tag bits
     // (top 7) nor the recent-group cache's (32..44), which stay spread within a share.
     let share = |h: u64| (((h >> 44) & 0xffff) as usize * parts) >> 16;
-    let hashes = &hashes;
+    let same = &same;
     let shares: Vec<(Vec<u32>, Vec<u32>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..parts)
             .map(|p| {
                 s.spawn(move || {
-                    let mut m = AsyncMatcher::new(ks.len() / parts);
-                    let mut local = Vec::with_capacity(ks.len() / parts);
-                    for (&k, &h) in ks.iter().zip(hashes) {
+                    let mut m = AsyncMatcher::new(hashes.len() / parts);
+                    let mut local = Vec::with_capacity(hashes.len() / parts);
+                    for (i, &h) in hashes.iter().enumerate() {
                         if share(h) == p {
-                            local.push(m.group(recs, extras, k, h));
+                            local.push(m.group(i as u32, h, same));
                         }
                     }
                     (local, m.first)
@@ -493,12 +597,10 @@ fn match_async(
 }
 
 /// A chunk's span events: thread events by track (tracks in order of first appearance),
-/// async events as event indices and [`Slim`]s, in file order; the rest counted.
+/// async events into its [`AsyncOut`]; the rest counted.
 struct Sorted<'r> {
     keys: Vec<TrackKey<'r>>,
     per_track: Vec<Parts>,
-    async_events: Vec<u32>,
-    events: Vec<Slim>,
     counts: Counts,
     seen: Seen,
 }
@@ -531,6 +633,15 @@ impl Seen {
     }
 }
 
+/// A chunk's share of the async events' lists, in file order: each event's index, its
+/// [`Slim`], its key's hash ([`async_hash`]) and its process id.
+struct AsyncOut<'o> {
+    ks: &'o mut [u32],
+    events: &'o mut [Slim],
+    hashes: &'o mut [u64],
+    pids: &'o mut [u32],
+}
+
 /// Entries of the thread-to-track cache of [`sort_events`].
 const THREAD_CACHE: usize = 64;
 
@@ -541,12 +652,16 @@ fn thread_slot(pid: u32, tid: u32) -> usize {
 }
 
 /// Sorts the span events of `recs` (the events from index `base` on).
-fn sort_events<'r>(recs: &'r [Rec], pids: &'r [Pid<'_>], base: usize) -> Sorted<'r> {
+fn sort_events<'r>(
+    recs: &'r [Rec],
+    extras: &[Extra<'_>],
+    pids: &'r [Pid<'_>],
+    base: usize,
+    out: AsyncOut<'_>,
+) -> Sorted<'r> {
     let mut c = Counts::default();
     let mut tracks = Tracks::default();
-    let async_count = recs.iter().filter(|r| r.has_id()).count();
-    let mut async_events: Vec<u32> = Vec::with_capacity(async_count);
-    let mut events: Vec<Slim> = Vec::with_capacity(async_count);
+    let mut next = 0;
     // A thread's track by its process and thread ids (small numbers: indices into the
     // parse's id list) in a direct-mapped cache: events of a few threads interleave, and
     // most find their track there without hashing the ids' text.
@@ -577,13 +692,16 @@ fn sort_events<'r>(recs: &'r [Rec], pids: &'r [Pid<'_>], base: usize) -> Sorted<
             c.no_ts += 1;
             continue;
         };
-        if matches!(r.ph, b'b' | b'e' | b'n' | b'S' | b'T' | b'p' | b'F') {
+        if is_async_phase(r.ph) {
             if !r.has_id() {
                 c.async_without_id += 1;
                 continue;
             }
-            async_events.push(k);
-            events.push(Slim::of(r, ts, k));
+            out.ks[next] = k;
+            out.events[next] = Slim::of(r, ts, k);
+            out.hashes[next] = async_hash(r, extras);
+            out.pids[next] = r.pid;
+            next += 1;
             continue;
         }
         let t = if matches!(r.ph, b'i' | b'I' | b'R') && r.instant_scope != b't' {
@@ -605,22 +723,20 @@ fn sort_events<'r>(recs: &'r [Rec], pids: &'r [Pid<'_>], base: usize) -> Sorted<
         }
         tracks.per_track[t as usize].0.push(Slim::of(r, ts, k));
     }
+    debug_assert_eq!(next, out.ks.len(), "async events counted as sorted");
     Sorted {
         keys: tracks.keys,
         per_track: tracks.per_track,
-        async_events,
-        events,
         counts: c,
         seen,
     }
 }
 
-/// Numbers async keys in order of first appearance. The table holds only group numbers;
-/// a group's key is read back from its first event, so a million distinct ids cost 4
-/// bytes of table each, and no allocation.
+/// Numbers async keys in order of first appearance. The table holds each group's hash
+/// and number; a group's key is read back from its first event when asked to compare
+/// keys, so a million distinct ids cost 16 bytes of table each, and no allocation.
 struct AsyncMatcher {
-    table: HashTable<u32>,
-    hash: Vec<u64>,
+    table: HashTable<(u64, u32)>,
     first: Vec<u32>,
     /// The `e` of an async span usually follows its `b` closely: a small direct-mapped
     /// cache of recently used groups (in L1/L2) answers it without a probe into the large
@@ -632,36 +748,32 @@ const RECENT_GROUPS: usize = 4096;
 
 impl AsyncMatcher {
     fn new(async_count: usize) -> AsyncMatcher {
-        let mut table: HashTable<u32> = HashTable::new();
-        table.reserve(async_count / 2, |_| 0);
+        let mut table: HashTable<(u64, u32)> = HashTable::new();
+        table.reserve(async_count / 2, |e| e.0);
         AsyncMatcher {
             table,
-            hash: Vec::new(),
             first: Vec::new(),
             recent: vec![(0u64, u32::MAX); RECENT_GROUPS],
         }
     }
 
-    /// The group of event `k`, whose key hashes to `h`.
-    fn group(&mut self, recs: &Recs, extras: &[Extra<'_>], k: u32, h: u64) -> u32 {
-        let (hash, first) = (&self.hash, &self.first);
-        let same = |g: u32| {
-            hash[g as usize] == h
-                && async_key(&recs[first[g as usize] as usize], extras)
-                    == async_key(&recs[k as usize], extras)
-        };
+    /// The group of event `i`, whose key hashes to `h`: that of an earlier event with
+    /// hash `h` when `same(its group's first event, i)`.
+    fn group(&mut self, i: u32, h: u64, same: impl Fn(u32, u32) -> bool) -> u32 {
+        let first = &self.first;
         let slot = (h >> 32) as usize % RECENT_GROUPS;
         let (rh, rg) = self.recent[slot];
-        let g = if rh == h && rg != u32::MAX && same(rg) {
+        let g = if rh == h && rg != u32::MAX && same(first[rg as usize], i) {
             rg
-        } else if let Some(&g) = self.table.find(h, |&g| same(g)) {
+        } else if let Some(&(_, g)) = self
+            .table
+            .find(h, |&(eh, g)| eh == h && same(first[g as usize], i))
+        {
             g
         } else {
             let g = self.first.len() as u32;
-            self.first.push(k);
-            self.hash.push(h);
-            let hash = &self.hash;
-            self.table.insert_unique(h, g, |&g| hash[g as usize]);
+            self.first.push(i);
+            self.table.insert_unique(h, (h, g), |e| e.0);
             g
         };
         self.recent[slot] = (h, g);
@@ -1299,5 +1411,81 @@ mod tests {
                 assert!(list == want, "{n} events in {what} order");
             }
         }
+    }
+
+    /// Grouping by hash alone, then checking keys, gives the groups of comparing keys;
+    /// hashes that collide (all equal, or pairs of keys made to share one) send it back
+    /// to comparing keys, with the same groups, on one thread and on several.
+    #[test]
+    fn async_groups_survive_colliding_hashes() {
+        let mut text = String::from("[");
+        let ids = [
+            "0x1",
+            "0x2",
+            "\"long-id-past-the-inline-bytes-1\"",
+            "0x1",
+            "7",
+            "\"long-id-past-the-inline-bytes-2\"",
+            "{\"local\":\"0x2\"}",
+        ];
+        for (i, id) in ids.iter().cycle().take(400).enumerate() {
+            // Legacy async events (`S`, `F`) also key on their names.
+            let (ph, cat) = match i % 11 {
+                0 => ("S", "a"),
+                1 => ("F", "a"),
+                _ if i % 3 == 0 => ("b", "a"),
+                _ => ("e", "b"),
+            };
+            let cat = if i % 5 == 0 { cat } else { "a" };
+            let name = if i % 11 < 2 {
+                ["n", "m"][i % 13 % 2]
+            } else {
+                "n"
+            };
+            let field = if id.starts_with('{') { "id2" } else { "id" };
+            text.push_str(&format!(
+                r#"{{"ph":"{ph}","cat":"{cat}","{field}":{id},"pid":{},"tid":1,"ts":{i},"name":"{name}"}},"#,
+                1 + i % 2
+            ));
+        }
+        text.push_str(r#"{"ph":"X","pid":1,"tid":1,"ts":0,"dur":1,"name":"x"}]"#);
+        let split = super::super::Split {
+            threads: 1,
+            min_bytes: usize::MAX,
+        };
+        let (recs, extras, ..) =
+            super::super::events::read_doc("t", text.as_bytes(), split).expect("the trace parses");
+        let ks: Vec<u32> = (0..recs.len() as u32)
+            .filter(|&k| recs[k as usize].has_id())
+            .collect();
+        let hashes: Vec<u64> = ks
+            .iter()
+            .map(|&k| async_hash(&recs[k as usize], &extras))
+            .collect();
+        let exact = |threads| {
+            let key_of = |i: u32| async_key(&recs[ks[i as usize] as usize], &extras);
+            group_by_hash(&hashes, threads, |f, i| key_of(f) == key_of(i))
+        };
+        let want = exact(1);
+        assert!(want.1.len() >= 20, "{} groups", want.1.len());
+        assert_eq!(exact(3), want);
+        let zero = vec![0u64; hashes.len()];
+        // Every second group's hash given to the group after it.
+        let paired: Vec<u64> = ks
+            .iter()
+            .enumerate()
+            .map(|(i, _)| {
+                let g = want.0[i];
+                hashes[want.1[(g | 1).min(want.1.len() as u32 - 1) as usize] as usize]
+            })
+            .collect();
+        for (what, hs) in [("real", &hashes), ("all equal", &zero), ("paired", &paired)] {
+            for threads in [1, 2, 5] {
+                let got = match_async(&recs, &extras, &ks, hs, threads);
+                assert_eq!(got, want, "{what} hashes, {threads} threads");
+            }
+        }
+        // Hashes alone would have merged groups.
+        assert_ne!(group_by_hash(&zero, 1, |_, _| true), want);
     }
 }
