@@ -18,6 +18,7 @@
 
 use crate::model::{CallTree, NameId, NodeId};
 
+mod lanes;
 pub mod timeline;
 use std::ops::Range;
 

@@ -18,6 +18,7 @@
 //!
 //! Everything is iterative (explicit frames), so a million nested spans are fine.
 
+use super::lanes::Lanes;
 use super::{Layout, Row};
 use crate::model::NO_PARENT;
 use crate::model::spans::{SpanSet, SpanTree};
@@ -322,83 +323,6 @@ fn place_subtree<'a>(
         });
     }
     height
-}
-
-/// Lanes for the trees of one band: each root's subtree (`height` rows, busy until its
-/// latest end) goes to the lowest rows free at its start, like Perfetto packs async
-/// slices. Roots come sorted by start, so with single-row trees (async spans, instants)
-/// this is interval partitioning with two heaps: O(n log n), and the number of rows is
-/// the largest number of spans open at once. Taller trees look for the lowest free
-/// window by a scan over the band's rows.
-struct Lanes {
-    free_at: Vec<u64>,
-    /// Rows whose `free_at` may have passed: (free_at, row), earliest first.
-    busy: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u32)>>,
-    /// Rows known free, lowest first (entries may be stale; checked against `free_at`).
-    free: std::collections::BinaryHeap<std::cmp::Reverse<u32>>,
-}
-
-impl Lanes {
-    fn new() -> Lanes {
-        Lanes {
-            free_at: Vec::new(),
-            busy: Default::default(),
-            free: Default::default(),
-        }
-    }
-
-    /// The first row of a window of `height` rows free at `start`, now busy until `end`.
-    fn place(&mut self, start: u64, end: u64, height: u32) -> u32 {
-        use std::cmp::Reverse;
-        let base = if height == 1 {
-            while let Some(&Reverse((t, r))) = self.busy.peek() {
-                if t > start {
-                    break;
-                }
-                self.busy.pop();
-                if self.free_at[r as usize] == t {
-                    self.free.push(Reverse(r));
-                }
-            }
-            let mut found = None;
-            while let Some(Reverse(r)) = self.free.pop() {
-                if self.free_at[r as usize] <= start {
-                    found = Some(r);
-                    break;
-                }
-            }
-            found.unwrap_or(self.free_at.len() as u32)
-        } else {
-            let h = height as usize;
-            let mut run = 0;
-            let mut base = self.free_at.len();
-            for (r, &t) in self.free_at.iter().enumerate() {
-                run = if t <= start { run + 1 } else { 0 };
-                if run == h {
-                    base = r + 1 - h;
-                    break;
-                }
-            }
-            if base == self.free_at.len() {
-                // Extend the trailing free run, if any, with new rows.
-                base -= run;
-            }
-            base as u32
-        };
-        let top = (base + height) as usize;
-        if self.free_at.len() < top {
-            self.free_at.resize(top, 0);
-        }
-        for r in base..base + height {
-            self.free_at[r as usize] = end;
-            self.busy.push(Reverse((end, r)));
-        }
-        base
-    }
-
-    fn rows(&self) -> u32 {
-        self.free_at.len() as u32
-    }
 }
 
 /// Layouts with fewer spans than this are placed on one thread.
@@ -709,78 +633,117 @@ fn place_bands_in_parallel(
 }
 
 /// The spans of each of `rows_n` rows (span `i` on row `row_of[i]`), each row sorted by
-/// start: a counting sort by row, then a sort within each row; the rows are built in
-/// groups of about equal span counts on up to `threads` threads.
+/// start, then index. Rows are made at their full length, and the spans read in index
+/// order (in two halves on two threads, the first half's spans of each row before the
+/// second's), each written at its row's next place: every column is read and written in
+/// sequence. (Gathering each row's spans by index read a row's spans a cache line
+/// apart.) A row whose spans were not in start order by index is sorted after.
 fn rows_by_start(set: &SpanSet, row_of: &[u32], rows_n: usize, threads: usize) -> Vec<Row> {
     let n = row_of.len();
-    let mut count = vec![0u32; rows_n + 1];
-    for &r in row_of {
-        count[r as usize + 1] += 1;
-    }
-    for r in 0..rows_n {
-        count[r + 1] += count[r];
-    }
-    let mut order = vec![0u32; n];
-    let mut fill = count.clone();
-    for (i, &r) in row_of.iter().enumerate() {
-        order[fill[r as usize] as usize] = i as u32;
-        fill[r as usize] += 1;
-    }
-    drop(fill);
-    let build = |rows: std::ops::Range<usize>, order: &mut [u32]| -> Vec<Row> {
-        let base = count[rows.start] as usize;
-        rows.map(|r| {
-            let spans = &mut order[count[r] as usize - base..count[r + 1] as usize - base];
-            spans.sort_unstable_by_key(|&s| (set.start_ns[s as usize], s));
-            let mut row = Row::default();
-            row.x0.reserve_exact(spans.len());
-            row.x1.reserve_exact(spans.len());
-            row.name.reserve_exact(spans.len());
-            row.node.reserve_exact(spans.len());
-            for &s in spans.iter() {
-                let x0 = set.start_ns[s as usize];
-                row.push(
-                    x0,
-                    set.end_ns(s as usize).max(x0 + 1),
-                    set.name[s as usize],
-                    s,
-                );
-            }
-            row
-        })
-        .collect()
+    let two = threads > 1 && crate::par::two_threads_for(n);
+    let mid = if two { n / 2 } else { n };
+    let count = |spans: &[u32]| {
+        let mut c = vec![0usize; rows_n];
+        for &r in spans {
+            c[r as usize] += 1;
+        }
+        c
     };
-    if threads <= 1 || rows_n < 2 {
-        return build(0..rows_n, &mut order);
+    let (lo, hi) = if two {
+        crate::par::both(|| count(&row_of[..mid]), || count(&row_of[mid..]))
+    } else {
+        (count(row_of), vec![0; rows_n])
+    };
+    let mut rows: Vec<Row> = lo
+        .iter()
+        .zip(&hi)
+        .map(|(&a, &b)| Row {
+            x0: vec![0; a + b],
+            x1: vec![0; a + b],
+            name: vec![0; a + b],
+            node: vec![0; a + b],
+        })
+        .collect();
+    drop(hi);
+    let mut first: Vec<RowShare<'_>> = Vec::with_capacity(rows_n);
+    let mut second: Vec<RowShare<'_>> = Vec::with_capacity(if two { rows_n } else { 0 });
+    for (row, &a) in rows.iter_mut().zip(&lo) {
+        let (x0, x0b) = row.x0.split_at_mut(a);
+        let (x1, x1b) = row.x1.split_at_mut(a);
+        let (name, nameb) = row.name.split_at_mut(a);
+        let (node, nodeb) = row.node.split_at_mut(a);
+        first.push(RowShare {
+            x0,
+            x1,
+            name,
+            node,
+            at: 0,
+        });
+        if two {
+            second.push(RowShare {
+                x0: x0b,
+                x1: x1b,
+                name: nameb,
+                node: nodeb,
+                at: 0,
+            });
+        }
     }
-    // Row groups of about n / threads spans each, with their slices of `order`.
-    let mut groups: Vec<(std::ops::Range<usize>, &mut [u32])> = Vec::with_capacity(threads);
-    let mut rest: &mut [u32] = &mut order;
-    let mut first = 0;
-    for g in 1..=threads {
-        let end = if g == threads {
-            rows_n
-        } else {
-            let want = (n * g / threads) as u32;
-            count.partition_point(|&c| c < want).clamp(first, rows_n)
-        };
-        let len = (count[end] - count[first]) as usize;
-        let (mine, tail) = std::mem::take(&mut rest).split_at_mut(len);
-        rest = tail;
-        groups.push((first..end, mine));
-        first = end;
+    let fill = |from: usize, spans: &[u32], shares: &mut [RowShare<'_>]| {
+        for (k, &r) in spans.iter().enumerate() {
+            let i = from + k;
+            let s = &mut shares[r as usize];
+            let x0 = set.start_ns[i];
+            s.x0[s.at] = x0;
+            s.x1[s.at] = set.end_ns(i).max(x0 + 1);
+            s.name[s.at] = set.name[i];
+            s.node[s.at] = i as u32;
+            s.at += 1;
+        }
+    };
+    if two {
+        crate::par::both(
+            || fill(0, &row_of[..mid], &mut first),
+            || fill(mid, &row_of[mid..], &mut second),
+        );
+    } else {
+        fill(0, row_of, &mut first);
     }
-    let build = &build;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = groups
-            .into_iter()
-            .map(|(rows, order)| s.spawn(move || build(rows, order)))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| crate::par::join(h))
-            .collect()
-    })
+    drop((first, second));
+    let sort = |rows: &mut [Row]| {
+        for row in rows {
+            if !row.x0.is_sorted() {
+                sort_row(row);
+            }
+        }
+    };
+    if two {
+        let (a, b) = rows.split_at_mut(rows_n / 2);
+        crate::par::both(|| sort(a), || sort(b));
+    } else {
+        sort(&mut rows);
+    }
+    rows
+}
+
+/// One half's places in a row being filled by [`rows_by_start`].
+struct RowShare<'r> {
+    x0: &'r mut [u64],
+    x1: &'r mut [u64],
+    name: &'r mut [crate::model::NameId],
+    node: &'r mut [u32],
+    at: usize,
+}
+
+/// Sorts a row's bars by start, then span index.
+fn sort_row(row: &mut Row) {
+    let mut order: Vec<u32> = (0..row.len() as u32).collect();
+    order.sort_unstable_by_key(|&j| (row.x0[j as usize], row.node[j as usize]));
+    let take = |col: &[u64]| order.iter().map(|&j| col[j as usize]).collect::<Vec<u64>>();
+    row.x0 = take(&row.x0);
+    row.x1 = take(&row.x1);
+    row.name = order.iter().map(|&j| row.name[j as usize]).collect();
+    row.node = order.iter().map(|&j| row.node[j as usize]).collect();
 }
 
 #[cfg(test)]
