@@ -165,7 +165,7 @@ mod tests {
     #[test]
     fn lanes_give_the_lowest_free_rows() {
         for seed in 1..40u64 {
-            let mut s = seed * 0x9e37_79b9_7f4a_7c15;
+            let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
             let mut start = 0u64;
             let n = 2000;
             let spans: Vec<(u64, u64, u32)> = (0..n)
