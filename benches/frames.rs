@@ -6,7 +6,9 @@
 //! view's draw data: visible rows, tier choice, binary searches, labels, axis; then
 //! `FrameStats::encode_ms`: uniforms, text preparation, encoding), the GPU time of the pass from timestamp queries where the adapter has them,
 //! and the wall time from the start of the frame until the GPU is done. It prints p50 and
-//! p99 of each per size and span count, the mean time of the view's part (`compose`:
+//! p99 of each per size and span count, the same frames' CPU time on this thread from the
+//! start of the frame through the submit (`thread CPU`: wall time less the time other
+//! threads had the cores), the mean time of the view's part (`compose`:
 //! the draw data, labels included), and the CPU and GPU bytes per span.
 //!
 //! ```text
@@ -110,6 +112,25 @@ fn w5(n: usize) -> (SpanSet, TrackLayout) {
     (set, tl)
 }
 
+/// This thread's CPU time in ms (`CLOCK_THREAD_CPUTIME_ID`): the frame's own work, without
+/// the time the scheduler gave other threads (llvmpipe's rasterizers, other processes on
+/// a small machine) while the frame waited. `None` where the clock is not available.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn thread_cpu_ms() -> Option<f64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec for clock_gettime to write.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0).then(|| ts.tv_sec as f64 * 1000.0 + ts.tv_nsec as f64 / 1e6)
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn thread_cpu_ms() -> Option<f64> {
+    None
+}
+
 fn pct(v: &mut [f64], p: f64) -> f64 {
     if v.is_empty() {
         return f64::NAN;
@@ -165,9 +186,9 @@ fn main() {
         budget.map_or("no limit".to_string(), |d| format!("{} µs", d.as_micros()))
     );
     println!(
-        "| spans | size | CPU encode p50 | p99 | compose mean | GPU pass p50 | p99 | wall p50 | p99 | bars drawn p50 | CPU B/span | GPU B/span | hover pick p50 | p99 | frames leaving labels | most left |"
+        "| spans | size | CPU encode p50 | p99 | thread CPU p50 | p99 | compose mean | GPU pass p50 | p99 | wall p50 | p99 | bars drawn p50 | CPU B/span | GPU B/span | hover pick p50 | p99 | frames leaving labels | most left |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &n in &spans {
         let t = Instant::now();
         let (set, tl) = w5(n);
@@ -239,6 +260,7 @@ fn main() {
             let (mut cpu, mut gpu_ms, mut wall, mut drawn) =
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let mut composed: Vec<f64> = Vec::new();
+            let mut thread_cpu: Vec<f64> = Vec::new();
             let mut picks: Vec<f64> = Vec::new();
             let mut rng = 0x9e37_79b9_u64;
             let (mut left_frames, mut most_left) = (0usize, 0usize);
@@ -273,6 +295,7 @@ fn main() {
                     std::hint::black_box(pick_span(layout, &g, &cam, px, py, 4.0));
                     picks.push(t.elapsed().as_nanos() as f64);
                 }
+                let c0 = thread_cpu_ms();
                 let t0 = Instant::now();
                 // As the window does: at most `LABEL_SHAPING` of shaping new label text
                 // per frame (FRAMES_ALL_LABELS: every label in every frame, as an export).
@@ -283,6 +306,9 @@ fn main() {
                 let stats = renderer
                     .render(&gpu, &frame, &scenes, &target, tile, timer.as_mut())
                     .expect("frame");
+                if let (Some(a), Some(b)) = (c0, thread_cpu_ms()) {
+                    thread_cpu.push(b - a);
+                }
                 drop(frame);
                 let left = renderer.text().deferred();
                 if left > 0 {
@@ -314,6 +340,14 @@ fn main() {
                     }
                 }
             }
+            let thread_col = if thread_cpu.is_empty() {
+                ("n/a".to_string(), "n/a".to_string())
+            } else {
+                (
+                    format!("{:.3} ms", pct(&mut thread_cpu, 0.5)),
+                    format!("{:.3} ms", pct(&mut thread_cpu, 0.99)),
+                )
+            };
             let gpu_col = if gpu_ms.is_empty() {
                 ("n/a".to_string(), "n/a".to_string())
             } else {
@@ -323,9 +357,11 @@ fn main() {
                 )
             };
             println!(
-                "| {n} | {w}×{h} | {:.3} ms | {:.3} ms | {:.3} ms | {} | {} | {:.2} ms | {:.2} ms | {:.0} | {:.1} | {:.1} | {:.0} ns | {:.0} ns | {left_frames} of {} | {most_left} |",
+                "| {n} | {w}×{h} | {:.3} ms | {:.3} ms | {} | {} | {:.3} ms | {} | {} | {:.2} ms | {:.2} ms | {:.0} | {:.1} | {:.1} | {:.0} ns | {:.0} ns | {left_frames} of {} | {most_left} |",
                 pct(&mut cpu, 0.5),
                 pct(&mut cpu, 0.99),
+                thread_col.0,
+                thread_col.1,
                 composed.iter().sum::<f64>() / composed.len().max(1) as f64,
                 gpu_col.0,
                 gpu_col.1,
