@@ -16,12 +16,17 @@
 //! until the next sample of its thread, in nanoseconds (the last one gets the median
 //! interval), so totals read as time, as DevTools' self and total times do.
 //!
-//! Node ids are looked up in a map, never used as indices; the tree is walked with a loop
-//! that gives up on cycles (counted), so nothing in the file sizes an allocation or
-//! recursion.
+//! Node ids are looked up in a map, or a table indexed by id when every id is below a
+//! bound set by the number of nodes; the tree is walked with a loop that gives up on
+//! cycles (counted), so nothing in the file sizes an allocation or recursion.
+//!
+//! A `.cpuprofile` file is read without building its arrays (`parse_fast`): its
+//! `samples` and `timeDeltas` are read side by side into the stream's columns, so a 1 GB
+//! profile needs its samples' memory (12 B each, 4 more for the weights) and no more.
+//! Whatever that reader does not take exactly as serde would goes to serde.
 
 use super::ImportError;
-use crate::model::samples::{EMPTY_STACK, Samples, StackId, ThreadInfo};
+use crate::model::samples::{EMPTY_STACK, Samples, StackId, Stream, ThreadInfo, Weights};
 use crate::model::units::{Unit, ValueFormat};
 use crate::model::{SourceFormat, Warnings};
 use serde::Deserialize;
@@ -122,41 +127,130 @@ pub fn add_thread(out: &mut Samples, a: Assembly, warnings: &mut Warnings) {
         },
     );
     let (index, stack) = node_stacks(out, &a.nodes, warnings);
+    let lookup = NodeLookup::new(&index, &stack);
     // Times: start + running sum of the deltas; then sorted, weighed by the gap to the
     // next sample.
-    let start_ns = (a.start_us.unwrap_or(0.0) * 1000.0).max(0.0);
-    let mut t = start_ns;
+    let thread = out.add_thread(a.thread);
+    let s = out.stream(thread, event);
+    let st = &mut out.streams[s];
+    st.time.reserve_exact(a.samples.len());
+    st.stack.reserve_exact(a.samples.len());
+    let mut t = start_ns(a.start_us);
     let mut unknown = 0u64;
-    let mut timed: Vec<(u64, StackId)> = Vec::with_capacity(a.samples.len());
     for &(node, delta) in &a.samples {
         if delta.is_finite() {
             t += delta * 1000.0;
         }
-        let Some(&i) = index.get(&node) else {
-            unknown += 1;
-            continue;
-        };
-        timed.push((t.max(0.0).min(u64::MAX as f64 / 2.0) as u64, stack[i]));
+        match lookup.get(node) {
+            Some(id) => {
+                st.time.push(clamp_ns(t));
+                st.stack.push(id);
+            }
+            None => unknown += 1,
+        }
     }
     if unknown > 0 {
-        warnings.notes.push(format!(
-            "{unknown} samples naming a node the profile does not have skipped"
-        ));
+        warnings.notes.push(unknown_note(unknown));
     }
-    timed.sort_by_key(|&(t, _)| t);
-    let mut gaps: Vec<u64> = timed.windows(2).map(|w| w[1].0 - w[0].0).collect();
-    let median = if gaps.is_empty() {
-        0
-    } else {
-        let mid = gaps.len() / 2;
-        *gaps.select_nth_unstable(mid).1
+    weigh_by_gaps(st);
+}
+
+/// Nanoseconds of the profile's start (`startTime`, microseconds; 0 without one).
+fn start_ns(start_us: Option<f64>) -> f64 {
+    (start_us.unwrap_or(0.0) * 1000.0).max(0.0)
+}
+
+/// A running time in nanoseconds as a sample time: never negative, and far from
+/// overflowing when offsets are added.
+fn clamp_ns(t: f64) -> u64 {
+    t.max(0.0).min(u64::MAX as f64 / 2.0) as u64
+}
+
+fn unknown_note(unknown: u64) -> String {
+    format!("{unknown} samples naming a node the profile does not have skipped")
+}
+
+/// Sorts `st`'s samples by time (a stable sort: samples of equal times keep the file's
+/// order) and weighs each by the time to the next, the last by the median gap (of at
+/// most 100 001 gaps evenly spread: exact for ordinary recordings, bounded for huge
+/// ones); at least 1 ns each.
+fn weigh_by_gaps(st: &mut Stream) {
+    st.sort_by_time();
+    let time = &st.time;
+    let n = time.len();
+    let median = match n.checked_sub(1) {
+        None | Some(0) => 0,
+        Some(gaps) => {
+            let step = gaps.div_ceil(100_001).max(1);
+            let mut some: Vec<u64> = (0..gaps)
+                .step_by(step)
+                .map(|k| time[k + 1] - time[k])
+                .collect();
+            let mid = some.len() / 2;
+            *some.select_nth_unstable(mid).1
+        }
     };
-    let thread = out.add_thread(a.thread);
-    let s = out.stream(thread, event);
-    for k in 0..timed.len() {
-        let (time, st) = timed[k];
-        let w = timed.get(k + 1).map_or(median, |n| n.0 - time).max(1);
-        out.push(s, time, st, w);
+    let gap = |k: usize| {
+        time.get(k + 1)
+            .map_or(median, |&next| next - time[k])
+            .max(1)
+    };
+    let mut narrow: Vec<u32> = Vec::with_capacity(n);
+    for k in 0..n {
+        match u32::try_from(gap(k)) {
+            Ok(w) => narrow.push(w),
+            Err(_) => {
+                // A gap past 4 s: every weight in 64 bits.
+                let mut w = Weights::default();
+                (0..n).for_each(|k| w.push(gap(k)));
+                st.weight = w;
+                return;
+            }
+        }
+    }
+    st.weight = if narrow.iter().all(|&w| w == 1) {
+        Weights::Ones(n)
+    } else {
+        Weights::Narrow(narrow)
+    };
+}
+
+/// A node's stack by its id: a table indexed by id where the ids are small numbers (as
+/// V8 numbers its nodes, from 1), else a map. The table is sized by the node list, never
+/// by an id alone.
+enum NodeLookup {
+    Direct(Vec<StackId>),
+    Map(HashMap<u64, StackId>),
+}
+
+/// Not a node of the profile, in [`NodeLookup::Direct`] (stack ids are positions in the
+/// stack table; `EMPTY_STACK`, `u32::MAX`, is the root's).
+const NOT_A_NODE: StackId = StackId::MAX - 1;
+
+impl NodeLookup {
+    fn new(index: &HashMap<u64, usize>, stack: &[StackId]) -> NodeLookup {
+        let limit = 4 * index.len() as u64 + 4096;
+        if index.keys().all(|&id| id < limit) {
+            let len = index.keys().max().map_or(0, |&m| m as usize + 1);
+            let mut table = vec![NOT_A_NODE; len];
+            for (&id, &i) in index {
+                table[id as usize] = stack[i];
+            }
+            NodeLookup::Direct(table)
+        } else {
+            NodeLookup::Map(index.iter().map(|(&id, &i)| (id, stack[i])).collect())
+        }
+    }
+
+    #[inline]
+    fn get(&self, id: u64) -> Option<StackId> {
+        match self {
+            NodeLookup::Direct(t) => usize::try_from(id)
+                .ok()
+                .and_then(|i| t.get(i).copied())
+                .filter(|&s| s != NOT_A_NODE),
+            NodeLookup::Map(m) => m.get(&id).copied(),
+        }
     }
 }
 
@@ -330,8 +424,404 @@ fn frame_name(f: &CallFrame) -> String {
     }
 }
 
-/// Parses a `.cpuprofile` file.
+/// Parses a `.cpuprofile` file: by [`parse_fast`], or where it declines, by serde.
 pub fn parse(file: &str, text: &[u8]) -> Result<Samples, ImportError> {
+    match parse_fast(file, text) {
+        Some(done) => done,
+        None => parse_whole(file, text),
+    }
+}
+
+/// Reads a `.cpuprofile` without building its arrays: the top-level object's members are
+/// located ([`Members`]), `nodes` and `startTime` parsed by serde, then `samples` and
+/// `timeDeltas` read side by side, number by number, into the stream's columns. Read by
+/// serde, a 1 GB profile (108 M samples) took 13 s and 6.9 GB: two arrays of 8-byte
+/// numbers, their pairs, the time-stamped pairs and the gaps, each a fresh gigabyte to
+/// fault in; this way 3.8 s and 2.7 GB (the stream's own columns).
+///
+/// `None` where the file holds anything this reader does not take exactly as serde
+/// would (a member name with escapes, a member twice, a number JSON does not allow or
+/// one of the wrong type, no samples): [`parse_whole`] reads it then, and reports its
+/// errors at serde's lines and columns. Every byte is checked either way: members this
+/// reader skips are checked by serde.
+fn parse_fast(file: &str, text: &[u8]) -> Option<Result<Samples, ImportError>> {
+    let m = Members::find(text)?;
+    let nodes: Vec<Node> = match m.nodes {
+        Some(r) => serde_json::from_slice(&text[r]).ok()?,
+        None => Vec::new(),
+    };
+    let start_us: Option<f64> = match m.start_time {
+        Some(r) => serde_json::from_slice(&text[r]).ok()?,
+        None => None,
+    };
+    let mut samples = Numbers::of(text, m.samples);
+    let mut deltas = Numbers::of(text, m.deltas);
+
+    let mut out = Samples::new(file, SourceFormat::CpuProfile);
+    let event = out.event(
+        "cpu",
+        ValueFormat {
+            unit: Unit::Nanoseconds,
+            ..ValueFormat::default()
+        },
+    );
+    let mut tree_notes = Warnings::default();
+    let (index, stack) = node_stacks(&mut out, &nodes, &mut tree_notes);
+    let lookup = NodeLookup::new(&index, &stack);
+    let thread = out.add_thread(ThreadInfo {
+        name: "main".into(),
+        ..ThreadInfo::default()
+    });
+    let s = out.stream(thread, event);
+    let st = &mut out.streams[s];
+    // At most one sample per comma and one more: reserved once (this bounds the columns
+    // by the file's size, never by a number in it).
+    let most = samples.most();
+    st.time.reserve_exact(most);
+    st.stack.reserve_exact(most);
+    let mut t = start_ns(start_us);
+    let (mut n_samples, mut n_deltas, mut unknown) = (0usize, 0usize, 0u64);
+    while let Some(node) = samples.next_u64()? {
+        n_samples += 1;
+        if let Some(delta) = deltas.next_f64()? {
+            n_deltas += 1;
+            t += delta * 1000.0;
+        }
+        match lookup.get(node) {
+            Some(id) => {
+                st.time.push(clamp_ns(t));
+                st.stack.push(id);
+            }
+            None => unknown += 1,
+        }
+    }
+    while deltas.next_f64()?.is_some() {
+        n_deltas += 1;
+    }
+    if n_samples == 0 {
+        return None;
+    }
+    let mut warnings = Warnings::default();
+    if n_deltas != n_samples {
+        warnings.notes.push(format!(
+            "{n_samples} samples but {n_deltas} timeDeltas: missing deltas count as 0"
+        ));
+    }
+    warnings.notes.append(&mut tree_notes.notes);
+    if unknown > 0 {
+        warnings.notes.push(unknown_note(unknown));
+    }
+    weigh_by_gaps(st);
+    out.meta_mut().warnings = warnings;
+    Some(Ok(out.finish()))
+}
+
+/// Where the members of a profile's top-level object are that [`parse_fast`] reads: the
+/// byte ranges of their values.
+#[derive(Default)]
+struct Members {
+    nodes: Option<std::ops::Range<usize>>,
+    start_time: Option<std::ops::Range<usize>>,
+    samples: Option<std::ops::Range<usize>>,
+    deltas: Option<std::ops::Range<usize>>,
+}
+
+impl Members {
+    /// The members of the object that is `text`; `None` for anything [`parse_fast`]
+    /// leaves to serde. Other members' values are checked by serde here.
+    fn find(text: &[u8]) -> Option<Members> {
+        let mut m = Members::default();
+        let mut i = json_ws(text, 0);
+        if text.get(i) != Some(&b'{') {
+            return None;
+        }
+        i = json_ws(text, i + 1);
+        loop {
+            if text.get(i) != Some(&b'"') {
+                return None;
+            }
+            let key_end = skip_string(text, i + 1)?;
+            let key = &text[i + 1..key_end - 1];
+            if key.contains(&b'\\') {
+                return None;
+            }
+            i = json_ws(text, key_end);
+            if text.get(i) != Some(&b':') {
+                return None;
+            }
+            let start = json_ws(text, i + 1);
+            let end = match key {
+                // Arrays of numbers only (checked while they are read): they end at the
+                // first `]`.
+                b"samples" | b"timeDeltas" => {
+                    if text.get(start) != Some(&b'[') {
+                        return None;
+                    }
+                    start + 1 + memchr::memchr(b']', &text[start + 1..])? + 1
+                }
+                _ => skip_json_value(text, start)?,
+            };
+            let slot = match key {
+                b"nodes" => &mut m.nodes,
+                b"startTime" => &mut m.start_time,
+                b"samples" => &mut m.samples,
+                b"timeDeltas" => &mut m.deltas,
+                _ => {
+                    serde_json::from_slice::<serde::de::IgnoredAny>(&text[start..end]).ok()?;
+                    &mut None
+                }
+            };
+            if slot.is_some() {
+                return None;
+            }
+            *slot = Some(start..end);
+            i = json_ws(text, end);
+            match text.get(i) {
+                Some(b',') => i = json_ws(text, i + 1),
+                Some(b'}') => break,
+                _ => return None,
+            }
+        }
+        (json_ws(text, i + 1) == text.len()).then_some(m)
+    }
+}
+
+/// The index of the first byte at or after `i` that is not JSON whitespace.
+fn json_ws(text: &[u8], mut i: usize) -> usize {
+    while matches!(text.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// `i` is just after an opening quote: the index after the closing one.
+fn skip_string(text: &[u8], mut i: usize) -> Option<usize> {
+    loop {
+        i += memchr::memchr2(b'"', b'\\', &text[i..])?;
+        if text[i] == b'"' {
+            return Some(i + 1);
+        }
+        i += 2;
+        if i > text.len() {
+            return None;
+        }
+    }
+}
+
+/// The index after the JSON value at `i`: a string, brackets matched (strings inside
+/// skipped; what is inside is left to serde), or a number or literal up to what ends it.
+fn skip_json_value(text: &[u8], mut i: usize) -> Option<usize> {
+    match *text.get(i)? {
+        b'"' => skip_string(text, i + 1),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            loop {
+                match *text.get(i)? {
+                    b'"' => i = skip_string(text, i + 1)?,
+                    b'{' | b'[' => {
+                        depth += 1;
+                        i += 1;
+                    }
+                    b'}' | b']' => {
+                        depth -= 1;
+                        i += 1;
+                        if depth == 0 {
+                            return Some(i);
+                        }
+                    }
+                    _ => i += 1,
+                }
+            }
+        }
+        _ => {
+            while !matches!(
+                *text.get(i)?,
+                b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'
+            ) {
+                i += 1;
+            }
+            Some(i)
+        }
+    }
+}
+
+/// The numbers of a JSON array, read one at a time.
+struct Numbers<'a> {
+    /// Between the brackets.
+    inner: &'a [u8],
+    i: usize,
+    first: bool,
+}
+
+impl<'a> Numbers<'a> {
+    /// The array at `range` (from its `[` to after its `]`); an absent member reads as
+    /// an empty array.
+    fn of(text: &'a [u8], range: Option<std::ops::Range<usize>>) -> Numbers<'a> {
+        let inner = range.map_or(&[][..], |r| &text[r.start + 1..r.end - 1]);
+        Numbers {
+            inner,
+            i: 0,
+            first: true,
+        }
+    }
+
+    /// The most numbers the array can hold: one more than its commas.
+    fn most(&self) -> usize {
+        self.inner.iter().filter(|&&b| b == b',').count() + 1
+    }
+
+    /// The next number's text; `Some(None)` after the last; `None` for anything but
+    /// numbers, the commas between them and whitespace.
+    #[inline]
+    fn token(&mut self) -> Option<Option<&'a [u8]>> {
+        let t = self.inner;
+        let mut i = json_ws(t, self.i);
+        if self.first {
+            self.first = false;
+        } else if i < t.len() {
+            if t[i] != b',' {
+                return None;
+            }
+            i = json_ws(t, i + 1);
+            if i == t.len() {
+                // A comma before the `]`.
+                return None;
+            }
+        }
+        if i == t.len() {
+            self.i = i;
+            return Some(None);
+        }
+        let start = i;
+        while i < t.len() && !matches!(t[i], b',' | b' ' | b'\t' | b'\n' | b'\r') {
+            i += 1;
+        }
+        self.i = i;
+        Some(Some(&t[start..i]))
+    }
+
+    /// Digits at `i` that make a JSON integer of at most `max` digits, followed by a
+    /// comma or the end: their value and where they end. The common case of
+    /// [`Numbers::next_u64`] and [`Numbers::next_f64`], read in one pass.
+    #[inline]
+    fn plain_digits(&self, i: usize, max: usize) -> Option<(u64, usize)> {
+        let t = self.inner;
+        let mut j = i;
+        let mut v = 0u64;
+        while let Some(&b) = t.get(j) {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+            j += 1;
+        }
+        let n = j - i;
+        let ends = j == t.len() || t[j] == b',';
+        (n > 0 && n <= max && !(n > 1 && t[i] == b'0') && ends).then_some((v, j))
+    }
+
+    /// Where the next number starts when only a comma (or nothing, first) comes before
+    /// it; `None` for the general path.
+    #[inline]
+    fn plain_start(&self) -> Option<usize> {
+        if self.first {
+            return Some(self.i);
+        }
+        (self.inner.get(self.i) == Some(&b',')).then_some(self.i + 1)
+    }
+
+    /// The next number as a node id (a JSON integer that fits 64 bits).
+    #[inline]
+    fn next_u64(&mut self) -> Option<Option<u64>> {
+        // 19 digits never overflow.
+        if let Some(i) = self.plain_start()
+            && let Some((v, end)) = self.plain_digits(i, 19)
+        {
+            (self.first, self.i) = (false, end);
+            return Some(Some(v));
+        }
+        match self.token()? {
+            None => Some(None),
+            Some(tok) => json_uint(tok).map(Some),
+        }
+    }
+
+    /// The next number (any JSON number, finite as a 64-bit float).
+    #[inline]
+    fn next_f64(&mut self) -> Option<Option<f64>> {
+        // Integers of up to 15 digits are exact as floats.
+        if let Some(i) = self.plain_start() {
+            let neg = self.inner.get(i) == Some(&b'-');
+            if let Some((v, end)) = self.plain_digits(i + usize::from(neg), 15) {
+                (self.first, self.i) = (false, end);
+                let v = v as f64;
+                return Some(Some(if neg { -v } else { v }));
+            }
+        }
+        let Some(tok) = self.token()? else {
+            return Some(None);
+        };
+        if !is_json_number(tok) {
+            return None;
+        }
+        let v: f64 = std::str::from_utf8(tok).ok()?.parse().ok()?;
+        v.is_finite().then_some(Some(v))
+    }
+}
+
+/// A JSON integer without sign (no leading zeros) that fits 64 bits.
+#[inline]
+fn json_uint(tok: &[u8]) -> Option<u64> {
+    if tok.is_empty() || tok.len() > 1 && tok[0] == b'0' {
+        return None;
+    }
+    let mut v = 0u64;
+    for &b in tok {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(u64::from(d))?;
+    }
+    Some(v)
+}
+
+/// Whether `tok` is a number by JSON's grammar: `-? int frac? exp?`.
+fn is_json_number(tok: &[u8]) -> bool {
+    let mut i = usize::from(tok.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let s = *i;
+        while tok.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - s
+    };
+    let int_start = i;
+    let n = digits(&mut i);
+    if n == 0 || n > 1 && tok[int_start] == b'0' {
+        return false;
+    }
+    if tok.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    if matches!(tok.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(tok.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == tok.len()
+}
+
+/// Parses a `.cpuprofile` file with serde: every array built, then combined.
+fn parse_whole(file: &str, text: &[u8]) -> Result<Samples, ImportError> {
     let p: Profile = serde_json::from_slice(text).map_err(|e| ImportError::json(file, &e))?;
     if p.samples.is_empty() {
         return Err(ImportError::NoSamples {
@@ -457,5 +947,169 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("empty samples array"), "{e}");
+    }
+
+    /// What a parse gives, in terms that do not depend on the order stacks and names were
+    /// interned in.
+    fn summary(s: &Samples) -> (u64, Vec<u64>, Vec<u64>, Vec<String>, Vec<String>) {
+        let st = &s.streams[0];
+        let stacks = st
+            .stack
+            .iter()
+            .map(|&id| {
+                let frames = if id == EMPTY_STACK {
+                    Vec::new()
+                } else {
+                    s.stacks.frames_of(id)
+                };
+                let names: Vec<&str> = frames.iter().map(|&f| s.names.get(f)).collect();
+                names.join(";")
+            })
+            .collect();
+        let weights = (0..st.len()).map(|i| st.weight.get(i)).collect();
+        let notes = s.meta().warnings.notes.clone();
+        (s.origin_ns, st.time.clone(), weights, stacks, notes)
+    }
+
+    /// Random profiles, written with whitespace, member orders, extra members, unknown
+    /// nodes, negative and fractional deltas and mismatched lengths: the fast reader
+    /// reads each, and as serde does.
+    #[test]
+    fn the_fast_reader_reads_as_serde_does() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n.max(1)
+        };
+        for round in 0..300 {
+            let n_nodes = 1 + next(40);
+            let base = [1, 100, 1 << 40][next(3) as usize];
+            let mut nodes = Vec::new();
+            for k in 0..n_nodes {
+                let id = base + k;
+                let name = ["(root)", "main", "", "work", "(idle)"][next(5) as usize];
+                let parent = if k == 0 {
+                    String::new()
+                } else {
+                    format!(r#","parent":{}"#, base + next(k))
+                };
+                nodes.push(format!(
+                    r#"{{"id":{id},"callFrame":{{"functionName":"{name}","url":"file:///x/a{k}.js","lineNumber":{k}}}{parent}}}"#
+                ));
+            }
+            let n_samples = 1 + next(200);
+            let ws = |k: u64| [",", ", ", " ,\n", ",\t"][(k % 4) as usize];
+            let spaced = round % 3 == 0;
+            let mut samples = String::from("[");
+            let mut deltas = String::from("[");
+            let n_deltas = match next(6) {
+                0 => n_samples.saturating_sub(1 + next(3)),
+                1 => n_samples + 1 + next(3),
+                _ => n_samples,
+            };
+            for k in 0..n_samples.max(n_deltas) {
+                let sep = if spaced { ws(next(4)) } else { "," };
+                if k < n_samples {
+                    if k > 0 {
+                        samples.push_str(sep);
+                    }
+                    let id = if next(50) == 0 {
+                        7
+                    } else {
+                        base + next(n_nodes)
+                    };
+                    samples.push_str(&id.to_string());
+                }
+                if k < n_deltas {
+                    if k > 0 {
+                        deltas.push_str(sep);
+                    }
+                    let d = match next(20) {
+                        0 => format!("-{}", next(500)),
+                        1 => ["0.5", "12.25", "-3.125", "1e3", "2.5E-1", "0"][next(6) as usize]
+                            .to_string(),
+                        _ => (900 + next(200)).to_string(),
+                    };
+                    deltas.push_str(&d);
+                }
+            }
+            samples.push(']');
+            deltas.push(']');
+            let mut members = vec![
+                format!(r#""nodes":[{}]"#, nodes.join(",")),
+                format!(r#""startTime":{}"#, next(1_000_000)),
+                format!(r#""endTime":{}"#, next(1_000_000)),
+                format!(r#""samples":{samples}"#),
+                format!(r#""timeDeltas":{deltas}"#),
+            ];
+            if round % 4 == 1 {
+                members.push(r#""title":"a \"quoted\" [title]","x":{"y":[1,{"z":null}]}"#.into());
+            }
+            if round % 5 == 2 {
+                members.reverse();
+            }
+            let text = if spaced {
+                format!("\n{{ {} }}\n", members.join(" ,\n "))
+            } else {
+                format!("{{{}}}", members.join(","))
+            };
+            let fast = parse_fast("t.cpuprofile", text.as_bytes())
+                .unwrap_or_else(|| panic!("declined: {text}"))
+                .unwrap();
+            let whole = parse_whole("t.cpuprofile", text.as_bytes()).unwrap();
+            assert_eq!(summary(&fast), summary(&whole), "{text}");
+        }
+    }
+
+    /// Anything the fast reader does not take exactly as serde would is left to serde,
+    /// whose error (or reading) stands.
+    #[test]
+    fn the_fast_reader_leaves_the_unusual_to_serde() {
+        let head = r#"{"nodes":[{"id":1,"callFrame":{"functionName":"a"}}],"#;
+        for tail in [
+            r#""samples":[1,1,],"timeDeltas":[1,2]}"#,
+            r#""samples":[1,01],"timeDeltas":[1,2]}"#,
+            r#""samples":[1,1.0],"timeDeltas":[1,2]}"#,
+            r#""samples":[1,-1],"timeDeltas":[1,2]}"#,
+            r#""samples":[1,,1],"timeDeltas":[1,2]}"#,
+            r#""samples":[1,1],"timeDeltas":[1,1e400]}"#,
+            r#""samples":[1,1],"timeDeltas":[1,.5]}"#,
+            r#""samples":[1,1],"timeDeltas":[1,"2"]}"#,
+            r#""samples":[1,1],"timeDeltas":[1,2],"samples":[1]}"#,
+            r#""samples":null,"timeDeltas":[1,2]}"#,
+            r#""samples":[1,1],"timeDeltas":[1,2]} x"#,
+            r#""samples":[1,1],"timeDeltas":[1,2],"endTime":12x}"#,
+            r#""samples":[1,1],"timeDeltas":[1,2],"\u0078":1}"#,
+            r#""samples":[1,1],"timeDeltas":[1,2]"#,
+            r#""samples":[],"timeDeltas":[]}"#,
+            r#""samples":[1,1],"timeDeltas":[1,2],}"#,
+            r#""samples":[18446744073709551616],"timeDeltas":[1]}"#,
+        ] {
+            let text = format!("{head}{tail}");
+            assert!(parse_fast("x", text.as_bytes()).is_none(), "{text}");
+            let (a, b) = (
+                parse("x", text.as_bytes()),
+                parse_whole("x", text.as_bytes()),
+            );
+            assert_eq!(a.is_ok(), b.is_ok(), "{text}");
+            if let (Err(a), Err(b)) = (a, b) {
+                assert_eq!(a.to_string(), b.to_string());
+            }
+        }
+        // What it takes: spaces inside the arrays, 19-digit ids, a real recording.
+        let text = format!("{head}\"samples\":[ 1 , 1 ],\"timeDeltas\":[ -0 , 1.5e1 ]}}");
+        assert!(parse_fast("x", text.as_bytes()).is_some());
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/recordings/node-fib.cpuprofile"
+        );
+        let bytes = std::fs::read(path).unwrap();
+        let fast = parse_fast("fib", &bytes).expect("taken").unwrap();
+        assert_eq!(
+            summary(&fast),
+            summary(&parse_whole("fib", &bytes).unwrap())
+        );
     }
 }

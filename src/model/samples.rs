@@ -410,7 +410,7 @@ impl Stream {
     }
 
     /// Sorts the samples by time (stable), when an importer gave them out of order.
-    fn sort_by_time(&mut self) {
+    pub(crate) fn sort_by_time(&mut self) {
         if self.time.windows(2).all(|w| w[0] <= w[1]) {
             return;
         }
