@@ -40,6 +40,7 @@ use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::collections::HashSet;
 use std::fmt;
+use std::hash::BuildHasher;
 
 /// The largest time or weight accepted, in nanoseconds (or bytes, or counts): 2^62,
 /// about 146 years of nanoseconds, so sums of a few of them cannot overflow.
@@ -805,6 +806,7 @@ fn read_sampled(
     let mut time = tally.round(start_ns + ctx.bias, ctx.unit.what);
     let n_frames = names.frames.len();
     let mut path: Vec<NameId> = Vec::new();
+    let mut memo = StackMemo::default();
     'samples: for (k, &Num(w)) in weights.iter().enumerate() {
         let Some(w_scaled) = scaled(w, ctx.unit.factor).filter(|&v| v >= 0.0) else {
             tally.bad(|| {
@@ -816,8 +818,14 @@ fn read_sampled(
             tally.zero_weights += 1;
             continue;
         }
+        let frames = stacks.get(k);
+        let known = memo.get(frames);
         path.clear();
-        for (j, &f) in stacks.get(k).iter().enumerate() {
+        for (j, &f) in frames
+            .iter()
+            .enumerate()
+            .take(if known.is_some() { 0 } else { usize::MAX })
+        {
             if f == BAD_INDEX || f as usize >= n_frames {
                 tally.bad(|| {
                     if f == BAD_INDEX {
@@ -838,11 +846,53 @@ fn read_sampled(
             tally.bad(|| format!("{at}.weights[{k}]: the samples so far add up past 2^63 ns"));
             continue;
         };
-        let stack = out.stacks.path(path.iter().copied());
+        let stack = known.unwrap_or_else(|| {
+            let stack = out.stacks.path(path.iter().copied());
+            memo.insert(frames, stack);
+            stack
+        });
         out.push(ctx.stream, time, stack, ns);
         time = end;
     }
     Ok(())
+}
+
+/// The stacks of the sampled frame lists seen so far, by the lists themselves: a stack
+/// seen before is one probe and one comparison, not a probe of the stack table per frame
+/// (each a cache miss once the table outgrows the caches: 7.4 s of a 500 MB profile of
+/// 4.3 M samples, 22 frames deep, went there). The lists are kept up to
+/// [`StackMemo::MAX_FRAMES`] frames in all; past that, new stacks go the long way.
+#[derive(Default)]
+struct StackMemo {
+    /// Hash, stack, and where its list is in `frames`.
+    table: hashbrown::HashTable<(u64, StackId, u32, u32)>,
+    frames: Vec<u32>,
+    hasher: foldhash::fast::FixedState,
+}
+
+impl StackMemo {
+    /// 64 MiB of frame indices.
+    const MAX_FRAMES: usize = 1 << 24;
+
+    fn get(&self, list: &[u32]) -> Option<StackId> {
+        let h = self.hasher.hash_one(list);
+        self.table
+            .find(h, |&(eh, _, at, len)| {
+                eh == h && &self.frames[at as usize..(at + len) as usize] == list
+            })
+            .map(|e| e.1)
+    }
+
+    fn insert(&mut self, list: &[u32], stack: StackId) {
+        if self.frames.len() + list.len() > Self::MAX_FRAMES {
+            return;
+        }
+        let h = self.hasher.hash_one(list);
+        let at = self.frames.len() as u32;
+        self.frames.extend_from_slice(list);
+        self.table
+            .insert_unique(h, (h, stack, at, list.len() as u32), |e| e.0);
+    }
 }
 
 /// An open frame of an evented profile.

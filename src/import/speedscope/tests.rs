@@ -474,3 +474,60 @@ fn every_prefix_and_byte_flip_fails_cleanly_or_loads() {
         }
     }
 }
+
+/// Repeated stacks come from the memo of frame lists; a list that differs in its last
+/// frame, a bad list after a good one with the same start, and an empty list do not.
+#[test]
+fn repeated_stacks_are_the_same_stacks() {
+    let s = load(&file(&sampled(
+        "p",
+        "none",
+        "[[0,1],[0,1],[0,2],[0,1],[1],[0,1,9],[0,1],[],[1],[]]",
+        "[1,1,1,1,1,1,1,1,1,1]",
+    )));
+    let st = &s.streams[0];
+    let names: Vec<String> = st
+        .stack
+        .iter()
+        .map(|&id| {
+            if id == EMPTY_STACK {
+                return String::new();
+            }
+            let frames = s.stacks.frames_of(id);
+            let f: Vec<&str> = frames.iter().map(|&n| s.names.get(n)).collect();
+            f.join(";")
+        })
+        .collect();
+    assert_eq!(names, ["a;b", "a;b", "a;c", "a;b", "b", "a;b", "", "b", ""]);
+    assert_eq!(st.stack[0], st.stack[3]);
+    assert_eq!(st.stack[4], st.stack[7]);
+    let notes = &s.meta().warnings.notes;
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("1 invalid sample") && n.contains("samples[5][2]")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn the_stack_memo_keeps_lists_up_to_its_cap() {
+    let mut m = StackMemo::default();
+    assert_eq!(m.get(&[1, 2]), None);
+    m.insert(&[1, 2], 7);
+    m.insert(&[1], 8);
+    m.insert(&[], 9);
+    assert_eq!(
+        (m.get(&[1, 2]), m.get(&[1]), m.get(&[]), m.get(&[2, 1])),
+        (Some(7), Some(8), Some(9), None)
+    );
+    // 3 frames kept; the big list brings them to one short of the cap.
+    let big = vec![3u32; StackMemo::MAX_FRAMES - 4];
+    m.insert(&big, 10);
+    assert_eq!(m.get(&big), Some(10));
+    m.insert(&[4], 11);
+    assert_eq!(m.get(&[4]), Some(11), "up to the cap");
+    m.insert(&[5], 12);
+    assert_eq!(m.get(&[5]), None, "past it");
+    assert_eq!(m.get(&[1, 2]), Some(7));
+}
