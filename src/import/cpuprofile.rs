@@ -426,7 +426,7 @@ fn frame_name(f: &CallFrame) -> String {
 
 /// Parses a `.cpuprofile` file: by [`parse_fast`], or where it declines, by serde.
 pub fn parse(file: &str, text: &[u8]) -> Result<Samples, ImportError> {
-    match parse_fast(file, text) {
+    match parse_fast(file, text, Halves::Auto) {
         Some(done) => done,
         None => parse_whole(file, text),
     }
@@ -437,14 +437,14 @@ pub fn parse(file: &str, text: &[u8]) -> Result<Samples, ImportError> {
 /// `timeDeltas` read side by side, number by number, into the stream's columns. Read by
 /// serde, a 1 GB profile (108 M samples) took 13 s and 6.9 GB: two arrays of 8-byte
 /// numbers, their pairs, the time-stamped pairs and the gaps, each a fresh gigabyte to
-/// fault in; this way 3.8 s and 2.7 GB (the stream's own columns).
+/// fault in; this way 2.7-3.1 s on two cores and 2.7 GB (the stream's own columns).
 ///
 /// `None` where the file holds anything this reader does not take exactly as serde
 /// would (a member name with escapes, a member twice, a number JSON does not allow or
 /// one of the wrong type, no samples): [`parse_whole`] reads it then, and reports its
 /// errors at serde's lines and columns. Every byte is checked either way: members this
 /// reader skips are checked by serde.
-fn parse_fast(file: &str, text: &[u8]) -> Option<Result<Samples, ImportError>> {
+fn parse_fast(file: &str, text: &[u8], halves: Halves) -> Option<Result<Samples, ImportError>> {
     let m = Members::find(text)?;
     let nodes: Vec<Node> = match m.nodes {
         Some(r) => serde_json::from_slice(&text[r]).ok()?,
@@ -474,30 +474,25 @@ fn parse_fast(file: &str, text: &[u8]) -> Option<Result<Samples, ImportError>> {
     });
     let s = out.stream(thread, event);
     let st = &mut out.streams[s];
-    // At most one sample per comma and one more: reserved once (this bounds the columns
-    // by the file's size, never by a number in it).
-    let most = samples.most();
-    st.time.reserve_exact(most);
-    st.stack.reserve_exact(most);
-    let mut t = start_ns(start_us);
-    let (mut n_samples, mut n_deltas, mut unknown) = (0usize, 0usize, 0u64);
-    while let Some(node) = samples.next_u64()? {
-        n_samples += 1;
-        if let Some(delta) = deltas.next_f64()? {
-            n_deltas += 1;
-            t += delta * 1000.0;
-        }
-        match lookup.get(node) {
-            Some(id) => {
-                st.time.push(clamp_ns(t));
-                st.stack.push(id);
-            }
-            None => unknown += 1,
-        }
-    }
-    while deltas.next_f64()?.is_some() {
-        n_deltas += 1;
-    }
+    let start = start_ns(start_us);
+    let two = match halves {
+        Halves::Auto => crate::par::two_threads_for(samples.inner.len() / 8),
+        Halves::Always => true,
+        Halves::Never => false,
+    };
+    let halves = if two {
+        read_in_halves(&samples, &deltas, &lookup, start, st)
+    } else {
+        None
+    };
+    let Read {
+        samples: n_samples,
+        deltas: n_deltas,
+        unknown,
+    } = match halves {
+        Some(read) => read?,
+        None => read_in_order(&mut samples, &mut deltas, &lookup, start, st)?,
+    };
     if n_samples == 0 {
         return None;
     }
@@ -514,6 +509,252 @@ fn parse_fast(file: &str, text: &[u8]) -> Option<Result<Samples, ImportError>> {
     weigh_by_gaps(st);
     out.meta_mut().warnings = warnings;
     Some(Ok(out.finish()))
+}
+
+/// Whether [`parse_fast`] reads the samples in two halves ([`read_in_halves`]).
+#[derive(Clone, Copy, Debug)]
+enum Halves {
+    /// On two cores or more, past 512 KiB of samples.
+    Auto,
+    #[cfg_attr(not(test), allow(dead_code))]
+    Always,
+    #[cfg_attr(not(test), allow(dead_code))]
+    Never,
+}
+
+/// What reading a profile's sample arrays counted.
+#[derive(Default)]
+struct Read {
+    samples: usize,
+    deltas: usize,
+    /// Samples of nodes the profile does not have (skipped).
+    unknown: u64,
+}
+
+/// Reads `samples` and `deltas` side by side into `st`'s columns, times from `start`
+/// (ns) on: the running sum in floating point, as [`parse_whole`] makes it. `None` for
+/// anything but numbers where they belong.
+fn read_in_order(
+    samples: &mut Numbers<'_>,
+    deltas: &mut Numbers<'_>,
+    lookup: &NodeLookup,
+    start: f64,
+    st: &mut Stream,
+) -> Option<Read> {
+    // At most one sample per comma and one more: reserved once (this bounds the columns
+    // by the file's size, never by a number in it).
+    let most = samples.most();
+    st.time.reserve_exact(most);
+    st.stack.reserve_exact(most);
+    let mut t = start;
+    let mut read = Read::default();
+    while let Some(node) = samples.next_u64()? {
+        read.samples += 1;
+        if let Some(delta) = deltas.next_f64()? {
+            read.deltas += 1;
+            t += delta * 1000.0;
+        }
+        match lookup.get(node) {
+            Some(id) => {
+                st.time.push(clamp_ns(t));
+                st.stack.push(id);
+            }
+            None => read.unknown += 1,
+        }
+    }
+    while deltas.next_f64()?.is_some() {
+        read.deltas += 1;
+    }
+    Some(read)
+}
+
+/// Sums below this many nanoseconds are exact in a 64-bit float.
+const EXACT_NS: i64 = 1 << 53;
+
+/// [`read_in_order`] on two threads, each half of the samples with its deltas (found by
+/// counting commas). A float running sum cannot be split, but an integer one can: while
+/// every delta is a whole number of microseconds and every sum stays below 2^53 ns, the
+/// float sums are exactly the integer ones, so the halves sum in integers and the second
+/// is shifted by the first's total. `None` where that does not hold (a fractional
+/// delta, a start that is not a whole nanosecond, fewer deltas than the first half's
+/// samples): the caller reads in order. `Some(None)`: not numbers where they belong.
+fn read_in_halves(
+    samples: &Numbers<'_>,
+    deltas: &Numbers<'_>,
+    lookup: &NodeLookup,
+    start: f64,
+    st: &mut Stream,
+) -> Option<Option<Read>> {
+    if start.fract() != 0.0 || start >= EXACT_NS as f64 || !st.time.is_empty() {
+        return None;
+    }
+    let start = start as i64;
+    let (s_all, d_all) = (samples.inner, deltas.inner);
+    // The first half's samples end just before a comma past the middle; it has as many
+    // deltas.
+    let mid = s_all.len() / 2;
+    let cut = mid + memchr::memchr(b',', &s_all[mid..])?;
+    let first = commas(&s_all[..cut]) + 1;
+    let d_cut = nth_comma(d_all, first)?;
+    let most = first + commas(&s_all[cut..]);
+    // Zeroed columns (fresh pages, touched only where written), each half writing its
+    // share.
+    let mut time = vec![0u64; most];
+    let mut stack = vec![0 as StackId; most];
+    let (t1, t2) = time.split_at_mut(first);
+    let (k1, k2) = stack.split_at_mut(first);
+    let half = |s: &'_ [u8], d: &'_ [u8], base: Option<i64>, t: &mut [u64], k: &mut [StackId]| {
+        read_half(Numbers::new(s), Numbers::new(d), lookup, base, t, k)
+    };
+    let (a, b) = crate::par::both(
+        || half(&s_all[..cut], &d_all[..d_cut], Some(start), t1, k1),
+        || half(&s_all[cut + 1..], &d_all[d_cut + 1..], None, t2, k2),
+    );
+    let (a, b) = match (a, b) {
+        (None, _) | (_, None) => return None,
+        (Some(a), Some(b)) => (a, b),
+    };
+    let (Some(a), Some(b)) = (a, b) else {
+        return Some(None);
+    };
+    // After a comma, a number: a half without one had a comma before the `]`.
+    if b.read.samples == 0 || b.read.deltas == 0 {
+        return Some(None);
+    }
+    if a.read.samples != first || a.read.deltas != first {
+        return None;
+    }
+    // The second half's sums, shifted by the start and the first's total: every sum
+    // below 2^53.
+    let shift = start + a.sum;
+    if shift.unsigned_abs() + b.max_abs >= EXACT_NS as u64 {
+        return None;
+    }
+    for t in &mut time[first..first + b.written] {
+        *t = (shift + *t as i64).max(0) as u64;
+    }
+    // Skipped samples (unknown nodes) leave the first half's share short.
+    if a.written < first {
+        time.copy_within(first..first + b.written, a.written);
+        stack.copy_within(first..first + b.written, a.written);
+    }
+    let n = a.written + b.written;
+    time.truncate(n);
+    stack.truncate(n);
+    time.shrink_to_fit();
+    stack.shrink_to_fit();
+    (st.time, st.stack) = (time, stack);
+    Some(Some(Read {
+        samples: a.read.samples + b.read.samples,
+        deltas: a.read.deltas + b.read.deltas,
+        unknown: a.read.unknown + b.read.unknown,
+    }))
+}
+
+/// A half of [`read_in_halves`].
+struct Half {
+    read: Read,
+    /// Samples written.
+    written: usize,
+    /// The sum of its deltas (ns) and the largest magnitude of its running sum.
+    sum: i64,
+    max_abs: u64,
+}
+
+/// Reads a half's samples and deltas into `time` and `stack`: with a `base`, the final
+/// times (`base` plus the running sum, at least 0); without, the running sums as they
+/// are (two's complement), for the caller to shift. `None`:
+/// not for this split (a delta that is not a whole number of microseconds, or a sum
+/// past 2^53 ns); `Some(None)`: not numbers where they belong.
+fn read_half(
+    mut samples: Numbers<'_>,
+    mut deltas: Numbers<'_>,
+    lookup: &NodeLookup,
+    base: Option<i64>,
+    time: &mut [u64],
+    stack: &mut [StackId],
+) -> Option<Option<Half>> {
+    let b0 = base.unwrap_or(0);
+    let mut h = Half {
+        read: Read::default(),
+        written: 0,
+        sum: 0,
+        max_abs: 0,
+    };
+    let next_delta = |deltas: &mut Numbers<'_>| -> Option<Option<Option<i64>>> {
+        let Some(d) = deltas.next_f64()? else {
+            return Some(Some(None));
+        };
+        // Whole microseconds whose nanoseconds are exact.
+        if d.fract() != 0.0 || d.abs() >= (EXACT_NS / 1000) as f64 {
+            return Some(None);
+        }
+        Some(Some(Some(d as i64 * 1000)))
+    };
+    while let Some(node) = match samples.next_u64() {
+        Some(n) => n,
+        None => return Some(None),
+    } {
+        h.read.samples += 1;
+        match next_delta(&mut deltas) {
+            None => return Some(None),
+            Some(None) => return None,
+            Some(Some(Some(d))) => {
+                h.read.deltas += 1;
+                h.sum += d;
+                let m = (b0 + h.sum).unsigned_abs().max(h.sum.unsigned_abs());
+                if m >= EXACT_NS as u64 {
+                    return None;
+                }
+                h.max_abs = h.max_abs.max(h.sum.unsigned_abs());
+            }
+            Some(Some(None)) => {}
+        }
+        if let Some(id) = lookup.get(node) {
+            // Within `time`: one slot per sample of the half, counted from its commas.
+            time[h.written] = match base {
+                Some(b) => (b + h.sum).max(0) as u64,
+                None => h.sum as u64,
+            };
+            stack[h.written] = id;
+            h.written += 1;
+        } else {
+            h.read.unknown += 1;
+        }
+    }
+    loop {
+        match next_delta(&mut deltas) {
+            None => return Some(None),
+            Some(None) => return None,
+            Some(Some(Some(_))) => h.read.deltas += 1,
+            Some(Some(None)) => break,
+        }
+    }
+    Some(Some(h))
+}
+
+/// Commas in `t`.
+fn commas(t: &[u8]) -> usize {
+    t.iter().filter(|&&b| b == b',').count()
+}
+
+/// The index of the `n`th comma of `t` (from 1); `None` if it has fewer.
+fn nth_comma(t: &[u8], n: usize) -> Option<usize> {
+    const BLOCK: usize = 1 << 16;
+    let mut left = n;
+    let mut from = 0;
+    while from < t.len() {
+        let block = &t[from..(from + BLOCK).min(t.len())];
+        let c = commas(block);
+        if c >= left {
+            return memchr::memchr_iter(b',', block)
+                .nth(left - 1)
+                .map(|i| from + i);
+        }
+        left -= c;
+        from += block.len();
+    }
+    None
 }
 
 /// Where the members of a profile's top-level object are that [`parse_fast`] reads: the
@@ -657,7 +898,11 @@ impl<'a> Numbers<'a> {
     /// The array at `range` (from its `[` to after its `]`); an absent member reads as
     /// an empty array.
     fn of(text: &'a [u8], range: Option<std::ops::Range<usize>>) -> Numbers<'a> {
-        let inner = range.map_or(&[][..], |r| &text[r.start + 1..r.end - 1]);
+        Numbers::new(range.map_or(&[][..], |r| &text[r.start + 1..r.end - 1]))
+    }
+
+    /// The numbers of `inner`, the text between an array's brackets.
+    fn new(inner: &'a [u8]) -> Numbers<'a> {
         Numbers {
             inner,
             i: 0,
@@ -1055,11 +1300,13 @@ mod tests {
             } else {
                 format!("{{{}}}", members.join(","))
             };
-            let fast = parse_fast("t.cpuprofile", text.as_bytes())
-                .unwrap_or_else(|| panic!("declined: {text}"))
-                .unwrap();
             let whole = parse_whole("t.cpuprofile", text.as_bytes()).unwrap();
-            assert_eq!(summary(&fast), summary(&whole), "{text}");
+            for halves in [Halves::Never, Halves::Always] {
+                let fast = parse_fast("t.cpuprofile", text.as_bytes(), halves)
+                    .unwrap_or_else(|| panic!("declined: {text}"))
+                    .unwrap();
+                assert_eq!(summary(&fast), summary(&whole), "{halves:?} {text}");
+            }
         }
     }
 
@@ -1088,7 +1335,9 @@ mod tests {
             r#""samples":[18446744073709551616],"timeDeltas":[1]}"#,
         ] {
             let text = format!("{head}{tail}");
-            assert!(parse_fast("x", text.as_bytes()).is_none(), "{text}");
+            for halves in [Halves::Never, Halves::Always] {
+                assert!(parse_fast("x", text.as_bytes(), halves).is_none(), "{text}");
+            }
             let (a, b) = (
                 parse("x", text.as_bytes()),
                 parse_whole("x", text.as_bytes()),
@@ -1100,16 +1349,76 @@ mod tests {
         }
         // What it takes: spaces inside the arrays, 19-digit ids, a real recording.
         let text = format!("{head}\"samples\":[ 1 , 1 ],\"timeDeltas\":[ -0 , 1.5e1 ]}}");
-        assert!(parse_fast("x", text.as_bytes()).is_some());
+        assert!(parse_fast("x", text.as_bytes(), Halves::Always).is_some());
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/data/recordings/node-fib.cpuprofile"
         );
         let bytes = std::fs::read(path).unwrap();
-        let fast = parse_fast("fib", &bytes).expect("taken").unwrap();
+        let fast = parse_fast("fib", &bytes, Halves::Always)
+            .expect("taken")
+            .unwrap();
         assert_eq!(
             summary(&fast),
             summary(&parse_whole("fib", &bytes).unwrap())
+        );
+    }
+
+    /// The two halves read what one reading in order reads: the second half shifted by
+    /// the start and the first's sum, samples of unknown nodes skipped on both sides,
+    /// negative deltas; and they decline what they cannot split exactly.
+    #[test]
+    fn halves_read_as_one_reading_in_order() {
+        let ids: Vec<u64> = (0..5).collect();
+        let index: HashMap<u64, usize> = ids.iter().map(|&i| (i, i as usize)).collect();
+        let stacks: Vec<StackId> = vec![10, 11, 12, 13, 14];
+        let lookup = NodeLookup::new(&index, &stacks);
+        let samples: String = (0..1000)
+            .map(|k| {
+                if k % 97 == 5 {
+                    "9".to_string()
+                } else {
+                    (k % 5).to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+        let deltas: String = (0..1003)
+            .map(|k| {
+                if k % 31 == 0 {
+                    "-7".to_string()
+                } else {
+                    (k % 13).to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" , ");
+        let read = |halves: bool, start: f64, deltas: &str| {
+            let mut st = Stream::default();
+            let (mut s, mut d) = (
+                Numbers::new(samples.as_bytes()),
+                Numbers::new(deltas.as_bytes()),
+            );
+            let r = if halves {
+                read_in_halves(&s, &d, &lookup, start, &mut st)
+            } else {
+                Some(read_in_order(&mut s, &mut d, &lookup, start, &mut st))
+            };
+            r.map(|r| r.map(|r| (r.samples, r.deltas, r.unknown, st.time, st.stack)))
+        };
+        for start in [0.0, 5e6] {
+            let halves = read(true, start, &deltas).expect("split").expect("numbers");
+            assert_eq!(Some(Some(halves.clone())), read(false, start, &deltas));
+            assert_eq!((halves.0, halves.1, halves.2), (1000, 1003, 11));
+        }
+        // A fractional delta, a start inside a nanosecond, too few deltas: not split.
+        assert!(read(true, 0.0, &format!("{deltas},0.5")).is_none());
+        assert!(read(true, 0.5, &deltas).is_none());
+        assert!(read(true, 0.0, "1,2").is_none());
+        // A comma before the `]`: not numbers.
+        assert_eq!(
+            read(true, 0.0, &format!("{deltas},")).map(|r| r.is_none()),
+            Some(true)
         );
     }
 }
