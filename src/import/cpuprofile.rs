@@ -26,6 +26,7 @@
 //! Whatever that reader does not take exactly as serde would goes to serde.
 
 use super::ImportError;
+use super::chrome::scan::{skip_string, skip_value};
 use crate::model::samples::{EMPTY_STACK, Samples, StackId, Stream, ThreadInfo, Weights};
 use crate::model::units::{Unit, ValueFormat};
 use crate::model::{SourceFormat, Warnings};
@@ -800,7 +801,7 @@ impl Members {
                     }
                     start + 1 + memchr::memchr(b']', &text[start + 1..])? + 1
                 }
-                _ => skip_json_value(text, start)?,
+                _ => skip_value(text, start)?,
             };
             let slot = match key {
                 b"nodes" => &mut m.nodes,
@@ -833,57 +834,6 @@ fn json_ws(text: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
-}
-
-/// `i` is just after an opening quote: the index after the closing one.
-fn skip_string(text: &[u8], mut i: usize) -> Option<usize> {
-    loop {
-        i += memchr::memchr2(b'"', b'\\', &text[i..])?;
-        if text[i] == b'"' {
-            return Some(i + 1);
-        }
-        i += 2;
-        if i > text.len() {
-            return None;
-        }
-    }
-}
-
-/// The index after the JSON value at `i`: a string, brackets matched (strings inside
-/// skipped; what is inside is left to serde), or a number or literal up to what ends it.
-fn skip_json_value(text: &[u8], mut i: usize) -> Option<usize> {
-    match *text.get(i)? {
-        b'"' => skip_string(text, i + 1),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            loop {
-                match *text.get(i)? {
-                    b'"' => i = skip_string(text, i + 1)?,
-                    b'{' | b'[' => {
-                        depth += 1;
-                        i += 1;
-                    }
-                    b'}' | b']' => {
-                        depth -= 1;
-                        i += 1;
-                        if depth == 0 {
-                            return Some(i);
-                        }
-                    }
-                    _ => i += 1,
-                }
-            }
-        }
-        _ => {
-            while !matches!(
-                *text.get(i)?,
-                b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'
-            ) {
-                i += 1;
-            }
-            Some(i)
-        }
-    }
 }
 
 /// The numbers of a JSON array, read one at a time.

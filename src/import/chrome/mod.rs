@@ -70,7 +70,7 @@ mod cpu;
 mod emit;
 mod events;
 mod link;
-mod scan;
+pub(super) mod scan;
 
 pub(crate) use events::micros_to_ns;
 

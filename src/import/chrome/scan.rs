@@ -67,7 +67,7 @@ pub(super) fn find_quote(t: &[u8]) -> Option<usize> {
 
 /// `i` is just after an opening quote; returns the index after the closing quote.
 #[inline]
-pub(super) fn skip_string(text: &[u8], mut i: usize) -> Option<usize> {
+pub(in crate::import) fn skip_string(text: &[u8], mut i: usize) -> Option<usize> {
     loop {
         let k = i + find_quote(&text[i..])?;
         if text[k] == b'\\' {
@@ -127,7 +127,7 @@ fn scalar_end(text: &[u8], i: usize) -> Option<usize> {
 
 /// Skips any JSON value at `i`; `None` at the end of the input.
 #[inline]
-pub(super) fn skip_value(text: &[u8], i: usize) -> Option<usize> {
+pub(in crate::import) fn skip_value(text: &[u8], i: usize) -> Option<usize> {
     match *text.get(i)? {
         b'"' => skip_string(text, i + 1),
         b'{' | b'[' => skip_nested(text, i),
