@@ -18,7 +18,16 @@
 //! cargo bench --bench frames -- --rounds 4        # the zoom in and out four times: p99
 //!                                                 # of 256 frames, not the 2nd worst of 64
 //! FRAMES_NO_LABELS=1 cargo bench --bench frames   # the same frames without span labels
+//! FRAMES_ALL_LABELS=1 cargo bench --bench frames  # every label in every frame
 //! ```
+//!
+//! The frames are drawn as the window draws them while the view moves: new text shaped
+//! for at most `LABEL_SHAPING`, and labels placed widest bar first while the frame's
+//! expected end stays within `LABEL_PLACING` (`view::labels`); what a frame leaves, the
+//! window's frame at rest draws. The last columns say how many frames left labels, the
+//! most bars one left, and what share of a frame at rest's labels those frames placed
+//! (the same zoom replayed, untimed). `FRAMES_ALL_LABELS` draws every label in every
+//! frame, as an export or a window at rest does.
 //!
 //! `FRAMES_NO_LABELS` separates the cost of the frame's geometry (tier choice, binary
 //! searches, draws) from the label layout, which dominates the CPU p99.
@@ -182,13 +191,17 @@ fn main() {
         None => Some(scorch::render::LABEL_SHAPING),
     };
     println!(
-        "label shaping per frame: {}",
-        budget.map_or("no limit".to_string(), |d| format!("{} µs", d.as_micros()))
+        "label shaping per frame: {}; labels placed until {} (widest first)",
+        budget.map_or("no limit".to_string(), |d| format!("{} µs", d.as_micros())),
+        budget.map_or("the last".to_string(), |_| format!(
+            "{} µs after the frame's start",
+            scorch::render::LABEL_PLACING.as_micros()
+        ))
     );
     println!(
-        "| spans | size | CPU encode p50 | p99 | thread CPU p50 | p99 | compose mean | GPU pass p50 | p99 | wall p50 | p99 | bars drawn p50 | CPU B/span | GPU B/span | hover pick p50 | p99 | frames leaving labels | most left |"
+        "| spans | size | CPU encode p50 | p99 | thread CPU p50 | p99 | compose mean | GPU pass p50 | p99 | wall p50 | p99 | bars drawn p50 | CPU B/span | GPU B/span | hover pick p50 | p99 | frames leaving labels | most left | labels placed by those |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &n in &spans {
         let t = Instant::now();
         let (set, tl) = w5(n);
@@ -264,6 +277,8 @@ fn main() {
             let mut picks: Vec<f64> = Vec::new();
             let mut rng = 0x9e37_79b9_u64;
             let (mut left_frames, mut most_left) = (0usize, 0usize);
+            // Labels placed per zoom step, in frames that left some for the frame at rest.
+            let mut placed_in_short: Vec<(usize, usize)> = Vec::new();
             let tile = Tile { x: 0, y: 0, w, h };
             // One frame first: the overview texture is drawn once and then reused.
             let warm = compose(&view, Purpose::Export, None, renderer.text());
@@ -297,9 +312,14 @@ fn main() {
                 }
                 let c0 = thread_cpu_ms();
                 let t0 = Instant::now();
-                // As the window does: at most `LABEL_SHAPING` of shaping new label text
-                // per frame (FRAMES_ALL_LABELS: every label in every frame, as an export).
+                // As the window does while the view moves: at most `LABEL_SHAPING` of
+                // shaping new label text per frame, and labels placed widest first until
+                // `LABEL_PLACING` after the start (FRAMES_ALL_LABELS: every label in every
+                // frame, as an export or a window at rest).
                 renderer.text().begin_frame(budget);
+                renderer
+                    .text()
+                    .limit_labels(budget.map(|_| scorch::render::LABEL_PLACING));
                 let frame = compose(&view, Purpose::Export, None, renderer.text());
                 let built_ms = t0.elapsed().as_secs_f64() * 1000.0;
                 composed.push(built_ms);
@@ -310,10 +330,11 @@ fn main() {
                     thread_cpu.push(b - a);
                 }
                 drop(frame);
-                let left = renderer.text().deferred();
+                let left = renderer.text().deferred() + renderer.text().labels_left();
                 if left > 0 {
                     left_frames += 1;
                     most_left = most_left.max(left);
+                    placed_in_short.push((step, stats.labels));
                 }
                 gpu.device
                     .poll(wgpu::PollType::wait_indefinitely())
@@ -340,6 +361,34 @@ fn main() {
                     }
                 }
             }
+            // The same zoom once more, untimed, each frame composed as at rest: how many
+            // labels the frames that left some placed of those a frame at rest places.
+            let mut at_rest = vec![0usize; STEPS];
+            if !placed_in_short.is_empty() {
+                for (step, all) in at_rest.iter_mut().enumerate() {
+                    if step < STEPS / 2 {
+                        view.state_mut().zoom_around(x, factor);
+                    } else {
+                        view.state_mut().zoom_around(x, 1.0 / factor);
+                    }
+                    renderer.text().begin_frame(None);
+                    *all = compose(&view, Purpose::Export, None, renderer.text()).labels;
+                }
+            }
+            let shares: Vec<f64> = placed_in_short
+                .iter()
+                .filter(|&&(step, _)| at_rest[step] > 0)
+                .map(|&(step, placed)| placed as f64 / at_rest[step] as f64)
+                .collect();
+            let share_col = if shares.is_empty() {
+                "–".to_string()
+            } else {
+                format!(
+                    "{:.0} % (least {:.0} %)",
+                    100.0 * shares.iter().sum::<f64>() / shares.len() as f64,
+                    100.0 * shares.iter().copied().fold(1.0, f64::min)
+                )
+            };
             let thread_col = if thread_cpu.is_empty() {
                 ("n/a".to_string(), "n/a".to_string())
             } else {
@@ -357,7 +406,7 @@ fn main() {
                 )
             };
             println!(
-                "| {n} | {w}×{h} | {:.3} ms | {:.3} ms | {} | {} | {:.3} ms | {} | {} | {:.2} ms | {:.2} ms | {:.0} | {:.1} | {:.1} | {:.0} ns | {:.0} ns | {left_frames} of {} | {most_left} |",
+                "| {n} | {w}×{h} | {:.3} ms | {:.3} ms | {} | {} | {:.3} ms | {} | {} | {:.2} ms | {:.2} ms | {:.0} | {:.1} | {:.1} | {:.0} ns | {:.0} ns | {left_frames} of {} | {most_left} | {share_col} |",
                 pct(&mut cpu, 0.5),
                 pct(&mut cpu, 0.99),
                 thread_col.0,

@@ -702,7 +702,12 @@ impl App {
             .window
             .as_ref()
             .map_or(1.0, |w| w.scale_factor() as f32);
-        gfx.renderer.text().begin_frame(Some(render::LABEL_SHAPING));
+        // While the view moves, labels have a deadline; what it leaves is drawn by the
+        // next frame, once the view rests.
+        let moving = animating || self.session.take_moved();
+        let text = gfx.renderer.text();
+        text.begin_frame(Some(render::LABEL_SHAPING));
+        text.limit_labels(moving.then_some(render::LABEL_PLACING));
         let frame = match self.session.view() {
             Some(v) => compose(v, Purpose::Window, Some(&chrome), gfx.renderer.text()),
             None => {
@@ -740,8 +745,9 @@ impl App {
                 )
             });
         drop(frame);
-        // Labels left for lack of time this frame: the next frame shapes them.
-        let labels_left = gfx.renderer.text().deferred() > 0;
+        // Labels left for lack of time this frame: the next frame shapes and places them.
+        let text = gfx.renderer.text();
+        let labels_left = text.deferred() > 0 || text.labels_left() > 0;
         let mut failed = None;
         match result {
             Ok(Ok(stats)) => FrameTimes::push(

@@ -84,6 +84,12 @@ fn push_text(text: &mut TextLayer, layer: Layer, items: &[Text], tile: Tile) {
 /// ([`TextLayer::begin_frame`]): what is left is shaped in the next frames.
 pub const LABEL_SHAPING: std::time::Duration = std::time::Duration::from_micros(400);
 
+/// The CPU time a window frame drawn while the view moves may take up to its submit,
+/// labels included ([`TextLayer::limit_labels`]): labels are placed widest bar first
+/// while the frame's expected end stays within it; the rest wait for the frame drawn
+/// when the view rests.
+pub const LABEL_PLACING: std::time::Duration = std::time::Duration::from_micros(800);
+
 /// Trim the text atlas every this many frames (glyphs not used since are dropped).
 const TRIM_EVERY: u64 = 256;
 
@@ -165,10 +171,12 @@ impl Renderer {
         rects.extend(frame.top.iter().map(shifted));
         let n_all = rects.len() as u32;
         self.rects.prepare(&gpu.device, &gpu.queue, size, &rects);
+        let t_text = std::time::Instant::now();
         self.text.clear();
         push_text(&mut self.text, Layer::Base, &frame.text, tile);
         push_text(&mut self.text, Layer::Overlay, &frame.top_text, tile);
         let prepared = self.text.prepare(&gpu.device, &gpu.queue, tile.w, tile.h);
+        let text_took = t_text.elapsed();
         self.text.end_frame();
         prepared?;
         for layer in &frame.bars {
@@ -226,7 +234,13 @@ impl Renderer {
             t.resolve(&mut enc);
         }
         let commands = enc.finish();
-        let encode_ms = t_start.elapsed().as_secs_f32() * 1000.0;
+        let took = t_start.elapsed();
+        let encode_ms = took.as_secs_f32() * 1000.0;
+        self.text.note_drawing(
+            text_took,
+            frame.text.len() + frame.top_text.len(),
+            took.saturating_sub(text_took),
+        );
         gpu.queue.submit([commands]);
         if let Some(t) = timer {
             t.after_submit();

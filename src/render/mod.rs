@@ -33,7 +33,7 @@ pub mod text;
 pub mod timer;
 pub mod warmup;
 
-pub use frame::{FrameStats, LABEL_SHAPING, Renderer, TARGET_FORMAT, Tile};
+pub use frame::{FrameStats, LABEL_PLACING, LABEL_SHAPING, Renderer, TARGET_FORMAT, Tile};
 pub use gpu::{Backend, Gpu, GpuError, GpuOptions};
 pub use scenes::Scenes;
 pub use timer::GpuTimer;

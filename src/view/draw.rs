@@ -101,6 +101,27 @@ pub trait Measure {
         let _ = (names, size);
     }
 
+    /// Whether this frame's labels have a deadline (a window frame while the view
+    /// moves): the label loops then place the widest bars' labels first
+    /// ([`super::labels`]).
+    fn labels_timed(&self) -> bool {
+        false
+    }
+
+    /// Whether a label loop may go on placing labels, told the `texts` it placed since
+    /// it last asked: always, but in a frame whose labels are timed, while the time
+    /// spent and the time drawing the texts placed will take end before the deadline.
+    fn labels_in_time(&mut self, texts: usize) -> bool {
+        let _ = texts;
+        true
+    }
+
+    /// `n` bars were left without their labels for lack of time: the window draws the
+    /// frame again once the view rests.
+    fn leave_labels(&mut self, n: usize) {
+        let _ = n;
+    }
+
     /// [`Measure::width`] of the name `id` of `names` (a measurer may keep it by id,
     /// without hashing the string, for the label loops).
     fn name_width(&mut self, names: &Names, id: NameId, size: f32) -> f32 {

@@ -13,18 +13,19 @@
 
 use super::draw::{
     BarSource, BarValues, BarsLayer, Frame, Label, LabelFit, Measure, NameFit, Rect, SceneKey,
-    TITLE_COLOR, Text, line_height, outline, rgba, row_draws, single_bars,
+    TITLE_COLOR, Text, line_height, outline, rgba, row_draws,
 };
 use super::input::{Action, Wheel};
 use super::interface::{
     Purpose, Reply, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport, profile_of,
     shows_profiles,
 };
+use super::labels::{LabelArea, label_slots, place_labels};
 use super::search::{SearchResult, search};
 use super::shell::Heading;
 use super::state::{ANIMATION_S, ViewState};
 use crate::color::{self, ColorMode};
-use crate::geometry::{Camera, FrameGeometry, Orientation, Style, round_px};
+use crate::geometry::{Camera, FrameGeometry, Orientation, Style};
 use crate::layout::{Layout, SiblingOrder, flame_layout_ordered};
 use crate::lod::{Lod, MergedRun};
 use crate::model::transform::TransformKind;
@@ -394,68 +395,64 @@ impl FlameView {
         let diff_ticks = p.diff_ticks();
         // The f32 the shader's heat scale holds, so labels contrast with what is drawn.
         let max_self = f64::from(self.max_self as f32);
-        if self.labels {
-            m.names_ahead(&p.names, label_size);
+        if !self.labels {
+            return;
         }
-        for d in rows {
-            if !self.labels {
-                break;
-            }
+        m.names_ahead(&p.names, label_size);
+        let area = LabelArea {
+            left: g.graph.x,
+            right: graph_right,
+            gap: g.gap_px,
+            min_width: min_label,
+        };
+        let slots = label_slots(&self.layout, &self.lod, rows, cam, area, m.labels_timed());
+        frame.text.reserve(slots.len());
+        place_labels(&slots, frame, m, |slot, frame, m| {
+            let d = &rows[slot.draw as usize];
             let row = &self.layout.rows[d.row];
-            for i in single_bars(Some(&self.lod), d) {
-                let x0 = g.graph.x + cam.x_of(row.x0[i]) as f32;
-                let x1 = g.graph.x + cam.x_of(row.x1[i]) as f32;
-                if x1 - x0 < min_label {
-                    continue;
+            let i = slot.bar as usize;
+            let (vx0, vx1) = (slot.x0, slot.x1);
+            let n = row.node[i];
+            let Some(text) = fit_bar_label(
+                m,
+                p,
+                n,
+                row.name[i],
+                self.fit,
+                label_size,
+                vx1 - vx0 - 2.0 * pad,
+            ) else {
+                return;
+            };
+            let bg = match self.state.color {
+                ColorMode::Package | ColorMode::Name | ColorMode::Track | ColorMode::Category => {
+                    color::palette_color(7)
                 }
-                let vx0 = round_px(x0.max(g.graph.x));
-                let vx1 = (round_px(x1) - g.gap_px).min(graph_right);
-                if vx1 <= vx0 {
-                    continue;
+                ColorMode::Value => color::heat_color(p.tree.self_ticks(n) as f64, max_self),
+                ColorMode::Diff => {
+                    let (lt, rt) = diff_ticks.unwrap_or((0, 0));
+                    let l = p.tree.left_total(n);
+                    let grey =
+                        crate::model::compare::path_test(p, n).is_some_and(|t| !t.significant);
+                    let pct = if grey {
+                        0.0
+                    } else {
+                        color::bar_diff_percent(l, p.tree.total(n) - l, lt, rt)
+                    };
+                    color::diff_color(pct, diff_pal)
                 }
-                let n = row.node[i];
-                let Some(text) = fit_bar_label(
-                    m,
-                    p,
-                    n,
-                    row.name[i],
-                    self.fit,
-                    label_size,
-                    vx1 - vx0 - 2.0 * pad,
-                ) else {
-                    continue;
-                };
-                let bg = match self.state.color {
-                    ColorMode::Package
-                    | ColorMode::Name
-                    | ColorMode::Track
-                    | ColorMode::Category => color::palette_color(7),
-                    ColorMode::Value => color::heat_color(p.tree.self_ticks(n) as f64, max_self),
-                    ColorMode::Diff => {
-                        let (lt, rt) = diff_ticks.unwrap_or((0, 0));
-                        let l = p.tree.left_total(n);
-                        let grey =
-                            crate::model::compare::path_test(p, n).is_some_and(|t| !t.significant);
-                        let pct = if grey {
-                            0.0
-                        } else {
-                            color::bar_diff_percent(l, p.tree.total(n) - l, lt, rt)
-                        };
-                        color::diff_color(pct, diff_pal)
-                    }
-                };
-                let top = d.top;
-                frame.text.push(Text {
-                    text,
-                    size: label_size,
-                    x: vx0 + pad,
-                    y: (top + (g.bar_height_px - label_line) / 2.0).round(),
-                    clip: [vx0, top, vx1, top + g.bar_height_px],
-                    color: color::label_color(bg),
-                });
-                frame.labels += 1;
-            }
-        }
+            };
+            let top = d.top;
+            frame.text.push(Text {
+                text,
+                size: label_size,
+                x: vx0 + pad,
+                y: (top + (g.bar_height_px - label_line) / 2.0).round(),
+                clip: [vx0, top, vx1, top + g.bar_height_px],
+                color: color::label_color(bg),
+            });
+            frame.labels += 1;
+        });
     }
 }
 

@@ -19,6 +19,7 @@ pub mod export;
 pub mod flame;
 pub mod input;
 pub mod interface;
+pub mod labels;
 pub mod sandwich;
 pub mod search;
 pub mod shell;

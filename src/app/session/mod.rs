@@ -81,6 +81,9 @@ pub struct Session {
     help_open: bool,
     /// Where and when the last click was (to tell a double click).
     last_click: Option<((f32, f32), f64)>,
+    /// The view moved (wheel, pinch, drag, a key's action) since the last frame: that
+    /// frame's labels get a deadline ([`crate::view::labels`]).
+    moved: bool,
 }
 
 /// How long a status message stays.
@@ -117,6 +120,7 @@ impl Session {
             transforms: Vec::new(),
             help_open: false,
             last_click: None,
+            moved: false,
         }
     }
 
@@ -314,6 +318,7 @@ impl Session {
     fn act(&mut self, a: Action, now_s: f64) -> Effect {
         match &mut self.view {
             Some(v) => {
+                self.moved = true;
                 let reply = v.act(a, now_s);
                 self.after(reply, now_s)
             }
@@ -347,6 +352,12 @@ impl Session {
     /// The window size.
     pub fn viewport(&self) -> Option<Viewport> {
         self.viewport
+    }
+
+    /// True once after the view moved (wheel, pinch, drag, a key's action): the frame
+    /// drawn now shows motion, and places its labels under a deadline.
+    pub fn take_moved(&mut self) -> bool {
+        std::mem::take(&mut self.moved)
     }
 
     /// True once when something changed that needs a new frame.
@@ -423,6 +434,7 @@ impl Session {
                 && let Some(v) = &mut self.view
             {
                 v.drag(x, y, dx, dy);
+                self.moved = true;
                 self.redraw = true;
             }
             p.last = (x, y);
@@ -586,6 +598,7 @@ impl Session {
         let w = input::wheel(delta, self.mods);
         if let Some(v) = &mut self.view {
             v.wheel(self.cursor, w);
+            self.moved = true;
         }
         self.menu = None;
         self.update_hover();
@@ -596,6 +609,7 @@ impl Session {
     pub fn pinch(&mut self, delta: f64) {
         if let Some(v) = &mut self.view {
             v.pinch(self.cursor, 1.0 + delta);
+            self.moved = true;
         }
         self.update_hover();
         self.redraw = true;

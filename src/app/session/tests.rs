@@ -890,3 +890,28 @@ fn a_comparison_has_swap_and_side_buttons_and_keys() {
     assert_eq!(plain.key(&ch("v"), Some("v"), NOW), Effect::None);
     assert!(status(&plain).status.right.contains("Shift"));
 }
+
+#[test]
+fn only_moving_the_view_gives_the_next_frame_a_label_deadline() {
+    let mut s = session("main;work 6\nmain;idle 4\n");
+    assert!(!s.take_moved(), "opening a document is not motion");
+    let g = flame(&s).geometry(1.0);
+    let (x, y) = (g.graph.x + g.graph.w * 0.3, g.row_top(1) + 2.0);
+    // Hovering redraws with every label.
+    s.pointer_moved(x, y);
+    assert!(!s.take_moved());
+    s.wheel(WheelDelta::Lines(0.0, 1.0));
+    assert!(s.take_moved(), "a wheel zoom moves the view");
+    assert!(!s.take_moved(), "the frame after it is drawn at rest");
+    // A drag pans; a press without a drag does not.
+    s.left_pressed(NOW);
+    assert!(!s.take_moved());
+    s.pointer_moved(x + 40.0, y);
+    assert!(s.take_moved(), "a drag moves the view");
+    s.left_released(NOW);
+    s.pinch(0.1);
+    assert!(s.take_moved(), "a pinch moves the view");
+    s.key(&ch("+"), Some("+"), NOW + 1.0);
+    assert!(s.take_moved(), "a key's action moves the view");
+    assert!(!s.take_moved());
+}

@@ -29,6 +29,10 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// What a text is expected to cost to draw before any frame measured it (a label of
+/// ~20 glyphs on a slow machine): see [`TextLayer::note_drawing`].
+const TEXT_COST_PRIOR: Duration = Duration::from_nanos(400);
+
 /// Shaped labels kept by [`TextLayer`], per generation (see [`Generations`]).
 const SHAPED_CAP: usize = 2048;
 /// Measured strings kept (each keeps its glyph ends), per generation.
@@ -380,6 +384,21 @@ pub struct TextLayer {
     /// The glyph table's epoch the runs of `shaped` and `chars` belong to.
     epoch: u64,
     items: [Vec<Item>; 2],
+    /// Until when this frame's label loops may place labels (`None`: no deadline); see
+    /// [`TextLayer::limit_labels`].
+    label_deadline: Option<Instant>,
+    /// Bars this frame left without labels for lack of time.
+    labels_left: usize,
+    /// Texts placed this frame by label loops under a deadline.
+    label_texts: usize,
+    /// What drawing a text took in recent frames (its items and glyph quads; see
+    /// [`TextLayer::note_drawing`]): a timed label loop counts it against the deadline
+    /// for every text it places, so the deadline bounds the frame's text work, not only
+    /// the placing.
+    text_cost: Duration,
+    /// What the rest of the renderer's work took in recent frames (rectangles, bars'
+    /// uniforms, encoding): counted against the deadline too.
+    render_rest: Duration,
 }
 
 /// Font system with only the bundled font.
@@ -778,6 +797,11 @@ impl TextLayer {
             ellipsis: None,
             epoch: 0,
             items: [Vec::new(), Vec::new()],
+            label_deadline: None,
+            labels_left: 0,
+            label_texts: 0,
+            text_cost: TEXT_COST_PRIOR,
+            render_rest: Duration::ZERO,
         }
     }
 
@@ -797,7 +821,40 @@ impl TextLayer {
         self.shaper.budget = shaping;
         self.shaper.spent = Duration::ZERO;
         self.shaper.deferred = 0;
+        self.label_deadline = None;
+        self.labels_left = 0;
+        self.label_texts = 0;
         self.take_ahead();
+    }
+
+    /// Gives the frame begun with [`begin_frame`](Self::begin_frame) `budget` from now
+    /// up to its submit (`None`: no limit, as for screenshots, exports and a window at
+    /// rest): its label loops place the widest bars' labels first, while the time spent
+    /// plus what drawing the texts placed and the renderer's other work took in recent
+    /// frames stays within it ([`crate::view::labels`]), and
+    /// [`labels_left`](Self::labels_left) tells the window to draw again when the view
+    /// rests. Until [`end_frame`](Self::end_frame).
+    pub fn limit_labels(&mut self, budget: Option<Duration>) {
+        self.label_deadline = budget.map(|d| Instant::now() + d);
+    }
+
+    /// Bars the current (or last) frame left without their labels for lack of time.
+    pub fn labels_left(&self) -> usize {
+        self.labels_left
+    }
+
+    /// A frame's renderer took `drawing` to draw its `texts` texts (pushing their items,
+    /// preparing their glyph quads) and `rest` for everything else up to the submit:
+    /// kept as running averages (per text, over frames of many texts), what a timed
+    /// label loop expects each text it places and the renderer's other work to cost
+    /// ([`MeasureText::labels_in_time`]).
+    pub fn note_drawing(&mut self, drawing: Duration, texts: usize, rest: Duration) {
+        self.render_rest = (self.render_rest * 3 + rest) / 4;
+        if texts < 64 {
+            return;
+        }
+        let per = drawing / texts as u32;
+        self.text_cost = (self.text_cost * 3 + per) / 4;
     }
 
     /// Takes the names shaped ahead that have arrived, for every name table whose
@@ -859,6 +916,7 @@ impl TextLayer {
     /// Ends the frame's shaping limit.
     pub fn end_frame(&mut self) {
         self.shaper.budget = None;
+        self.label_deadline = None;
     }
 
     /// Whether names are being shaped ahead on a thread ([`Ahead`]) and not all taken yet.
@@ -1338,6 +1396,25 @@ impl MeasureText for TextLayer {
 
     fn names_ahead(&mut self, names: &Names, size: f32) {
         self.shaper.names_ahead(names, size);
+    }
+
+    fn labels_timed(&self) -> bool {
+        self.label_deadline.is_some()
+    }
+
+    fn labels_in_time(&mut self, texts: usize) -> bool {
+        let Some(deadline) = self.label_deadline else {
+            return true;
+        };
+        self.label_texts = self.label_texts.saturating_add(texts);
+        let texts = u32::try_from(self.label_texts).unwrap_or(u32::MAX);
+        self.text_cost
+            .checked_mul(texts)
+            .is_some_and(|drawing| Instant::now() + drawing + self.render_rest < deadline)
+    }
+
+    fn leave_labels(&mut self, n: usize) {
+        self.labels_left += n;
     }
 
     fn name_width(&mut self, names: &Names, id: NameId, size: f32) -> f32 {

@@ -13,6 +13,7 @@ use crate::view::draw::{
     BODY_COLOR, Frame, Label, LabelFit, MUTED_COLOR, Measure, NameFit, OverviewLayer, Rect,
     RowDraw, TITLE_COLOR, Text, line_height, outline, rgba, rgba8, single_bars,
 };
+use crate::view::labels::{LabelArea, label_slots, place_labels};
 use crate::view::search::SearchResult;
 
 /// What a frame of the timeline is drawn through: its geometry and camera.
@@ -207,69 +208,68 @@ impl TimelineView {
         // Text colors of the backgrounds seen (palettes repeat a few dozen colors; the
         // contrast of each takes three powers).
         let mut fgs: Vec<([f32; 3], [u8; 3])> = Vec::new();
-        for d in rows {
-            let row = &self.tracks.layout.rows[d.row];
-            let top = d.top;
-            for i in single_bars(Some(&self.lod), d) {
-                let x0 = gx + cam.x_of(row.x0[i]) as f32;
-                let x1 = gx + cam.x_of(row.x1[i]) as f32;
-                if x1 - x0 < min_label {
-                    continue;
+        let layout = &self.tracks.layout;
+        let area = LabelArea {
+            left: gx,
+            right: graph_right,
+            gap: g.gap_px,
+            min_width: min_label,
+        };
+        let slots = label_slots(layout, &self.lod, rows, cam, area, m.labels_timed());
+        frame.text.reserve(slots.len());
+        place_labels(&slots, frame, m, |slot, frame, m| {
+            let d = &rows[slot.draw as usize];
+            let row = &layout.rows[d.row];
+            let (i, top) = (slot.bar as usize, d.top);
+            let (vx0, vx1) = (slot.x0, slot.x1);
+            let s = row.node[i] as usize;
+            let id = spans.name[s];
+            let greyed = self.search.is_some()
+                && matches.is_none_or(|m| m.get(spans.name[s] as usize) != Some(&true));
+            let bg = self.span_color(s, max_dur, greyed);
+            let fg = match fgs.iter().find(|(b, _)| *b == bg) {
+                Some(&(_, f)) => f,
+                None => {
+                    let f = color::label_color(bg);
+                    if fgs.len() < 32 {
+                        fgs.push((bg, f));
+                    }
+                    f
                 }
-                let vx0 = round_px(x0.max(gx));
-                let vx1 = (round_px(x1) - g.gap_px).min(graph_right);
-                if vx1 <= vx0 {
-                    continue;
+            };
+            let avail = vx1 - vx0 - 2.0 * pad;
+            let text_top = round_px(top + (g.bar_height_px - label_line) / 2.0);
+            let clip = [vx0, top, vx1, top + g.bar_height_px];
+            let mut put = |text: Label<'a>, x: f32| {
+                frame.text.push(Text {
+                    text,
+                    size: small,
+                    x,
+                    y: text_top,
+                    clip,
+                    color: fg,
+                })
+            };
+            let wn = match m.name_fit(LabelFit::Head, &spans.names, id, small, avail) {
+                NameFit::Whole(w) => w,
+                NameFit::Cut(t) => {
+                    put(t, vx0 + pad);
+                    frame.labels += 1;
+                    return;
                 }
-                let s = row.node[i] as usize;
-                let id = spans.name[s];
-                let greyed = self.search.is_some()
-                    && matches.is_none_or(|m| m.get(spans.name[s] as usize) != Some(&true));
-                let bg = self.span_color(s, max_dur, greyed);
-                let fg = match fgs.iter().find(|(b, _)| *b == bg) {
-                    Some(&(_, f)) => f,
-                    None => {
-                        let f = color::label_color(bg);
-                        if fgs.len() < 32 {
-                            fgs.push((bg, f));
-                        }
-                        f
-                    }
-                };
-                let avail = vx1 - vx0 - 2.0 * pad;
-                let text_top = round_px(top + (g.bar_height_px - label_line) / 2.0);
-                let clip = [vx0, top, vx1, top + g.bar_height_px];
-                let mut put = |text: Label<'a>, x: f32| {
-                    frame.text.push(Text {
-                        text,
-                        size: small,
-                        x,
-                        y: text_top,
-                        clip,
-                        color: fg,
-                    })
-                };
-                let wn = match m.name_fit(LabelFit::Head, &spans.names, id, small, avail) {
-                    NameFit::Whole(w) => w,
-                    NameFit::Cut(t) => {
-                        put(t, vx0 + pad);
-                        frame.labels += 1;
-                        continue;
-                    }
-                    NameFit::Nothing => continue,
-                };
-                put(Label::name(&spans.names, id), vx0 + pad);
-                frame.labels += 1;
-                if wn + gap < avail {
-                    dur.clear();
-                    write_duration_ns(spans.dur_ns[s] as f64, &mut dur);
-                    let wd = m.width(&dur, small);
-                    if wn + gap + wd <= avail {
-                        put(dur.clone().into(), vx1 - pad - wd);
-                    }
+                NameFit::Nothing => return,
+            };
+            put(Label::name(&spans.names, id), vx0 + pad);
+            frame.labels += 1;
+            if wn + gap < avail {
+                dur.clear();
+                write_duration_ns(spans.dur_ns[s] as f64, &mut dur);
+                let wd = m.width(&dur, small);
+                if wn + gap + wd <= avail {
+                    put(dur.clone().into(), vx1 - pad - wd);
                 }
             }
-        }
+        });
     }
 
     /// Spans made from samples: their start and end are known to within one sampling

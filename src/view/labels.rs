@@ -1,0 +1,413 @@
+//! Which bars carry labels, and in what order a frame places them.
+//!
+//! A flame graph or timeline labels every bar drawn alone that is wide enough
+//! ([`label_slots`]). Exports, screenshots and a window at rest place every label. While
+//! the view moves (a wheel zoom, a drag, an animation), the window gives a frame's labels
+//! a deadline ([`Measure::labels_in_time`]): labels are then placed widest bar first, in
+//! width classes of doubling widths (within a class in layout order, top row first), and
+//! what the deadline leaves is reported ([`Measure::leave_labels`]) so the window draws
+//! the frame again, unhurried, once the view rests. Zooming never waits on text: the
+//! labels a fast zoom skips are the narrow bars' `ab…` stubs, and they appear a frame
+//! after the wheel stops.
+
+use super::draw::{Frame, Measure, RowDraw, single_bars};
+use crate::geometry::{Camera, round_px};
+use crate::layout::Layout;
+use crate::lod::Lod;
+
+/// A bar that may carry a label: where its visible part lies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LabelSlot {
+    /// Index into the frame's row draws.
+    pub draw: u32,
+    /// The bar's index in its layout row.
+    pub bar: u32,
+    /// Left edge of its visible part, rounded to a pixel.
+    pub x0: f32,
+    /// Right edge of its visible part (the gap taken off), rounded.
+    pub x1: f32,
+}
+
+impl LabelSlot {
+    /// Width of the visible part.
+    pub fn width(&self) -> f32 {
+        self.x1 - self.x0
+    }
+}
+
+/// Where labels may go: the graph's horizontal extent, the gap between bars and the
+/// narrowest bar that is labelled.
+#[derive(Clone, Copy, Debug)]
+pub struct LabelArea {
+    /// Left edge of the graph.
+    pub left: f32,
+    /// Right edge of the graph.
+    pub right: f32,
+    /// Gap drawn at each bar's right end.
+    pub gap: f32,
+    /// Bars narrower than this carry no label.
+    pub min_width: f32,
+}
+
+/// Width classes of [`label_slots`]' widest-first order: `min_width` × 2^k for k below
+/// this, the last class open-ended.
+const CLASSES: usize = 8;
+
+/// The bars of `rows` (drawn alone, at least `area.min_width` wide, with some of them
+/// visible) in the order labels are placed: layout order, or with `widest_first` by
+/// width class, widest first (stable within a class).
+pub fn label_slots(
+    layout: &Layout,
+    lod: &Lod,
+    rows: &[RowDraw],
+    cam: &Camera,
+    area: LabelArea,
+    widest_first: bool,
+) -> Vec<LabelSlot> {
+    let mut slots = Vec::new();
+    for (k, d) in rows.iter().enumerate() {
+        let row = &layout.rows[d.row];
+        for i in single_bars(Some(lod), d) {
+            let x0 = area.left + cam.x_of(row.x0[i]) as f32;
+            let x1 = area.left + cam.x_of(row.x1[i]) as f32;
+            if x1 - x0 < area.min_width {
+                continue;
+            }
+            let vx0 = round_px(x0.max(area.left));
+            let vx1 = (round_px(x1) - area.gap).min(area.right);
+            if vx1 <= vx0 {
+                continue;
+            }
+            slots.push(LabelSlot {
+                draw: k as u32,
+                bar: i as u32,
+                x0: vx0,
+                x1: vx1,
+            });
+        }
+    }
+    if widest_first {
+        slots = by_width_class(slots, area.min_width);
+    }
+    slots
+}
+
+/// `slots` by width class (see [`CLASSES`]), widest first, in their order within a
+/// class: a counting sort, one pass to count and one to place.
+fn by_width_class(slots: Vec<LabelSlot>, min_width: f32) -> Vec<LabelSlot> {
+    let unit = min_width.max(1.0);
+    let class = |s: &LabelSlot| {
+        let r = (s.width() / unit).max(1.0);
+        // The exponent of a float ≥ 1 is floor(log2).
+        let e = ((r.to_bits() >> 23) as i32 - 127).clamp(0, CLASSES as i32 - 1) as usize;
+        CLASSES - 1 - e
+    };
+    let mut start = [0usize; CLASSES + 1];
+    for s in &slots {
+        start[class(s) + 1] += 1;
+    }
+    for c in 0..CLASSES {
+        start[c + 1] += start[c];
+    }
+    let mut out = vec![
+        LabelSlot {
+            draw: 0,
+            bar: 0,
+            x0: 0.0,
+            x1: 0.0,
+        };
+        slots.len()
+    ];
+    for s in slots {
+        let c = class(&s);
+        out[start[c]] = s;
+        start[c] += 1;
+    }
+    out
+}
+
+/// How many slots a label loop places between two looks at the clock.
+const CHECK_EVERY: usize = 16;
+
+/// Calls `place` on each of `slots` in order, while the frame has time for labels
+/// ([`Measure::labels_in_time`], asked every few slots with the texts placed since);
+/// the slots left are reported with [`Measure::leave_labels`]. `place` adds a slot's
+/// texts to the frame.
+pub fn place_labels<'a, M: Measure + ?Sized>(
+    slots: &[LabelSlot],
+    frame: &mut Frame<'a>,
+    m: &mut M,
+    mut place: impl FnMut(&LabelSlot, &mut Frame<'a>, &mut M),
+) {
+    let mut texts = frame.text.len();
+    for (k, s) in slots.iter().enumerate() {
+        if k % CHECK_EVERY == 0 && k > 0 {
+            let placed = frame.text.len() - texts;
+            texts = frame.text.len();
+            if !m.labels_in_time(placed) {
+                m.leave_labels(slots.len() - k);
+                return;
+            }
+        }
+        place(s, frame, m);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slot(x0: f32, x1: f32, bar: u32) -> LabelSlot {
+        LabelSlot {
+            draw: 0,
+            bar,
+            x0,
+            x1,
+        }
+    }
+
+    #[test]
+    fn widest_classes_come_first_in_layout_order_within_a_class() {
+        // min width 10: classes [10, 20), [20, 40), [40, 80), …
+        let slots = vec![
+            slot(0.0, 12.0, 0),
+            slot(0.0, 300.0, 1),
+            slot(0.0, 25.0, 2),
+            slot(0.0, 15.0, 3),
+            slot(0.0, 5000.0, 4),
+            slot(0.0, 39.0, 5),
+            slot(0.0, 310.0, 6),
+        ];
+        let order: Vec<u32> = by_width_class(slots, 10.0).iter().map(|s| s.bar).collect();
+        assert_eq!(order, [4, 1, 6, 2, 5, 0, 3]);
+    }
+
+    struct Clock {
+        ticks_left: usize,
+        asked: usize,
+        texts: usize,
+        left: usize,
+    }
+
+    impl Measure for Clock {
+        fn width(&mut self, text: &str, _size: f32) -> f32 {
+            text.len() as f32
+        }
+        fn cut(
+            &mut self,
+            _part: crate::view::draw::LabelFit,
+            _text: &str,
+            _size: f32,
+            _max_w: f32,
+        ) -> Option<String> {
+            None
+        }
+        fn labels_in_time(&mut self, texts: usize) -> bool {
+            self.asked += 1;
+            self.texts += texts;
+            if self.ticks_left == 0 {
+                return false;
+            }
+            self.ticks_left -= 1;
+            true
+        }
+        fn leave_labels(&mut self, n: usize) {
+            self.left += n;
+        }
+    }
+
+    #[test]
+    fn labels_stop_at_the_deadline_and_report_the_rest() {
+        let slots: Vec<_> = (0..100).map(|i| slot(0.0, 50.0, i)).collect();
+        // Each slot places a text, every third one two.
+        let place = |s: &LabelSlot, f: &mut Frame<'_>, _: &mut Clock| {
+            for _ in 0..1 + usize::from(s.bar.is_multiple_of(3)) {
+                f.text.push(crate::view::draw::Text {
+                    text: s.bar.to_string().into(),
+                    size: 10.0,
+                    x: s.x0,
+                    y: 0.0,
+                    clip: [s.x0, 0.0, s.x1, 10.0],
+                    color: [0, 0, 0],
+                });
+            }
+        };
+        // Time for two looks at the clock: 3 × 16 slots placed, 52 left, and the clock
+        // told of the texts of all 48.
+        let mut m = Clock {
+            ticks_left: 2,
+            asked: 0,
+            texts: 0,
+            left: 0,
+        };
+        let mut f = Frame::new(100, 100, 1.0);
+        place_labels(&slots, &mut f, &mut m, place);
+        let placed: Vec<_> = f.text.iter().map(|t| t.text.to_string()).collect();
+        let want: Vec<_> = (0..48u32)
+            .flat_map(|b| vec![b.to_string(); 1 + usize::from(b.is_multiple_of(3))])
+            .collect();
+        assert_eq!(placed, want);
+        assert_eq!((m.asked, m.texts, m.left), (3, 48 + 16, 52));
+        // All the time needed: every slot, nothing left.
+        let mut m = Clock {
+            ticks_left: usize::MAX,
+            asked: 0,
+            texts: 0,
+            left: 0,
+        };
+        let mut f = Frame::new(100, 100, 1.0);
+        place_labels(&slots, &mut f, &mut m, place);
+        assert_eq!((f.text.len(), m.left), (134, 0));
+    }
+
+    /// A measurer with time for `allowed` texts.
+    struct Allowed {
+        m: crate::view::draw::FixedMeasure,
+        allowed: usize,
+        texts: usize,
+        left: usize,
+    }
+
+    impl Measure for Allowed {
+        fn width(&mut self, text: &str, size: f32) -> f32 {
+            self.m.width(text, size)
+        }
+        fn cut(
+            &mut self,
+            part: crate::view::draw::LabelFit,
+            text: &str,
+            size: f32,
+            max_w: f32,
+        ) -> Option<String> {
+            self.m.cut(part, text, size, max_w)
+        }
+        fn labels_timed(&self) -> bool {
+            true
+        }
+        fn labels_in_time(&mut self, texts: usize) -> bool {
+            self.texts += texts;
+            self.texts < self.allowed
+        }
+        fn leave_labels(&mut self, n: usize) {
+            self.left += n;
+        }
+    }
+
+    /// Each text of `f` as `(text, x, y, clip width)`, sorted.
+    fn texts(f: &Frame<'_>) -> Vec<(String, i64, i64, i64)> {
+        let mut t: Vec<_> = f
+            .text
+            .iter()
+            .map(|t| {
+                (
+                    t.text.to_string(),
+                    t.x as i64,
+                    t.y as i64,
+                    (t.clip[2] - t.clip[0]) as i64,
+                )
+            })
+            .collect();
+        t.sort();
+        t
+    }
+
+    /// Checks a view's labels under deadlines: a deadline that leaves some places the
+    /// widest bars' labels (all of those of bars at least twice as wide as the
+    /// narrowest it placed) and reports the rest; one that leaves none places what an
+    /// export does.
+    fn check_deadlines(v: &dyn crate::view::View, allowed: usize) {
+        use crate::view::{Purpose, compose};
+        let fixed = crate::view::draw::FixedMeasure { advance: 0.6 };
+        let full = compose(v, Purpose::Export, None, &mut fixed.clone());
+        let mut m = Allowed {
+            m: fixed,
+            allowed,
+            texts: 0,
+            left: 0,
+        };
+        let timed = compose(v, Purpose::Export, None, &mut m);
+        assert!(
+            timed.labels < full.labels && m.left > 0,
+            "{} of {} labels placed, {} bars left",
+            timed.labels,
+            full.labels,
+            m.left
+        );
+        let (all, some) = (texts(&full), texts(&timed));
+        let mut rest = all.clone();
+        for t in &some {
+            let at = rest.iter().position(|r| r == t);
+            assert!(at.is_some(), "{t:?} is a label of the full frame");
+            rest.remove(at.unwrap());
+        }
+        // Labels of bars wider than twice the narrowest placed are placed. (Titles and
+        // axis marks come before the labels and are all in both.)
+        let narrowest = some.iter().map(|t| t.3).filter(|&w| w > 0).min().unwrap();
+        assert!(
+            rest.iter().all(|r| r.3 < 2 * narrowest),
+            "a wide bar left: {:?}",
+            rest.iter().max_by_key(|r| r.3)
+        );
+        let mut m = Allowed {
+            m: fixed,
+            allowed: usize::MAX,
+            texts: 0,
+            left: 0,
+        };
+        let timed = compose(v, Purpose::Export, None, &mut m);
+        assert_eq!((texts(&timed), m.left), (all, 0));
+    }
+
+    fn viewport(v: &mut dyn crate::view::View) {
+        v.set_viewport(crate::view::Viewport {
+            width_px: 1200,
+            height_px: 700,
+            scale: 1.0,
+        });
+    }
+
+    #[test]
+    fn a_moving_flame_graph_labels_its_widest_bars_first() {
+        // Twenty narrow calls, then one wide call three deep: in layout order the
+        // narrow ones come first.
+        let mut text = String::new();
+        for i in 0..20 {
+            text.push_str(&format!("main;a_narrow_call_{i} 30\n"));
+        }
+        text.push_str("main;z_wide;wide_child;wide_grandchild 400\n");
+        let p = crate::import::load_bytes("t.folded", text.as_bytes(), Default::default()).unwrap();
+        let doc = crate::model::Document::Profile(std::sync::Arc::new(p));
+        let mut v = crate::view::default_view(&doc, &Default::default());
+        viewport(v.as_mut());
+        check_deadlines(v.as_ref(), 16);
+    }
+
+    #[test]
+    fn a_moving_timeline_labels_its_widest_spans_first() {
+        // One thread of nested calls of many lengths.
+        let mut events = Vec::new();
+        let mut t = 0u64;
+        for i in 0..40u64 {
+            let dur = 5 + (i * 53) % 400;
+            events.push(format!(
+                r#"{{"name":"outer_{}","ph":"X","ts":{t},"dur":{dur},"pid":1,"tid":1}}"#,
+                i % 17
+            ));
+            events.push(format!(
+                r#"{{"name":"inner_call_{}","ph":"X","ts":{},"dur":{},"pid":1,"tid":1}}"#,
+                i % 29,
+                t + 1,
+                dur / 2
+            ));
+            t += dur + 2;
+        }
+        let json = format!("[{}]", events.join(","));
+        let doc = crate::model::Document::from(
+            crate::import::load_any_bytes("t.json", json.as_bytes(), Default::default()).unwrap(),
+        );
+        let mut v = crate::view::default_view(&doc, &Default::default());
+        assert_eq!(v.kind(), crate::view::ViewKind::TIMELINE);
+        viewport(v.as_mut());
+        check_deadlines(v.as_ref(), 16);
+    }
+}
