@@ -410,21 +410,39 @@ fn name_labels_draw_as_the_strings_they_show() {
 }
 
 /// A window frame drawn while the view moves gives its labels a deadline: a label loop
-/// may go on while the time spent, plus what the texts placed and the renderer's other
-/// work took in recent frames, ends before it; the bars left are counted until the next
-/// frame begins. Exports and frames at rest have no deadline.
+/// may go on while the time spent, plus what the texts placed and the rest of the frame
+/// took in recent timed frames, ends before it; the bars left are counted until the
+/// next frame begins. Exports and frames at rest have no deadline, and teach nothing.
 #[test]
 fn a_moving_frame_counts_its_texts_against_the_deadline() {
-    use std::time::Duration;
+    use std::time::{Duration, Instant};
     let Some(gpu) = gpu() else { return };
     let mut layer = TextLayer::new(&gpu.device, TARGET_FORMAT);
     layer.begin_frame(None);
     assert!(!layer.labels_timed());
     assert!(layer.labels_in_time(usize::MAX));
-    // Texts that took 10 µs each, and 2 ms of other work: after a few frames, 2000 texts
-    // (20 ms) and the other work fit in 50 ms, and 5000 more do not.
+    // A frame at rest that took an hour teaches nothing.
+    layer.note_drawing(
+        Duration::from_secs(3600),
+        100,
+        Instant::now() + Duration::from_secs(7200),
+    );
+    // Timed frames whose texts took 10 µs each, and whose rest took 2 ms: then 2000
+    // texts (20 ms) and the rest fit in 50 ms, and 5000 more do not.
+    let timed_frame = |layer: &mut TextLayer, drawing: Duration, texts: usize, rest: Duration| {
+        layer.begin_frame(Some(Duration::from_millis(1)));
+        layer.limit_labels(Some(Duration::from_secs(1)));
+        assert!(layer.labels_in_time(0));
+        layer.end_frame();
+        layer.note_drawing(drawing, texts, Instant::now() + drawing + rest);
+    };
     for _ in 0..40 {
-        layer.note_drawing(Duration::from_millis(1), 100, Duration::from_millis(2));
+        timed_frame(
+            &mut layer,
+            Duration::from_millis(1),
+            100,
+            Duration::from_millis(2),
+        );
     }
     layer.begin_frame(Some(Duration::from_millis(1)));
     layer.limit_labels(Some(Duration::from_millis(50)));
@@ -433,9 +451,9 @@ fn a_moving_frame_counts_its_texts_against_the_deadline() {
     assert!(!layer.labels_in_time(5000));
     layer.leave_labels(7);
     assert_eq!(layer.labels_left(), 7);
-    // The renderer's other work alone can use up the time.
+    // The rest of the frame alone can use up the time.
     for _ in 0..40 {
-        layer.note_drawing(Duration::ZERO, 0, Duration::from_millis(60));
+        timed_frame(&mut layer, Duration::ZERO, 0, Duration::from_millis(60));
     }
     layer.begin_frame(Some(Duration::from_millis(1)));
     assert_eq!(

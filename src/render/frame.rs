@@ -234,12 +234,11 @@ impl Renderer {
             t.resolve(&mut enc);
         }
         let commands = enc.finish();
-        let took = t_start.elapsed();
-        let encode_ms = took.as_secs_f32() * 1000.0;
+        let encode_ms = t_start.elapsed().as_secs_f32() * 1000.0;
         self.text.note_drawing(
             text_took,
             frame.text.len() + frame.top_text.len(),
-            took.saturating_sub(text_took),
+            std::time::Instant::now(),
         );
         gpu.queue.submit([commands]);
         if let Some(t) = timer {

@@ -32,6 +32,9 @@ use std::time::{Duration, Instant};
 /// What a text is expected to cost to draw before any frame measured it (a label of
 /// ~20 glyphs on a slow machine): see [`TextLayer::note_drawing`].
 const TEXT_COST_PRIOR: Duration = Duration::from_nanos(400);
+/// What the rest of a timed frame is expected to take before any frame measured it
+/// (see [`TextLayer::note_drawing`]).
+const REST_PRIOR: Duration = Duration::from_micros(300);
 
 /// Shaped labels kept by [`TextLayer`], per generation (see [`Generations`]).
 const SHAPED_CAP: usize = 2048;
@@ -396,9 +399,13 @@ pub struct TextLayer {
     /// for every text it places, so the deadline bounds the frame's text work, not only
     /// the placing.
     text_cost: Duration,
-    /// What the rest of the renderer's work took in recent frames (rectangles, bars'
-    /// uniforms, encoding): counted against the deadline too.
+    /// What the rest of a timed frame took in recent timed frames, from its label
+    /// loops' last look at the clock to its submit, its texts' drawing taken off (the
+    /// view's work after its labels; the renderer's rectangles, bars' uniforms,
+    /// encoding): counted against the deadline too.
     render_rest: Duration,
+    /// When this frame's label loops last looked at the clock under a deadline.
+    last_check: Option<Instant>,
 }
 
 /// Font system with only the bundled font.
@@ -801,7 +808,8 @@ impl TextLayer {
             labels_left: 0,
             label_texts: 0,
             text_cost: TEXT_COST_PRIOR,
-            render_rest: Duration::ZERO,
+            render_rest: REST_PRIOR,
+            last_check: None,
         }
     }
 
@@ -824,6 +832,7 @@ impl TextLayer {
         self.label_deadline = None;
         self.labels_left = 0;
         self.label_texts = 0;
+        self.last_check = None;
         self.take_ahead();
     }
 
@@ -844,17 +853,23 @@ impl TextLayer {
     }
 
     /// A frame's renderer took `drawing` to draw its `texts` texts (pushing their items,
-    /// preparing their glyph quads) and `rest` for everything else up to the submit:
-    /// kept as running averages (per text, over frames of many texts), what a timed
-    /// label loop expects each text it places and the renderer's other work to cost
-    /// ([`MeasureText::labels_in_time`]).
-    pub fn note_drawing(&mut self, drawing: Duration, texts: usize, rest: Duration) {
-        self.render_rest = (self.render_rest * 3 + rest) / 4;
-        if texts < 64 {
+    /// preparing their glyph quads) and was done at `done` (its commands encoded). Of
+    /// a frame whose labels were timed, kept as running averages: the cost of a text
+    /// (over frames of many texts) and the time from the label loops' last look at the
+    /// clock to `done` less the drawing, what a timed label loop expects each text it
+    /// places and the rest of the frame to take ([`MeasureText::labels_in_time`]).
+    pub fn note_drawing(&mut self, drawing: Duration, texts: usize, done: Instant) {
+        let Some(checked) = self.last_check.take() else {
             return;
+        };
+        let rest = done
+            .saturating_duration_since(checked)
+            .saturating_sub(drawing);
+        self.render_rest = (self.render_rest * 3 + rest) / 4;
+        if texts >= 64 {
+            let per = drawing / texts as u32;
+            self.text_cost = (self.text_cost * 3 + per) / 4;
         }
-        let per = drawing / texts as u32;
-        self.text_cost = (self.text_cost * 3 + per) / 4;
     }
 
     /// Takes the names shaped ahead that have arrived, for every name table whose
@@ -1408,9 +1423,11 @@ impl MeasureText for TextLayer {
         };
         self.label_texts = self.label_texts.saturating_add(texts);
         let texts = u32::try_from(self.label_texts).unwrap_or(u32::MAX);
+        let now = Instant::now();
+        self.last_check = Some(now);
         self.text_cost
             .checked_mul(texts)
-            .is_some_and(|drawing| Instant::now() + drawing + self.render_rest < deadline)
+            .is_some_and(|drawing| now + drawing + self.render_rest < deadline)
     }
 
     fn leave_labels(&mut self, n: usize) {
