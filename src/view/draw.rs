@@ -276,15 +276,51 @@ pub enum NameFit<'n> {
 /// its id: a label loop of thousands of names allocates, copies and hashes no string.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Label<'a> {
-    text: std::borrow::Cow<'a, str>,
+    text: LabelText<'a>,
     name: Option<NameLabel>,
+}
+
+/// Longest text a [`Label`] keeps inline ([`Label::copied`]).
+const SHORT: usize = 22;
+
+/// A label's text: borrowed or owned, or short and copied inline (a duration, a
+/// number: a frame of a thousand of them allocates and frees none).
+#[derive(Clone, Debug)]
+enum LabelText<'a> {
+    Str(std::borrow::Cow<'a, str>),
+    Short { len: u8, bytes: [u8; SHORT] },
+}
+
+impl LabelText<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            LabelText::Str(s) => s,
+            LabelText::Short { len, bytes } => {
+                // Copied from a &str at a char boundary (`Label::copied`).
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+        }
+    }
+}
+
+impl PartialEq for LabelText<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl std::ops::Deref for LabelText<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
 }
 
 impl<'a> Label<'a> {
     /// The name `id` of `names`, whole.
     pub fn name(names: &'a Names, id: NameId) -> Label<'a> {
         Label {
-            text: std::borrow::Cow::Borrowed(names.get(id)),
+            text: LabelText::Str(std::borrow::Cow::Borrowed(names.get(id))),
             name: Some(NameLabel {
                 names: names.uid(),
                 id,
@@ -337,10 +373,28 @@ impl<'a> Label<'a> {
     }
 }
 
+impl Label<'_> {
+    /// `text` copied: inline when short (no allocation), else into a string.
+    pub fn copied(text: &str) -> Label<'static> {
+        if text.len() > SHORT {
+            return Label::from(text.to_string());
+        }
+        let mut bytes = [0u8; SHORT];
+        bytes[..text.len()].copy_from_slice(text.as_bytes());
+        Label {
+            text: LabelText::Short {
+                len: text.len() as u8,
+                bytes,
+            },
+            name: None,
+        }
+    }
+}
+
 impl From<String> for Label<'_> {
     fn from(text: String) -> Self {
         Label {
-            text: text.into(),
+            text: LabelText::Str(text.into()),
             name: None,
         }
     }
@@ -349,7 +403,7 @@ impl From<String> for Label<'_> {
 impl<'a> From<&'a str> for Label<'a> {
     fn from(text: &'a str) -> Self {
         Label {
-            text: text.into(),
+            text: LabelText::Str(text.into()),
             name: None,
         }
     }
@@ -880,6 +934,23 @@ impl Measure for FixedMeasure {
 mod tests {
     use super::*;
     use crate::layout::Row;
+
+    #[test]
+    fn copied_labels_show_their_text_short_or_long() {
+        for text in [
+            "",
+            "1.23 µs",
+            "exactly twenty-two b",
+            "ÿ".repeat(11).as_str(),
+            "a label longer than twenty-two bytes",
+        ] {
+            let l = Label::copied(text);
+            assert_eq!(l.source(), text);
+            assert_eq!(l, Label::from(text.to_string()));
+            assert_eq!(l.to_string(), text);
+            assert!(l.name_label().is_none());
+        }
+    }
 
     #[test]
     fn nested_values_read_from_the_rows_are_the_trees() {

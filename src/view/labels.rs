@@ -65,9 +65,16 @@ pub fn label_slots(
     widest_first: bool,
 ) -> Vec<LabelSlot> {
     let mut slots = Vec::new();
+    // A bar narrower than this many pixels less one is narrower than `min_width` as
+    // drawn too (a pixel more than rounding could ever take): most bars of a dense
+    // frame are, and are left with one multiplication.
+    let clearly_narrow = f64::from(area.min_width) - 1.0;
     for (k, d) in rows.iter().enumerate() {
         let row = &layout.rows[d.row];
         for i in single_bars(Some(lod), d) {
+            if (row.x1[i].saturating_sub(row.x0[i])) as f64 * cam.px_per_tick < clearly_narrow {
+                continue;
+            }
             let x0 = area.left + cam.x_of(row.x0[i]) as f32;
             let x1 = area.left + cam.x_of(row.x1[i]) as f32;
             if x1 - x0 < area.min_width {
@@ -258,6 +265,73 @@ mod tests {
         let mut f = Frame::new(100, 100, 1.0);
         place_labels(&slots, &mut f, &mut m, place);
         assert_eq!((f.text.len(), m.left), (134, 0));
+    }
+
+    /// The bars a label may go on, as the exact test alone finds them.
+    fn slots_exactly(
+        layout: &Layout,
+        rows: &[RowDraw],
+        cam: &Camera,
+        area: LabelArea,
+    ) -> Vec<(u32, u32, f32, f32)> {
+        let mut out = Vec::new();
+        for (k, d) in rows.iter().enumerate() {
+            let row = &layout.rows[d.row];
+            for i in d.range.clone() {
+                let x0 = area.left + cam.x_of(row.x0[i]) as f32;
+                let x1 = area.left + cam.x_of(row.x1[i]) as f32;
+                let vx0 = round_px(x0.max(area.left));
+                let vx1 = (round_px(x1) - area.gap).min(area.right);
+                if x1 - x0 >= area.min_width && vx1 > vx0 {
+                    out.push((k as u32, i as u32, vx0, vx1));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn narrow_bars_skipped_early_are_the_ones_the_exact_test_skips() {
+        let mut rng = 0x1234_5678_u64;
+        let mut next = move || {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            rng >> 33
+        };
+        for round in 0..40 {
+            // A row of bars 1 to 10^4 ticks wide at 10^12 ticks and more.
+            let mut row = crate::layout::Row::default();
+            let mut t = 1_000_000_000_000 * (round % 3);
+            for n in 0..2000u32 {
+                let w = 1 + next() % 10_000;
+                row.push(t, t + w, 0, n);
+                t += w + next() % 3;
+            }
+            let layout = Layout {
+                rows: vec![row],
+                total_ticks: t,
+            };
+            let lod = Lod::build(&layout);
+            let total = layout.total_ticks;
+            for _ in 0..20 {
+                let from = next() % total;
+                let span = 1 + next() % (total - from).max(1);
+                let cam = Camera::range(from, from + span, 1000.0);
+                let rows = crate::view::draw::row_draws(&layout, None, [(0, 0.0)], &cam, 1000.0, 0);
+                let area = LabelArea {
+                    left: 7.0,
+                    right: 1007.0,
+                    gap: 1.0,
+                    min_width: 22.0,
+                };
+                let got: Vec<_> = label_slots(&layout, &lod, &rows, &cam, area, false)
+                    .iter()
+                    .map(|s| (s.draw, s.bar, s.x0, s.x1))
+                    .collect();
+                assert_eq!(got, slots_exactly(&layout, &rows, &cam, area));
+            }
+        }
     }
 
     /// A measurer with time for `allowed` texts.

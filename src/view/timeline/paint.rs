@@ -266,7 +266,7 @@ impl TimelineView {
                 write_duration_ns(spans.dur_ns[s] as f64, &mut dur);
                 let wd = m.width(&dur, small);
                 if wn + gap + wd <= avail {
-                    put(dur.clone().into(), vx1 - pad - wd);
+                    put(Label::copied(&dur), vx1 - pad - wd);
                 }
             }
         });
