@@ -704,7 +704,8 @@ impl App {
             .map_or(1.0, |w| w.scale_factor() as f32);
         // While the view moves, labels have a deadline; what it leaves is drawn by the
         // next frame, once the view rests.
-        let moving = animating || self.session.take_moved();
+        let moved = self.session.take_moved();
+        let moving = animating || moved;
         let text = gfx.renderer.text();
         text.begin_frame(Some(render::LABEL_SHAPING));
         text.limit_labels(moving.then_some(render::LABEL_PLACING));
