@@ -19,6 +19,7 @@ use crate::model::names::NameId;
 use crate::view::draw::{
     Cut as LabelCut, Label, LabelFit, Measure as MeasureText, NameFit, NameLabel, line_height,
 };
+use clock::LabelClock;
 use glyphon::{Attrs, Buffer, Family, FontSystem, Metrics, Shaping, SwashCache, Wrap};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -28,13 +29,6 @@ use std::collections::HashMap;
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// What a text is expected to cost to draw before any frame measured it (a label of
-/// ~20 glyphs on a slow machine): see [`TextLayer::note_drawing`].
-const TEXT_COST_PRIOR: Duration = Duration::from_nanos(400);
-/// What the rest of a timed frame is expected to take before any frame measured it
-/// (see [`TextLayer::note_drawing`]).
-const REST_PRIOR: Duration = Duration::from_micros(300);
 
 /// Shaped labels kept by [`TextLayer`], per generation (see [`Generations`]).
 const SHAPED_CAP: usize = 2048;
@@ -387,25 +381,9 @@ pub struct TextLayer {
     /// The glyph table's epoch the runs of `shaped` and `chars` belong to.
     epoch: u64,
     items: [Vec<Item>; 2],
-    /// Until when this frame's label loops may place labels (`None`: no deadline); see
-    /// [`TextLayer::limit_labels`].
-    label_deadline: Option<Instant>,
-    /// Bars this frame left without labels for lack of time.
-    labels_left: usize,
-    /// Texts placed this frame by label loops under a deadline.
-    label_texts: usize,
-    /// What drawing a text took in recent frames (its items and glyph quads; see
-    /// [`TextLayer::note_drawing`]): a timed label loop counts it against the deadline
-    /// for every text it places, so the deadline bounds the frame's text work, not only
-    /// the placing.
-    text_cost: Duration,
-    /// What the rest of a timed frame took in recent timed frames, from its label
-    /// loops' last look at the clock to its submit, its texts' drawing taken off (the
-    /// view's work after its labels; the renderer's rectangles, bars' uniforms,
-    /// encoding): counted against the deadline too.
-    render_rest: Duration,
-    /// When this frame's label loops last looked at the clock under a deadline.
-    last_check: Option<Instant>,
+    /// The label deadline of a frame drawn while the view moves
+    /// ([`TextLayer::limit_labels`]).
+    clock: LabelClock,
 }
 
 /// Font system with only the bundled font.
@@ -804,12 +782,7 @@ impl TextLayer {
             ellipsis: None,
             epoch: 0,
             items: [Vec::new(), Vec::new()],
-            label_deadline: None,
-            labels_left: 0,
-            label_texts: 0,
-            text_cost: TEXT_COST_PRIOR,
-            render_rest: REST_PRIOR,
-            last_check: None,
+            clock: LabelClock::default(),
         }
     }
 
@@ -829,10 +802,7 @@ impl TextLayer {
         self.shaper.budget = shaping;
         self.shaper.spent = Duration::ZERO;
         self.shaper.deferred = 0;
-        self.label_deadline = None;
-        self.labels_left = 0;
-        self.label_texts = 0;
-        self.last_check = None;
+        self.clock.begin();
         self.take_ahead();
     }
 
@@ -844,12 +814,12 @@ impl TextLayer {
     /// [`labels_left`](Self::labels_left) tells the window to draw again when the view
     /// rests. Until [`end_frame`](Self::end_frame).
     pub fn limit_labels(&mut self, budget: Option<Duration>) {
-        self.label_deadline = budget.map(|d| Instant::now() + d);
+        self.clock.limit(budget);
     }
 
     /// Bars the current (or last) frame left without their labels for lack of time.
     pub fn labels_left(&self) -> usize {
-        self.labels_left
+        self.clock.left()
     }
 
     /// A frame's renderer took `drawing` to draw its `texts` texts (pushing their items,
@@ -859,17 +829,7 @@ impl TextLayer {
     /// clock to `done` less the drawing, what a timed label loop expects each text it
     /// places and the rest of the frame to take ([`MeasureText::labels_in_time`]).
     pub fn note_drawing(&mut self, drawing: Duration, texts: usize, done: Instant) {
-        let Some(checked) = self.last_check.take() else {
-            return;
-        };
-        let rest = done
-            .saturating_duration_since(checked)
-            .saturating_sub(drawing);
-        self.render_rest = (self.render_rest * 3 + rest) / 4;
-        if texts >= 64 {
-            let per = drawing / texts as u32;
-            self.text_cost = (self.text_cost * 3 + per) / 4;
-        }
+        self.clock.note_drawing(drawing, texts, done);
     }
 
     /// Takes the names shaped ahead that have arrived, for every name table whose
@@ -931,7 +891,7 @@ impl TextLayer {
     /// Ends the frame's shaping limit.
     pub fn end_frame(&mut self) {
         self.shaper.budget = None;
-        self.label_deadline = None;
+        self.clock.end();
     }
 
     /// Whether names are being shaped ahead on a thread ([`Ahead`]) and not all taken yet.
@@ -1414,24 +1374,15 @@ impl MeasureText for TextLayer {
     }
 
     fn labels_timed(&self) -> bool {
-        self.label_deadline.is_some()
+        self.clock.timed()
     }
 
     fn labels_in_time(&mut self, texts: usize) -> bool {
-        let Some(deadline) = self.label_deadline else {
-            return true;
-        };
-        self.label_texts = self.label_texts.saturating_add(texts);
-        let texts = u32::try_from(self.label_texts).unwrap_or(u32::MAX);
-        let now = Instant::now();
-        self.last_check = Some(now);
-        self.text_cost
-            .checked_mul(texts)
-            .is_some_and(|drawing| now + drawing + self.render_rest < deadline)
+        self.clock.in_time(texts)
     }
 
     fn leave_labels(&mut self, n: usize) {
-        self.labels_left += n;
+        self.clock.leave(n);
     }
 
     fn name_width(&mut self, names: &Names, id: NameId, size: f32) -> f32 {
@@ -1461,5 +1412,6 @@ impl MeasureText for TextLayer {
     }
 }
 
+mod clock;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,110 @@
+//! The label deadline of a window frame drawn while the view moves: how long its label
+//! loops may go on placing labels, what it expects each text they place and the rest
+//! of the frame to cost (running averages kept from earlier moving frames), and how
+//! many bars it left without labels. [`super::TextLayer`] holds one and answers the
+//! [`crate::view::draw::Measure`] label calls from it.
+
+use std::time::{Duration, Instant};
+
+/// What a text is expected to cost to draw before any frame measured it (a label of
+/// ~20 glyphs on a slow machine): see [`LabelClock::note_drawing`].
+const TEXT_COST_PRIOR: Duration = Duration::from_nanos(400);
+/// What the rest of a timed frame is expected to take before any frame measured it.
+const REST_PRIOR: Duration = Duration::from_micros(300);
+
+pub(super) struct LabelClock {
+    /// Until when this frame's label loops may place labels (`None`: no deadline).
+    deadline: Option<Instant>,
+    /// Bars this frame left without labels for lack of time.
+    left: usize,
+    /// Texts placed this frame by label loops under the deadline.
+    texts: usize,
+    /// What drawing a text took in recent timed frames (its items and glyph quads):
+    /// counted against the deadline for every text placed, so the deadline bounds the
+    /// frame's text work, not only the placing.
+    text_cost: Duration,
+    /// What the rest of a timed frame took in recent timed frames, from its label
+    /// loops' last look at the clock to its encoded commands, its texts' drawing taken
+    /// off (the view's work after its labels; the renderer's rectangles, bars'
+    /// uniforms, encoding): counted against the deadline too.
+    rest: Duration,
+    /// When this frame's label loops last looked at the clock under the deadline.
+    last_check: Option<Instant>,
+}
+
+impl Default for LabelClock {
+    fn default() -> Self {
+        LabelClock {
+            deadline: None,
+            left: 0,
+            texts: 0,
+            text_cost: TEXT_COST_PRIOR,
+            rest: REST_PRIOR,
+            last_check: None,
+        }
+    }
+}
+
+impl LabelClock {
+    /// A new frame: no deadline, nothing left, nothing placed.
+    pub(super) fn begin(&mut self) {
+        self.deadline = None;
+        self.left = 0;
+        self.texts = 0;
+        self.last_check = None;
+    }
+
+    /// The frame's labels have until `budget` from now (`None`: no deadline).
+    pub(super) fn limit(&mut self, budget: Option<Duration>) {
+        self.deadline = budget.map(|d| Instant::now() + d);
+    }
+
+    /// The deadline is lifted (the frame's labels are placed).
+    pub(super) fn end(&mut self) {
+        self.deadline = None;
+    }
+
+    pub(super) fn timed(&self) -> bool {
+        self.deadline.is_some()
+    }
+
+    /// Whether the time now, plus the texts placed so far (`texts` more since the last
+    /// call) at the cost of a text and the rest of the frame, ends before the deadline.
+    pub(super) fn in_time(&mut self, texts: usize) -> bool {
+        let Some(deadline) = self.deadline else {
+            return true;
+        };
+        self.texts = self.texts.saturating_add(texts);
+        let texts = u32::try_from(self.texts).unwrap_or(u32::MAX);
+        let now = Instant::now();
+        self.last_check = Some(now);
+        self.text_cost
+            .checked_mul(texts)
+            .is_some_and(|drawing| now + drawing + self.rest < deadline)
+    }
+
+    pub(super) fn leave(&mut self, n: usize) {
+        self.left += n;
+    }
+
+    pub(super) fn left(&self) -> usize {
+        self.left
+    }
+
+    /// The renderer took `drawing` to draw the frame's `texts` texts and was done at
+    /// `done`: of a frame whose label loops looked at the clock, kept as running
+    /// averages (the cost of a text over frames of many texts; the rest of the frame).
+    pub(super) fn note_drawing(&mut self, drawing: Duration, texts: usize, done: Instant) {
+        let Some(checked) = self.last_check.take() else {
+            return;
+        };
+        let rest = done
+            .saturating_duration_since(checked)
+            .saturating_sub(drawing);
+        self.rest = (self.rest * 3 + rest) / 4;
+        if texts >= 64 {
+            let per = drawing / texts as u32;
+            self.text_cost = (self.text_cost * 3 + per) / 4;
+        }
+    }
+}
