@@ -1323,26 +1323,19 @@ mod tests {
         let index: HashMap<u64, usize> = ids.iter().map(|&i| (i, i as usize)).collect();
         let stacks: Vec<StackId> = vec![10, 11, 12, 13, 14];
         let lookup = NodeLookup::new(&index, &stacks);
-        let samples: String = (0..1000)
-            .map(|k| {
-                if k % 97 == 5 {
-                    "9".to_string()
-                } else {
-                    (k % 5).to_string()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(",");
-        let deltas: String = (0..1003)
-            .map(|k| {
-                if k % 31 == 0 {
-                    "-7".to_string()
-                } else {
-                    (k % 13).to_string()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" , ");
+        let list = |n: usize, sep: &str, item: fn(usize) -> String| {
+            (0..n).map(item).collect::<Vec<_>>().join(sep)
+        };
+        let samples = list(1000, ",", |k| {
+            if k % 97 == 5 { 9 } else { k % 5 }.to_string()
+        });
+        let deltas = list(1003, " , ", |k| {
+            if k % 31 == 0 {
+                "-7".to_string()
+            } else {
+                (k % 13).to_string()
+            }
+        });
         let read = |halves: bool, start: f64, deltas: &str| {
             let mut st = Stream::default();
             let (mut s, mut d) = (
