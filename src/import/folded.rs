@@ -331,44 +331,17 @@ fn merge(file: &str, into: &mut Chunk, other: Chunk) -> Result<(), ImportError> 
 
 /// Adds every node and self value of `from` (whose names live in `from_names`) into
 /// `into` (names in `into_names`), re-interning each distinct name once; O(nodes of
-/// `from`). Parents precede children in a builder, so one forward pass maps every node.
-/// The perf-script importer merges its per-thread trees with this too. `from`'s siblings
-/// must have distinct names (a tree built with [`CallTreeBuilder::child`]): below a node
-/// this merge creates, children are appended without looking for an equal one.
+/// `from`) ([`CallTreeBuilder::merge_from`]). `from`'s siblings must have distinct names
+/// (a tree built with [`CallTreeBuilder::child`]).
 pub(super) fn merge_nodes(
     into: &mut CallTreeBuilder,
     into_names: &mut Names,
     from: &CallTreeBuilder,
     from_names: &Names,
 ) -> Result<(), crate::model::tree::TotalOverflow> {
-    let mut name_map: Vec<Option<u32>> = vec![None; from_names.len()];
-    let mut node_map: Vec<NodeId> = Vec::with_capacity(from.len());
-    // Whether the node was created by this merge: its children cannot exist in `into`
-    // yet, so they are appended without a lookup (most of another chunk's nodes are new).
-    let mut fresh: Vec<bool> = Vec::with_capacity(from.len());
-    node_map.push(0);
-    fresh.push(false);
-    for n in 1..from.len() as NodeId {
-        let op = from.parent_of(n) as usize;
-        let parent = node_map[op];
-        let on = from.name_of(n) as usize;
-        let name =
-            *name_map[on].get_or_insert_with(|| into_names.intern(from_names.get(on as u32)));
-        let mut new = fresh[op];
-        let m = into.path_child(parent, name, &mut new);
-        node_map.push(m);
-        fresh.push(new);
-        let s = from.self_of(n);
-        if s > 0 {
-            if into.is_diff() {
-                let l = from.left_self_of(n);
-                into.add_self_diff(m, l, s - l)?;
-            } else {
-                into.add_self(m, s)?;
-            }
-        }
-    }
-    Ok(())
+    into.merge_from(from, from_names.len(), |n| {
+        into_names.intern(from_names.get(n))
+    })
 }
 
 /// Parses the lines of `text`, numbered from `first_line`. `mode` fixes the differential

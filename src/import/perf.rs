@@ -43,8 +43,8 @@
 //! the previous sample (as name ids) is kept too, and its tree nodes are reused up to
 //! the first difference, without hashing. Inputs of at
 //! least [`PARALLEL_MIN_BYTES`] are split at blank lines (where the state machine is
-//! always back at its start) and parsed on all cores; the per-thread trees are merged
-//! with the folded importer's [`merge_nodes`](super::folded::merge_nodes). The event
+//! always back at its start) and parsed on all cores; the per-thread stack tables are
+//! merged ([`StackTable::absorb`]). The event
 //! type to keep is found first by a cheap scan, so every chunk filters as the sequential
 //! parse would: the result is identical (a test checks it).
 

@@ -16,6 +16,7 @@
 use super::names::{NameId, Names};
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
+use std::ops::Range;
 
 /// Index of a node in a [`CallTree`].
 pub type NodeId = u32;
@@ -319,6 +320,179 @@ impl CallTreeBuilder {
         self.next_sibling.push(self.first_child[p]);
         self.kids.push(0);
         self.first_child[p] = id;
+        self.count_child(p, id);
+        id
+    }
+
+    /// The child of `parent` named `name`, if there is one.
+    fn find_child(&self, parent: NodeId, name: NameId) -> Option<NodeId> {
+        let p = parent as usize;
+        if self.kids[p] > LIST_MAX {
+            let hash = self.key_hash(parent, name);
+            let (names, parents) = (&self.name, &self.parent);
+            return self
+                .index
+                .find(hash, |&id| {
+                    names[id as usize] == name && parents[id as usize] == parent
+                })
+                .copied();
+        }
+        let mut c = self.first_child[p];
+        while c != NO_PARENT {
+            if self.name[c as usize] == name {
+                return Some(c);
+            }
+            c = self.next_sibling[c as usize];
+        }
+        None
+    }
+
+    /// Adds every node and self value of `from` (a tree built with [`child`](Self::child):
+    /// siblings have distinct names, whose `from_names` names are numbered from 0) into
+    /// this one, `from`'s name `i` being this tree's `name_of(i)` (called once per distinct name, in the order of first use; distinct
+    /// names must stay distinct). O(nodes of `from`).
+    ///
+    /// Parents precede children in a builder, so one forward pass finds where each node
+    /// goes: a node whose parent is new here is new too (nothing here can have it as a
+    /// child yet), and only the others are looked up among their parent's children. The
+    /// new nodes keep `from`'s order and are then appended column by column, their child
+    /// lists and counts copied with the ids mapped; only those whose parent already
+    /// existed are linked into its list one by one. Another thread's part of a sorted
+    /// input shares a path or two with this one, so nearly all its nodes are new: this
+    /// costs a few sequential column copies, not a push into seven columns per node.
+    pub fn merge_from(
+        &mut self,
+        from: &CallTreeBuilder,
+        from_names: usize,
+        mut name_of: impl FnMut(NameId) -> NameId,
+    ) -> Result<(), TotalOverflow> {
+        let n1 = self.len();
+        let m = from.len();
+        assert!(n1 + m < NO_PARENT as usize, "more than 4 G call tree nodes");
+        let base = n1 as NodeId;
+        let mut name_map: Vec<NameId> = vec![NO_PARENT; from_names];
+        // Where each of `from`'s nodes goes: an id below `base` is a node found here,
+        // from `base` on a new one (ids given in `from`'s order).
+        let mut node_map: Vec<NodeId> = Vec::with_capacity(m);
+        node_map.push(0);
+        // New nodes whose parent existed: linked into its child list at the end.
+        let mut linked: Vec<NodeId> = Vec::new();
+        // The new nodes, as runs of consecutive ids of `from`.
+        let mut runs: Vec<Range<usize>> = Vec::new();
+        let mut next = base;
+        for n in 1..m {
+            let parent = node_map[from.parent[n] as usize];
+            let on = from.name[n] as usize;
+            if name_map[on] == NO_PARENT {
+                name_map[on] = name_of(on as NameId);
+            }
+            let found = if parent >= base {
+                None
+            } else {
+                self.find_child(parent, name_map[on])
+            };
+            let id = match found {
+                Some(found) => {
+                    let s = from.self_ticks[n];
+                    if s > 0 {
+                        if self.is_diff() {
+                            let l = from.left_self_of(n as NodeId);
+                            self.add_self_diff(found, l, s - l)?;
+                        } else {
+                            self.add_self(found, s)?;
+                        }
+                    }
+                    found
+                }
+                None => {
+                    if parent < base {
+                        linked.push(next);
+                    }
+                    match runs.last_mut() {
+                        Some(r) if r.end == n => r.end = n + 1,
+                        _ => runs.push(n..n + 1),
+                    }
+                    next += 1;
+                    next - 1
+                }
+            };
+            node_map.push(id);
+        }
+        // The new nodes' columns, in id order, run by run: copies and lookups in
+        // `node_map` and `name_map`, half of the columns on another thread.
+        let added = (next - base) as usize;
+        let map_link = |c: NodeId| {
+            if c == NO_PARENT {
+                NO_PARENT
+            } else {
+                node_map[c as usize]
+            }
+        };
+        let Self {
+            name,
+            parent,
+            self_ticks,
+            left_self,
+            first_child,
+            next_sibling,
+            kids,
+            ..
+        } = self;
+        let runs = &runs;
+        let mut one = || {
+            name.reserve(added);
+            parent.reserve(added);
+            first_child.reserve(added);
+            for r in runs.iter().cloned() {
+                name.extend(from.name[r.clone()].iter().map(|&o| name_map[o as usize]));
+                parent.extend(from.parent[r.clone()].iter().map(|&o| node_map[o as usize]));
+                first_child.extend(from.first_child[r].iter().map(|&c| map_link(c)));
+            }
+        };
+        // A new node under a new parent: its older siblings in `from` are new as well.
+        // Under an existing parent: set when it is linked below.
+        let mut other = || {
+            self_ticks.reserve(added);
+            kids.reserve(added);
+            next_sibling.reserve(added);
+            for r in runs.iter().cloned() {
+                self_ticks.extend_from_slice(&from.self_ticks[r.clone()]);
+                kids.extend_from_slice(&from.kids[r.clone()]);
+                next_sibling.extend(from.next_sibling[r.clone()].iter().map(|&c| map_link(c)));
+                if let (Some(l), Some(fl)) = (left_self.as_mut(), from.left_self.as_ref()) {
+                    l.extend_from_slice(&fl[r]);
+                }
+            }
+        };
+        if crate::par::two_threads_for(added) {
+            crate::par::both(one, other);
+        } else {
+            one();
+            other();
+        }
+        // Children of new nodes that `from` indexed (more than LIST_MAX siblings) are
+        // indexed here too, under their new ids.
+        for r in runs.iter().cloned() {
+            for n in r {
+                let p = from.parent[n] as usize;
+                if from.kids[p] > LIST_MAX && node_map[p] >= base {
+                    self.insert_indexed(node_map[n]);
+                }
+            }
+        }
+        for id in linked {
+            let i = id as usize;
+            let p = self.parent[i] as usize;
+            self.next_sibling[i] = self.first_child[p];
+            self.first_child[p] = id;
+            self.count_child(p, id);
+        }
+        Ok(())
+    }
+
+    /// Counts the new child `id` of `p` (already first in its list), indexing it, or the
+    /// whole list when it just outgrew [`LIST_MAX`].
+    fn count_child(&mut self, p: usize, id: NodeId) {
         let k = self.kids[p];
         if k > LIST_MAX {
             self.insert_indexed(id);
@@ -333,7 +507,6 @@ impl CallTreeBuilder {
                 }
             }
         }
-        id
     }
 
     /// Adds node `id` to the (parent, name) index.
@@ -732,5 +905,172 @@ mod tests {
         assert_eq!(t.left_total(na), 3);
         assert_eq!(t.left_total(0), 3);
         assert_eq!(t.left_self(na), 3);
+    }
+
+    /// Random call paths over `alphabet` names (short ones, so that siblings outgrow
+    /// [`LIST_MAX`] at the root and a few levels down), in file order or sorted.
+    fn random_paths(
+        rng: &mut crate::generator::Rng,
+        count: usize,
+        alphabet: u64,
+    ) -> Vec<(Vec<String>, u64, u64)> {
+        let mut paths: Vec<(Vec<String>, u64, u64)> = (0..count)
+            .map(|_| {
+                let depth = 1 + rng.below(6) as usize;
+                let frames = (0..depth)
+                    .map(|d| format!("f{}", rng.below(alphabet / (d as u64 + 1) + 1)))
+                    .collect();
+                (frames, rng.below(4), rng.below(5))
+            })
+            .collect();
+        if rng.below(2) == 0 {
+            paths.sort();
+        }
+        paths
+    }
+
+    /// A builder (with its own names) of `paths`, each adding `(left, right)` self ticks
+    /// (a differential tree when `diff`).
+    fn built(paths: &[(Vec<String>, u64, u64)], diff: bool) -> (Names, CallTreeBuilder) {
+        let mut names = Names::new();
+        let mut b = CallTreeBuilder::new(&mut names, diff);
+        add_paths(&mut b, &mut names, paths, diff);
+        (names, b)
+    }
+
+    fn add_paths(
+        b: &mut CallTreeBuilder,
+        names: &mut Names,
+        paths: &[(Vec<String>, u64, u64)],
+        diff: bool,
+    ) {
+        for (frames, left, right) in paths {
+            let mut cur = 0;
+            for f in frames {
+                cur = b.child(cur, names.intern(f));
+            }
+            if diff {
+                b.add_self_diff(cur, *left, *right).unwrap();
+            } else {
+                b.add_self(cur, left + right).unwrap();
+            }
+        }
+    }
+
+    /// Every node of a finished tree as (path, total, self, left total, left self),
+    /// sorted: two trees of the same samples give the same list whatever their ids.
+    fn node_list(names: &Names, t: &CallTree) -> Vec<(String, u64, u64, u64, u64)> {
+        let mut v: Vec<_> = (0..t.len() as NodeId)
+            .map(|n| {
+                let path: Vec<&str> = t.path(n).iter().map(|&p| names.get(t.name(p))).collect();
+                let (lt, ls) = t
+                    .diff()
+                    .map_or((0, 0), |_| (t.left_total(n), t.left_self(n)));
+                (path.join(";"), t.total(n), t.self_ticks(n), lt, ls)
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn merged_trees_are_the_tree_of_all_paths() {
+        let mut rng = crate::generator::Rng(11);
+        let mut merged_nodes = 0;
+        let mut found_nodes = 0;
+        for case in 0..200 {
+            let diff = case % 3 == 0;
+            let alphabet = [3, 12, 40][case % 3];
+            let counts = [rng.below(300), rng.below(300), rng.below(100)];
+            let first = random_paths(&mut rng, counts[0] as usize, alphabet);
+            let second = random_paths(&mut rng, counts[1] as usize, alphabet);
+            let third = random_paths(&mut rng, counts[2] as usize, alphabet);
+            // The oracle: every path added to one builder.
+            let (mut all_names, mut all) = built(&first, diff);
+            add_paths(&mut all, &mut all_names, &second, diff);
+            add_paths(&mut all, &mut all_names, &third, diff);
+            let want = node_list(
+                &all_names,
+                &all.finish(&all_names, ChildOrder::ByName).unwrap(),
+            );
+            // Two builders merged, then more paths added by lookups in the merged one
+            // (which must find the merged nodes, not add them again).
+            let (mut names, mut into) = built(&first, diff);
+            let (from_names, from) = built(&second, diff);
+            let before = into.len();
+            into.merge_from(&from, from_names.len(), |n| names.intern(from_names.get(n)))
+                .unwrap();
+            merged_nodes += into.len() - before;
+            found_nodes += from.len() - (into.len() - before);
+            add_paths(&mut into, &mut names, &third, diff);
+            let got = node_list(&names, &into.finish(&names, ChildOrder::ByName).unwrap());
+            assert_eq!(got, want, "case {case}");
+        }
+        // Both kinds of node were met many times: new ones and ones found.
+        assert!(
+            merged_nodes > 5000 && found_nodes > 5000,
+            "{merged_nodes} {found_nodes}"
+        );
+    }
+
+    #[test]
+    fn a_merge_into_a_parent_with_a_long_child_list() {
+        // The root has more than LIST_MAX children on both sides, a child of the root
+        // outgrows its list only with the merged children, and a new subtree under a new
+        // node has more than LIST_MAX children of its own.
+        let mut names = Names::new();
+        let mut into = CallTreeBuilder::new(&mut names, false);
+        for i in 0..12 {
+            let n = into.child(0, names.intern(&format!("r{i}")));
+            into.add_self(n, 1).unwrap();
+        }
+        let r0 = into.child(0, names.intern("r0"));
+        for i in 0..5 {
+            into.child(r0, names.intern(&format!("k{i}")));
+        }
+        let mut from_names = Names::new();
+        let mut from = CallTreeBuilder::new(&mut from_names, false);
+        for i in (6..20).rev() {
+            let n = from.child(0, from_names.intern(&format!("r{i}")));
+            from.add_self(n, 10).unwrap();
+        }
+        let f0 = from.child(0, from_names.intern("r0"));
+        for i in 3..11 {
+            from.child(f0, from_names.intern(&format!("k{i}")));
+        }
+        let fresh = from.child(0, from_names.intern("new"));
+        for i in 0..20 {
+            let n = from.child(fresh, from_names.intern(&format!("g{i}")));
+            from.add_self(n, 1).unwrap();
+        }
+        let before = into.len();
+        into.merge_from(&from, from_names.len(), |n| names.intern(from_names.get(n)))
+            .unwrap();
+        // `from` has 14 + 1 + 8 + 1 + 20 nodes below its root; r6..r11, r0, k3 and k4
+        // were found.
+        assert_eq!(into.len() - before, 44 - 9);
+        // Lookups see every merged child exactly once.
+        let len = into.len();
+        for i in 0..20 {
+            into.child(0, names.intern(&format!("r{i}")));
+        }
+        for i in 0..11 {
+            into.child(r0, names.intern(&format!("k{i}")));
+        }
+        let new = into.child(0, names.intern("new"));
+        for i in 0..20 {
+            into.child(new, names.intern(&format!("g{i}")));
+        }
+        assert_eq!(into.len(), len, "a merged node was not found");
+        assert!(into.kids[r0 as usize] > LIST_MAX && into.kids[new as usize] > LIST_MAX);
+        let t = into.finish(&names, ChildOrder::ByName).unwrap();
+        assert_eq!(t.children(0).len(), 21);
+        assert_eq!(t.children(r0).len(), 11);
+        assert_eq!(t.grand_total(), 12 + 14 * 10 + 20);
+        let r7 = t
+            .children(0)
+            .iter()
+            .find(|&&c| names.get(t.name(c)) == "r7");
+        assert_eq!(t.self_ticks(*r7.unwrap()), 11);
     }
 }
