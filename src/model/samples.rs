@@ -27,12 +27,17 @@ pub const EMPTY_STACK: StackId = u32::MAX;
 
 /// Stacks as a prefix table: node `i` is frame `frame[i]` called from stack `parent[i]`
 /// ([`EMPTY_STACK`] for a root frame). A parent always has a smaller id than its children.
+///
+/// The `(parent, frame)` index covers the first `indexed` stacks: [`absorb`](Self::absorb)
+/// appends another table's new stacks without indexing them (a load adds no stack after
+/// its parts are joined), and the next [`child`](Self::child) indexes them first.
 #[derive(Clone, Default)]
 pub struct StackTable {
     parent: Vec<StackId>,
     frame: Vec<NameId>,
     depth: Vec<u32>,
     index: HashTable<StackId>,
+    indexed: usize,
     hasher: foldhash::fast::FixedState,
 }
 
@@ -73,15 +78,30 @@ impl StackTable {
 
     /// The stack `frame` called from `parent`, added if new.
     pub fn child(&mut self, parent: StackId, frame: NameId) -> StackId {
-        let h = self.hash(parent, frame);
-        let (p, f) = (&self.parent, &self.frame);
-        if let Some(&s) = self
-            .index
-            .find(h, |&s| p[s as usize] == parent && f[s as usize] == frame)
-        {
+        self.index_all();
+        if let Some(s) = self.find(parent, frame) {
             return s;
         }
-        let s = self.parent.len() as StackId;
+        let s = self.push(parent, frame);
+        self.index_from(s as usize);
+        s
+    }
+
+    /// The stack `frame` called from `parent` among the indexed ones.
+    fn find(&self, parent: StackId, frame: NameId) -> Option<StackId> {
+        let h = self.hash(parent, frame);
+        let (p, f) = (&self.parent, &self.frame);
+        self.index
+            .find(h, |&s| p[s as usize] == parent && f[s as usize] == frame)
+            .copied()
+    }
+
+    /// Appends the stack `frame` called from `parent`, unindexed.
+    fn push(&mut self, parent: StackId, frame: NameId) -> StackId {
+        let s = StackId::try_from(self.parent.len())
+            .ok()
+            .filter(|&s| s != EMPTY_STACK)
+            .expect("more than 4 G stacks");
         let depth = if parent == EMPTY_STACK {
             1
         } else {
@@ -90,11 +110,29 @@ impl StackTable {
         self.parent.push(parent);
         self.frame.push(frame);
         self.depth.push(depth);
-        let (p, f, hasher) = (&self.parent, &self.frame, &self.hasher);
-        self.index.insert_unique(h, s, |&s| {
-            hasher.hash_one((u64::from(p[s as usize]) << 32) | u64::from(f[s as usize]))
-        });
         s
+    }
+
+    /// Indexes the stacks from `from` (the first `from` are indexed) to the end.
+    fn index_from(&mut self, from: usize) {
+        debug_assert_eq!(from, self.indexed);
+        let (p, f, hasher) = (&self.parent, &self.frame, &self.hasher);
+        let key = |s: StackId| (u64::from(p[s as usize]) << 32) | u64::from(f[s as usize]);
+        self.index
+            .reserve(p.len() - from, |&s| hasher.hash_one(key(s)));
+        for s in from..p.len() {
+            let s = s as StackId;
+            self.index
+                .insert_unique(hasher.hash_one(key(s)), s, |&s| hasher.hash_one(key(s)));
+        }
+        self.indexed = p.len();
+    }
+
+    /// Indexes the stacks [`absorb`](Self::absorb) appended.
+    fn index_all(&mut self) {
+        if self.indexed < self.parent.len() {
+            self.index_from(self.indexed);
+        }
     }
 
     /// The stack of `frames`, root first.
@@ -123,14 +161,25 @@ impl StackTable {
 
     /// Adds `other`'s stacks (whose frames are named in `other_names`) and returns where
     /// each of them is in this table.
+    ///
+    /// A stack whose caller is new here is new too (`other` holds each stack once), so
+    /// only the stacks whose caller was here already are looked up; the new ones are
+    /// appended unindexed. Another thread's part of a profile shares few stacks with
+    /// this one: joining them costs a few appends per stack, not an insert into a table
+    /// of every stack.
     pub fn absorb(
         &mut self,
         names: &mut Names,
         other: &StackTable,
         other_names: &Names,
     ) -> Vec<StackId> {
+        self.index_all();
+        let base = self.len() as StackId;
         let mut name_map = vec![u32::MAX; other_names.len()];
-        let mut map = Vec::with_capacity(other.len());
+        let mut map: Vec<StackId> = Vec::with_capacity(other.len());
+        self.parent.reserve(other.len());
+        self.frame.reserve(other.len());
+        self.depth.reserve(other.len());
         for i in 0..other.len() {
             let f = other.frame[i] as usize;
             if name_map[f] == u32::MAX {
@@ -138,7 +187,12 @@ impl StackTable {
             }
             let p = other.parent[i];
             let parent = if p == EMPTY_STACK { p } else { map[p as usize] };
-            map.push(self.child(parent, name_map[f]));
+            let known = parent == EMPTY_STACK || parent < base;
+            let s = match known.then(|| self.find(parent, name_map[f])).flatten() {
+                Some(s) => s,
+                None => self.push(parent, name_map[f]),
+            };
+            map.push(s);
         }
         map
     }
@@ -956,6 +1010,87 @@ mod tests {
             .map(|n| s.names.get(n))
             .collect();
         assert_eq!(names, ["a", "b", "d"]);
+    }
+
+    /// Random frame lists over a few names (roots and siblings repeat), some sorted runs.
+    fn random_stacks(rng: &mut crate::generator::Rng, n: usize) -> Vec<Vec<String>> {
+        let mut v: Vec<Vec<String>> = (0..n)
+            .map(|_| {
+                let depth = 1 + rng.below(7) as usize;
+                (0..depth)
+                    .map(|d| format!("f{}", rng.below(2 + 3 * d as u64)))
+                    .collect()
+            })
+            .collect();
+        if rng.below(2) == 0 {
+            v.sort();
+        }
+        v
+    }
+
+    fn table_of(stacks: &[Vec<String>]) -> (Names, StackTable, Vec<StackId>) {
+        let mut names = Names::new();
+        let mut t = StackTable::default();
+        let ids = stacks
+            .iter()
+            .map(|f| t.path(f.iter().map(|x| names.intern(x))))
+            .collect();
+        (names, t, ids)
+    }
+
+    fn frame_names(t: &StackTable, names: &Names, s: StackId) -> Vec<String> {
+        t.frames_of(s)
+            .into_iter()
+            .map(|n| names.get(n).to_string())
+            .collect()
+    }
+
+    #[test]
+    fn absorbed_stacks_are_found_once_and_keep_their_frames() {
+        let mut rng = crate::generator::Rng(5);
+        let mut appended = 0;
+        for case in 0..150 {
+            let counts = [rng.below(200), rng.below(200), rng.below(200)];
+            let parts: Vec<Vec<Vec<String>>> = counts
+                .iter()
+                .map(|&c| random_stacks(&mut rng, c as usize))
+                .collect();
+            let (mut names, mut t, _) = table_of(&parts[0]);
+            for part in &parts[1..] {
+                let (other_names, other, ids) = table_of(part);
+                let before = t.len();
+                let map = t.absorb(&mut names, &other, &other_names);
+                appended += t.len() - before;
+                // Every stack of the other table has its frames here.
+                for (frames, &id) in part.iter().zip(&ids) {
+                    assert_eq!(
+                        &frame_names(&t, &names, map[id as usize]),
+                        frames,
+                        "case {case}"
+                    );
+                }
+            }
+            // Each (caller, frame) once, and every stack found again, nothing added.
+            let mut keys: Vec<(StackId, NameId)> = (0..t.len() as StackId)
+                .map(|s| (t.parent(s), t.frame(s)))
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            assert_eq!(keys.len(), t.len(), "case {case}: a stack is there twice");
+            let len = t.len();
+            for frames in parts.iter().flatten() {
+                let s = t.path(frames.iter().map(|x| names.intern(x)));
+                assert_eq!(&frame_names(&t, &names, s), frames);
+            }
+            assert_eq!(t.len(), len, "case {case}: an absorbed stack was not found");
+            // A new stack under an absorbed one is added once.
+            if let Some(&last) = keys.last().map(|(_, f)| f).filter(|_| len > 0) {
+                let deep = t.child((len - 1) as StackId, last);
+                assert_eq!(t.child((len - 1) as StackId, last), deep);
+                assert_eq!(t.len(), len + 1);
+            }
+        }
+        assert!(appended > 10_000, "only {appended} stacks appended");
     }
 
     #[test]
