@@ -908,6 +908,7 @@ impl Parser {
         if !self.leaf_first.is_empty() {
             let mut node: StackId = EMPTY_STACK;
             let mut reusing = true;
+            let mut fresh = false;
             let len = self.leaf_first.len() + 1;
             let path = std::iter::once(self.comm).chain(self.leaf_first.iter().rev().copied());
             for (depth, id) in path.enumerate() {
@@ -920,7 +921,7 @@ impl Parser {
                     self.prev_path.truncate(depth);
                     self.prev_nodes.truncate(depth);
                 }
-                node = self.stacks.child(node, id);
+                node = self.stacks.path_child(node, id, &mut fresh);
                 self.prev_path.push(id);
                 self.prev_nodes.push(node);
             }

@@ -87,6 +87,23 @@ impl StackTable {
         s
     }
 
+    /// The stack `frame` called from `parent` while adding one path from the root: once
+    /// a stack of the path has been added (`*fresh`), its callees cannot exist yet and
+    /// are added without the lookup; `*fresh` becomes true when this call adds the stack.
+    #[inline]
+    pub fn path_child(&mut self, parent: StackId, frame: NameId, fresh: &mut bool) -> StackId {
+        if *fresh {
+            self.index_all();
+            let s = self.push(parent, frame);
+            self.index_from(s as usize);
+            return s;
+        }
+        let before = self.len();
+        let s = self.child(parent, frame);
+        *fresh = self.len() > before;
+        s
+    }
+
     /// The stack `frame` called from `parent` among the indexed ones.
     fn find(&self, parent: StackId, frame: NameId) -> Option<StackId> {
         let h = self.hash(parent, frame);
@@ -1091,6 +1108,41 @@ mod tests {
             }
         }
         assert!(appended > 10_000, "only {appended} stacks appended");
+    }
+
+    #[test]
+    fn paths_added_with_path_child_are_the_paths_added_with_child() {
+        let mut rng = crate::generator::Rng(9);
+        for case in 0..100 {
+            let count = rng.below(300) as usize;
+            let stacks = random_stacks(&mut rng, count);
+            let (names, want, want_ids) = table_of(&stacks);
+            let mut t = StackTable::default();
+            let mut ids = Vec::new();
+            let mut names2 = Names::new();
+            for (k, frames) in stacks.iter().enumerate() {
+                // Halfway, another table's stacks absorbed (appended unindexed).
+                if k == stacks.len() / 2 {
+                    let (other_names, other, _) = table_of(&stacks[k..]);
+                    t.absorb(&mut names2, &other, &other_names);
+                }
+                let (mut node, mut fresh) = (EMPTY_STACK, false);
+                for f in frames {
+                    node = t.path_child(node, names2.intern(f), &mut fresh);
+                }
+                ids.push(node);
+            }
+            for (k, frames) in stacks.iter().enumerate() {
+                assert_eq!(&frame_names(&t, &names2, ids[k]), frames, "case {case}");
+                assert_eq!(&frame_names(&want, &names, want_ids[k]), frames);
+            }
+            let mut keys: Vec<(StackId, NameId)> = (0..t.len() as StackId)
+                .map(|s| (t.parent(s), t.frame(s)))
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            assert_eq!(keys.len(), t.len(), "case {case}: a stack is there twice");
+        }
     }
 
     #[test]
