@@ -14,6 +14,7 @@
 //! [`convert`](super::sampled::convert) the spans the timeline shows.
 
 use super::names::{NameId, Names};
+use super::tree::LIST_MAX;
 use super::units::ValueFormat;
 use super::{CallTreeBuilder, ChildOrder, NO_PARENT, Profile, ProfileMeta, SourceFormat};
 use hashbrown::HashTable;
@@ -25,20 +26,58 @@ pub type StackId = u32;
 /// The stack without frames (a sample that caught the thread outside any known code).
 pub const EMPTY_STACK: StackId = u32::MAX;
 
+fn key_hash(hasher: &foldhash::fast::FixedState, parent: StackId, frame: NameId) -> u64 {
+    hasher.hash_one((u64::from(parent) << 32) | u64::from(frame))
+}
+
 /// Stacks as a prefix table: node `i` is frame `frame[i]` called from stack `parent[i]`
 /// ([`EMPTY_STACK`] for a root frame). A parent always has a smaller id than its children.
 ///
-/// The `(parent, frame)` index covers the first `indexed` stacks: [`absorb`](Self::absorb)
-/// appends another table's new stacks without indexing them (a load adds no stack after
-/// its parts are joined), and the next [`child`](Self::child) indexes them first.
-#[derive(Clone, Default)]
+/// Finding a callee: as in [`CallTreeBuilder`], each stack keeps its callees in a list
+/// (newest first) that [`child`](Self::child) walks, and a stack whose callees outgrow
+/// [`LIST_MAX`] has them indexed by `(caller, frame)` in a
+/// hash table instead: adding a stack costs a few appends, not an insert into a table of
+/// every stack (which outgrows the caches on a large profile). The lists cover the first
+/// `linked` stacks: [`absorb`](Self::absorb) appends another table's new stacks without
+/// linking them (a load adds no stack after its parts are joined), and the next
+/// [`child`](Self::child) links them first.
+#[derive(Clone)]
 pub struct StackTable {
     parent: Vec<StackId>,
     frame: Vec<NameId>,
     depth: Vec<u32>,
+    /// Per stack: its newest callee ([`EMPTY_STACK`] when none).
+    first: Vec<StackId>,
+    /// Per stack: the next older stack with the same caller ([`EMPTY_STACK`] at the end).
+    next: Vec<StackId>,
+    /// Per stack: its callees, saturating: above `LIST_MAX` they are in `index`.
+    kids: Vec<u8>,
+    /// The root frames' list and count, as `first` and `kids` are for a stack's callees.
+    root_first: StackId,
+    root_kids: u8,
+    /// The callees of stacks with more than `LIST_MAX` of them, by (caller, frame).
     index: HashTable<StackId>,
-    indexed: usize,
+    /// Stacks linked into their caller's list (and indexed where it is long).
+    linked: usize,
     hasher: foldhash::fast::FixedState,
+}
+
+impl Default for StackTable {
+    fn default() -> Self {
+        Self {
+            parent: Vec::new(),
+            frame: Vec::new(),
+            depth: Vec::new(),
+            first: Vec::new(),
+            next: Vec::new(),
+            kids: Vec::new(),
+            root_first: EMPTY_STACK,
+            root_kids: 0,
+            index: HashTable::new(),
+            linked: 0,
+            hasher: foldhash::fast::FixedState::default(),
+        }
+    }
 }
 
 impl StackTable {
@@ -72,18 +111,17 @@ impl StackTable {
     }
 
     fn hash(&self, parent: StackId, frame: NameId) -> u64 {
-        self.hasher
-            .hash_one((u64::from(parent) << 32) | u64::from(frame))
+        key_hash(&self.hasher, parent, frame)
     }
 
     /// The stack `frame` called from `parent`, added if new.
     pub fn child(&mut self, parent: StackId, frame: NameId) -> StackId {
-        self.index_all();
+        self.link_all();
         if let Some(s) = self.find(parent, frame) {
             return s;
         }
         let s = self.push(parent, frame);
-        self.index_from(s as usize);
+        self.link_all();
         s
     }
 
@@ -93,9 +131,9 @@ impl StackTable {
     #[inline]
     pub fn path_child(&mut self, parent: StackId, frame: NameId, fresh: &mut bool) -> StackId {
         if *fresh {
-            self.index_all();
+            self.link_all();
             let s = self.push(parent, frame);
-            self.index_from(s as usize);
+            self.link_all();
             return s;
         }
         let before = self.len();
@@ -104,16 +142,37 @@ impl StackTable {
         s
     }
 
-    /// The stack `frame` called from `parent` among the indexed ones.
-    fn find(&self, parent: StackId, frame: NameId) -> Option<StackId> {
-        let h = self.hash(parent, frame);
-        let (p, f) = (&self.parent, &self.frame);
-        self.index
-            .find(h, |&s| p[s as usize] == parent && f[s as usize] == frame)
-            .copied()
+    /// The number of callees of `parent` (saturating) and its newest one.
+    fn callees(&self, parent: StackId) -> (u8, StackId) {
+        if parent == EMPTY_STACK {
+            (self.root_kids, self.root_first)
+        } else {
+            (self.kids[parent as usize], self.first[parent as usize])
+        }
     }
 
-    /// Appends the stack `frame` called from `parent`, unindexed.
+    /// The stack `frame` called from `parent` among the linked ones.
+    fn find(&self, parent: StackId, frame: NameId) -> Option<StackId> {
+        let (kids, mut c) = self.callees(parent);
+        if kids > LIST_MAX {
+            let (p, f) = (&self.parent, &self.frame);
+            return self
+                .index
+                .find(self.hash(parent, frame), |&s| {
+                    p[s as usize] == parent && f[s as usize] == frame
+                })
+                .copied();
+        }
+        while c != EMPTY_STACK {
+            if self.frame[c as usize] == frame {
+                return Some(c);
+            }
+            c = self.next[c as usize];
+        }
+        None
+    }
+
+    /// Appends the stack `frame` called from `parent`, unlinked.
     fn push(&mut self, parent: StackId, frame: NameId) -> StackId {
         let s = StackId::try_from(self.parent.len())
             .ok()
@@ -127,29 +186,48 @@ impl StackTable {
         self.parent.push(parent);
         self.frame.push(frame);
         self.depth.push(depth);
+        self.first.push(EMPTY_STACK);
+        self.next.push(EMPTY_STACK);
+        self.kids.push(0);
         s
     }
 
-    /// Indexes the stacks from `from` (the first `from` are indexed) to the end.
-    fn index_from(&mut self, from: usize) {
-        debug_assert_eq!(from, self.indexed);
-        let (p, f, hasher) = (&self.parent, &self.frame, &self.hasher);
-        let key = |s: StackId| (u64::from(p[s as usize]) << 32) | u64::from(f[s as usize]);
-        self.index
-            .reserve(p.len() - from, |&s| hasher.hash_one(key(s)));
-        for s in from..p.len() {
-            let s = s as StackId;
-            self.index
-                .insert_unique(hasher.hash_one(key(s)), s, |&s| hasher.hash_one(key(s)));
+    /// Links every stack appended since the last link into its caller's list, indexing
+    /// it, or the whole list when it just outgrew `LIST_MAX`.
+    fn link_all(&mut self) {
+        while self.linked < self.parent.len() {
+            let s = self.linked as StackId;
+            let p = self.parent[self.linked];
+            let (k, head) = self.callees(p);
+            self.next[self.linked] = head;
+            let kids = k.saturating_add(1).min(LIST_MAX + 1);
+            if p == EMPTY_STACK {
+                (self.root_first, self.root_kids) = (s, kids);
+            } else {
+                (self.first[p as usize], self.kids[p as usize]) = (s, kids);
+            }
+            if k > LIST_MAX {
+                self.insert_indexed(s);
+            } else if k == LIST_MAX {
+                // The list just outgrew itself: index every callee, this one included.
+                let mut c = s;
+                while c != EMPTY_STACK {
+                    self.insert_indexed(c);
+                    c = self.next[c as usize];
+                }
+            }
+            self.linked += 1;
         }
-        self.indexed = p.len();
     }
 
-    /// Indexes the stacks [`absorb`](Self::absorb) appended.
-    fn index_all(&mut self) {
-        if self.indexed < self.parent.len() {
-            self.index_from(self.indexed);
-        }
+    /// Adds stack `s` to the (caller, frame) index.
+    fn insert_indexed(&mut self, s: StackId) {
+        let (p, f, hasher) = (&self.parent, &self.frame, &self.hasher);
+        let i = s as usize;
+        self.index
+            .insert_unique(key_hash(hasher, p[i], f[i]), s, |&o| {
+                key_hash(hasher, p[o as usize], f[o as usize])
+            });
     }
 
     /// The stack of `frames`, root first.
@@ -181,22 +259,24 @@ impl StackTable {
     ///
     /// A stack whose caller is new here is new too (`other` holds each stack once), so
     /// only the stacks whose caller was here already are looked up; the new ones are
-    /// appended unindexed. Another thread's part of a profile shares few stacks with
-    /// this one: joining them costs a few appends per stack, not an insert into a table
-    /// of every stack.
+    /// appended unlinked. Another thread's part of a profile shares few stacks with
+    /// this one: joining them costs a few appends per stack.
     pub fn absorb(
         &mut self,
         names: &mut Names,
         other: &StackTable,
         other_names: &Names,
     ) -> Vec<StackId> {
-        self.index_all();
+        self.link_all();
         let base = self.len() as StackId;
         let mut name_map = vec![u32::MAX; other_names.len()];
         let mut map: Vec<StackId> = Vec::with_capacity(other.len());
         self.parent.reserve(other.len());
         self.frame.reserve(other.len());
         self.depth.reserve(other.len());
+        self.first.reserve(other.len());
+        self.next.reserve(other.len());
+        self.kids.reserve(other.len());
         for i in 0..other.len() {
             let f = other.frame[i] as usize;
             if name_map[f] == u32::MAX {
@@ -216,7 +296,7 @@ impl StackTable {
 
     /// Heap bytes (for memory reports).
     pub fn heap_bytes(&self) -> usize {
-        self.parent.capacity() * 12 + self.index.capacity() * 5
+        self.parent.capacity() * 21 + self.index.capacity() * 5
     }
 }
 
@@ -1029,13 +1109,14 @@ mod tests {
         assert_eq!(names, ["a", "b", "d"]);
     }
 
-    /// Random frame lists over a few names (roots and siblings repeat), some sorted runs.
+    /// Random frame lists over a few names (roots and siblings repeat), sorted or not.
     fn random_stacks(rng: &mut crate::generator::Rng, n: usize) -> Vec<Vec<String>> {
         let mut v: Vec<Vec<String>> = (0..n)
             .map(|_| {
                 let depth = 1 + rng.below(7) as usize;
+                // The roots and some callers have more than LIST_MAX callees.
                 (0..depth)
-                    .map(|d| format!("f{}", rng.below(2 + 3 * d as u64)))
+                    .map(|d| format!("f{}", rng.below([12, 3, 6, 9, 14, 20, 30][d])))
                     .collect()
             })
             .collect();
@@ -1121,7 +1202,7 @@ mod tests {
             let mut ids = Vec::new();
             let mut names2 = Names::new();
             for (k, frames) in stacks.iter().enumerate() {
-                // Halfway, another table's stacks absorbed (appended unindexed).
+                // Halfway, another table's stacks absorbed (appended unlinked).
                 if k == stacks.len() / 2 {
                     let (other_names, other, _) = table_of(&stacks[k..]);
                     t.absorb(&mut names2, &other, &other_names);
