@@ -459,8 +459,12 @@ impl CallTreeBuilder {
                 self_ticks.extend_from_slice(&from.self_ticks[r.clone()]);
                 kids.extend_from_slice(&from.kids[r.clone()]);
                 next_sibling.extend(from.next_sibling[r.clone()].iter().map(|&c| map_link(c)));
-                if let (Some(l), Some(fl)) = (left_self.as_mut(), from.left_self.as_ref()) {
-                    l.extend_from_slice(&fl[r]);
+                // A differential tree takes a plain one's values as the right side's.
+                if let Some(l) = left_self.as_mut() {
+                    match &from.left_self {
+                        Some(fl) => l.extend_from_slice(&fl[r]),
+                        None => l.resize(l.len() + r.len(), 0),
+                    }
                 }
             }
         };
@@ -1072,5 +1076,73 @@ mod tests {
             .iter()
             .find(|&&c| names.get(t.name(c)) == "r7");
         assert_eq!(t.self_ticks(*r7.unwrap()), 11);
+    }
+
+    #[test]
+    fn merges_of_a_plain_tree_into_a_diff_one_and_of_a_bare_root() {
+        let mut rng = crate::generator::Rng(3);
+        let first = random_paths(&mut rng, 200, 12);
+        let second = random_paths(&mut rng, 200, 12);
+        let (mut names, mut into) = built(&first, true);
+        let (from_names, from) = built(&second, false);
+        into.merge_from(&from, from_names.len(), |n| names.intern(from_names.get(n)))
+            .unwrap();
+        // The plain tree's values are the right side's: what the diff tree's builder
+        // gives for those paths with nothing on the left.
+        let (mut all_names, mut all) = built(&first, true);
+        let right_only: Vec<_> = second
+            .iter()
+            .map(|(f, l, r)| (f.clone(), 0, l + r))
+            .collect();
+        add_paths(&mut all, &mut all_names, &right_only, true);
+        let want = node_list(
+            &all_names,
+            &all.finish(&all_names, ChildOrder::ByName).unwrap(),
+        );
+        let got = node_list(&names, &into.finish(&names, ChildOrder::ByName).unwrap());
+        assert_eq!(got, want);
+        // A tree of only its root adds nothing.
+        let (mut names, mut into) = built(&first, false);
+        let len = into.len();
+        let mut bare_names = Names::new();
+        let bare = CallTreeBuilder::new(&mut bare_names, false);
+        into.merge_from(&bare, bare_names.len(), |n| names.intern(bare_names.get(n)))
+            .unwrap();
+        assert_eq!(into.len(), len);
+    }
+
+    #[test]
+    fn a_large_merge_copies_its_columns_on_two_threads_alike() {
+        // Past 64 Ki new nodes the columns are filled on two threads.
+        let mut rng = crate::generator::Rng(17);
+        let first = random_paths(&mut rng, 2_000, 400);
+        let second: Vec<_> = (0..70_000u64)
+            .map(|i| {
+                let frames = vec![
+                    format!("f{}", i % 64),
+                    format!("h{i}"),
+                    format!("k{}", i % 7),
+                ];
+                (frames, i % 3, 1 + i % 5)
+            })
+            .collect();
+        let (mut all_names, mut all) = built(&first, true);
+        add_paths(&mut all, &mut all_names, &second, true);
+        let want = node_list(
+            &all_names,
+            &all.finish(&all_names, ChildOrder::ByName).unwrap(),
+        );
+        let (mut names, mut into) = built(&first, true);
+        let (from_names, from) = built(&second, true);
+        let before = into.len();
+        into.merge_from(&from, from_names.len(), |n| names.intern(from_names.get(n)))
+            .unwrap();
+        assert!(
+            into.len() - before > 1 << 16,
+            "{} new nodes",
+            into.len() - before
+        );
+        let got = node_list(&names, &into.finish(&names, ChildOrder::ByName).unwrap());
+        assert_eq!(got, want);
     }
 }
