@@ -1143,6 +1143,16 @@ mod tests {
             .collect()
     }
 
+    /// Asserts that no `(caller, frame)` is in `t` twice.
+    fn assert_each_stack_once(t: &StackTable, case: usize) {
+        let mut keys: Vec<(StackId, NameId)> = (0..t.len() as StackId)
+            .map(|s| (t.parent(s), t.frame(s)))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), t.len(), "case {case}: a stack is there twice");
+    }
+
     #[test]
     fn absorbed_stacks_are_found_once_and_keep_their_frames() {
         let mut rng = crate::generator::Rng(5);
@@ -1169,22 +1179,19 @@ mod tests {
                 }
             }
             // Each (caller, frame) once, and every stack found again, nothing added.
-            let mut keys: Vec<(StackId, NameId)> = (0..t.len() as StackId)
-                .map(|s| (t.parent(s), t.frame(s)))
-                .collect();
-            keys.sort_unstable();
-            keys.dedup();
-            assert_eq!(keys.len(), t.len(), "case {case}: a stack is there twice");
+            assert_each_stack_once(&t, case);
             let len = t.len();
             for frames in parts.iter().flatten() {
                 let s = t.path(frames.iter().map(|x| names.intern(x)));
                 assert_eq!(&frame_names(&t, &names, s), frames);
             }
             assert_eq!(t.len(), len, "case {case}: an absorbed stack was not found");
-            // A new stack under an absorbed one is added once.
-            if let Some(&last) = keys.last().map(|(_, f)| f).filter(|_| len > 0) {
-                let deep = t.child((len - 1) as StackId, last);
-                assert_eq!(t.child((len - 1) as StackId, last), deep);
+            // A new stack under an absorbed one (the last: it has no callee yet) is
+            // added once.
+            if len > 0 {
+                let (last, frame) = ((len - 1) as StackId, t.frame(0));
+                let deep = t.child(last, frame);
+                assert_eq!(t.child(last, frame), deep);
                 assert_eq!(t.len(), len + 1);
             }
         }
@@ -1217,12 +1224,7 @@ mod tests {
                 assert_eq!(&frame_names(&t, &names2, ids[k]), frames, "case {case}");
                 assert_eq!(&frame_names(&want, &names, want_ids[k]), frames);
             }
-            let mut keys: Vec<(StackId, NameId)> = (0..t.len() as StackId)
-                .map(|s| (t.parent(s), t.frame(s)))
-                .collect();
-            keys.sort_unstable();
-            keys.dedup();
-            assert_eq!(keys.len(), t.len(), "case {case}: a stack is there twice");
+            assert_each_stack_once(&t, case);
         }
     }
 

@@ -370,7 +370,7 @@ impl CallTreeBuilder {
         let m = from.len();
         assert!(n1 + m < NO_PARENT as usize, "more than 4 G call tree nodes");
         let base = n1 as NodeId;
-        let mut name_map: Vec<NameId> = vec![NO_PARENT; from_names];
+        let mut name_map: Vec<NameId> = vec![NameId::MAX; from_names];
         // Where each of `from`'s nodes goes: an id below `base` is a node found here,
         // from `base` on a new one (ids given in `from`'s order).
         let mut node_map: Vec<NodeId> = Vec::with_capacity(m);
@@ -383,7 +383,7 @@ impl CallTreeBuilder {
         for n in 1..m {
             let parent = node_map[from.parent[n] as usize];
             let on = from.name[n] as usize;
-            if name_map[on] == NO_PARENT {
+            if name_map[on] == NameId::MAX {
                 name_map[on] = name_of(on as NameId);
             }
             let found = if parent >= base {
@@ -911,14 +911,15 @@ mod tests {
         assert_eq!(t.left_self(na), 3);
     }
 
+    /// A call path's frames and its (left, right) self ticks.
+    type Path = (Vec<String>, u64, u64);
+    /// A node as (path, total, self, left total, left self).
+    type NodeRow = (String, u64, u64, u64, u64);
+
     /// Random call paths over `alphabet` names (short ones, so that siblings outgrow
     /// [`LIST_MAX`] at the root and a few levels down), in file order or sorted.
-    fn random_paths(
-        rng: &mut crate::generator::Rng,
-        count: usize,
-        alphabet: u64,
-    ) -> Vec<(Vec<String>, u64, u64)> {
-        let mut paths: Vec<(Vec<String>, u64, u64)> = (0..count)
+    fn random_paths(rng: &mut crate::generator::Rng, count: usize, alphabet: u64) -> Vec<Path> {
+        let mut paths: Vec<Path> = (0..count)
             .map(|_| {
                 let depth = 1 + rng.below(6) as usize;
                 let frames = (0..depth)
@@ -935,19 +936,14 @@ mod tests {
 
     /// A builder (with its own names) of `paths`, each adding `(left, right)` self ticks
     /// (a differential tree when `diff`).
-    fn built(paths: &[(Vec<String>, u64, u64)], diff: bool) -> (Names, CallTreeBuilder) {
+    fn built(paths: &[Path], diff: bool) -> (Names, CallTreeBuilder) {
         let mut names = Names::new();
         let mut b = CallTreeBuilder::new(&mut names, diff);
         add_paths(&mut b, &mut names, paths, diff);
         (names, b)
     }
 
-    fn add_paths(
-        b: &mut CallTreeBuilder,
-        names: &mut Names,
-        paths: &[(Vec<String>, u64, u64)],
-        diff: bool,
-    ) {
+    fn add_paths(b: &mut CallTreeBuilder, names: &mut Names, paths: &[Path], diff: bool) {
         for (frames, left, right) in paths {
             let mut cur = 0;
             for f in frames {
@@ -963,7 +959,7 @@ mod tests {
 
     /// Every node of a finished tree as (path, total, self, left total, left self),
     /// sorted: two trees of the same samples give the same list whatever their ids.
-    fn node_list(names: &Names, t: &CallTree) -> Vec<(String, u64, u64, u64, u64)> {
+    fn node_list(names: &Names, t: &CallTree) -> Vec<NodeRow> {
         let mut v: Vec<_> = (0..t.len() as NodeId)
             .map(|n| {
                 let path: Vec<&str> = t.path(n).iter().map(|&p| names.get(t.name(p))).collect();
@@ -975,6 +971,32 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    /// The node list of one builder given the paths of `parts` in turn: what merging
+    /// builders of the same paths must give.
+    fn tree_of_all(parts: &[&[Path]], diff: bool) -> Vec<NodeRow> {
+        let (mut names, mut b) = built(parts[0], diff);
+        for part in &parts[1..] {
+            add_paths(&mut b, &mut names, part, diff);
+        }
+        node_list(&names, &b.finish(&names, ChildOrder::ByName).unwrap())
+    }
+
+    /// Merges a builder of `paths` into `into` (names in `names`): the nodes of that
+    /// builder added, and those found (its root included).
+    fn merge_built(
+        into: &mut CallTreeBuilder,
+        names: &mut Names,
+        paths: &[Path],
+        diff: bool,
+    ) -> (usize, usize) {
+        let (from_names, from) = built(paths, diff);
+        let before = into.len();
+        into.merge_from(&from, from_names.len(), |n| names.intern(from_names.get(n)))
+            .unwrap();
+        let added = into.len() - before;
+        (added, from.len() - added)
     }
 
     #[test]
@@ -989,23 +1011,13 @@ mod tests {
             let first = random_paths(&mut rng, counts[0] as usize, alphabet);
             let second = random_paths(&mut rng, counts[1] as usize, alphabet);
             let third = random_paths(&mut rng, counts[2] as usize, alphabet);
-            // The oracle: every path added to one builder.
-            let (mut all_names, mut all) = built(&first, diff);
-            add_paths(&mut all, &mut all_names, &second, diff);
-            add_paths(&mut all, &mut all_names, &third, diff);
-            let want = node_list(
-                &all_names,
-                &all.finish(&all_names, ChildOrder::ByName).unwrap(),
-            );
+            let want = tree_of_all(&[&first, &second, &third], diff);
             // Two builders merged, then more paths added by lookups in the merged one
             // (which must find the merged nodes, not add them again).
             let (mut names, mut into) = built(&first, diff);
-            let (from_names, from) = built(&second, diff);
-            let before = into.len();
-            into.merge_from(&from, from_names.len(), |n| names.intern(from_names.get(n)))
-                .unwrap();
-            merged_nodes += into.len() - before;
-            found_nodes += from.len() - (into.len() - before);
+            let (added, found) = merge_built(&mut into, &mut names, &second, diff);
+            merged_nodes += added;
+            found_nodes += found;
             add_paths(&mut into, &mut names, &third, diff);
             let got = node_list(&names, &into.finish(&names, ChildOrder::ByName).unwrap());
             assert_eq!(got, want, "case {case}");
@@ -1084,21 +1096,14 @@ mod tests {
         let first = random_paths(&mut rng, 200, 12);
         let second = random_paths(&mut rng, 200, 12);
         let (mut names, mut into) = built(&first, true);
-        let (from_names, from) = built(&second, false);
-        into.merge_from(&from, from_names.len(), |n| names.intern(from_names.get(n)))
-            .unwrap();
+        merge_built(&mut into, &mut names, &second, false);
         // The plain tree's values are the right side's: what the diff tree's builder
         // gives for those paths with nothing on the left.
-        let (mut all_names, mut all) = built(&first, true);
         let right_only: Vec<_> = second
             .iter()
             .map(|(f, l, r)| (f.clone(), 0, l + r))
             .collect();
-        add_paths(&mut all, &mut all_names, &right_only, true);
-        let want = node_list(
-            &all_names,
-            &all.finish(&all_names, ChildOrder::ByName).unwrap(),
-        );
+        let want = tree_of_all(&[&first, &right_only], true);
         let got = node_list(&names, &into.finish(&names, ChildOrder::ByName).unwrap());
         assert_eq!(got, want);
         // A tree of only its root adds nothing.
@@ -1126,22 +1131,10 @@ mod tests {
                 (frames, i % 3, 1 + i % 5)
             })
             .collect();
-        let (mut all_names, mut all) = built(&first, true);
-        add_paths(&mut all, &mut all_names, &second, true);
-        let want = node_list(
-            &all_names,
-            &all.finish(&all_names, ChildOrder::ByName).unwrap(),
-        );
+        let want = tree_of_all(&[&first, &second], true);
         let (mut names, mut into) = built(&first, true);
-        let (from_names, from) = built(&second, true);
-        let before = into.len();
-        into.merge_from(&from, from_names.len(), |n| names.intern(from_names.get(n)))
-            .unwrap();
-        assert!(
-            into.len() - before > 1 << 16,
-            "{} new nodes",
-            into.len() - before
-        );
+        let (added, _) = merge_built(&mut into, &mut names, &second, true);
+        assert!(added > 1 << 16, "{added} new nodes");
         let got = node_list(&names, &into.finish(&names, ChildOrder::ByName).unwrap());
         assert_eq!(got, want);
     }
