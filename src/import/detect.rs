@@ -239,8 +239,16 @@ fn top_level_keys(text: &[u8]) -> Vec<String> {
             b'"' => {
                 let s = i + 1;
                 let mut j = s;
-                while j < text.len() && text[j] != b'"' {
-                    j += if text[j] == b'\\' { 2 } else { 1 };
+                // To the closing quote, over escapes (a string's bytes in word-sized steps).
+                while let Some(k) = memchr::memchr2(b'"', b'\\', &text[j.min(text.len())..]) {
+                    j += k;
+                    if text[j] == b'"' {
+                        break;
+                    }
+                    j += 2;
+                }
+                if j >= text.len() || text[j] != b'"' {
+                    j = text.len();
                 }
                 if depth == 1 && expect_key {
                     let key = String::from_utf8_lossy(&text[s..j.min(text.len())]).to_string();

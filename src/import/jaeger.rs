@@ -24,15 +24,21 @@
 
 use super::ImportError;
 use super::trace_json::{
-    SpanCollector, as_u64, go_duration_ns, invalid, read_value, rfc3339_ns, shown, text_of,
+    ElementsSeed, FastMap, Obj, SpanCollector, elements_into, first_member_array, go_duration_ns,
+    invalid, raw_array, raw_shown, raw_str, raw_text, raw_u64, read_doc, rfc3339_ns, scalars_are,
+    utf8_head, utf8_text,
 };
 use crate::model::spans::SpanSet;
-use serde_json::{Map, Value};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 /// Parses a Jaeger JSON document.
 pub fn parse(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
-    let doc = read_value(file, text)?;
-    let traces = traces_of(&doc).ok_or_else(|| {
+    let text = utf8_text(file, text)?;
+    let outline: Outline<'_> = read_doc(file, text)?;
+    let traces = traces_of(outline).ok_or_else(|| {
         invalid(
             file,
             "top level",
@@ -40,11 +46,45 @@ pub fn parse(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
              an array of traces, or an array of spans",
         )
     })?;
+    read_traces(file, &traces)
+}
+
+/// The spans of the traces complete in `head`, the start of a Jaeger document cut
+/// anywhere (a preview of a big file): the query API's `{"data": [traces …` (`data` its
+/// first key) or an array of traces or spans. `None` for other shapes, a head with no
+/// complete trace, or one that does not read.
+pub fn parse_head(file: &str, head: &[u8]) -> Option<SpanSet> {
+    let text = utf8_head(head)?;
+    let rest = text.trim_start();
+    let outline = if rest.starts_with('[') {
+        let mut elements = Vec::new();
+        let _ = elements_into(rest, &mut elements);
+        Outline {
+            elements: Some(elements),
+            ..Outline::default()
+        }
+    } else {
+        let array = first_member_array(rest, "data")?;
+        let mut traces = Vec::new();
+        let _ = TracesInto(&mut traces).deserialize(&mut serde_json::Deserializer::from_str(array));
+        Outline {
+            object: true,
+            data: Some(Data::Traces(traces)),
+            ..Outline::default()
+        }
+    };
+    let traces = traces_of(outline)?;
+    read_traces(file, &traces).ok()
+}
+
+/// The spans of `traces`.
+fn read_traces(file: &str, traces: &[TraceRef<'_>]) -> Result<SpanSet, ImportError> {
     let mut out = SpanCollector::default();
-    for t in &traces {
-        for (k, span) in t.spans.iter().enumerate() {
-            let path = format!("{}[{k}]", t.path);
-            read_span(file, &path, span, t, &mut out)?;
+    for t in traces {
+        let processes = processes_of(t.processes);
+        for (k, &span) in t.spans.iter().enumerate() {
+            let path = || format!("{}[{k}]", t.path);
+            read_span(file, &path, span, t, &processes, &mut out)?;
         }
     }
     if out.len() == 0 {
@@ -57,203 +97,416 @@ pub fn parse(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
     Ok(out.finish())
 }
 
-/// One trace's spans and processes, with the JSON path of its `spans`.
-struct TraceRef<'a> {
-    path: String,
-    trace_id: Option<&'a str>,
-    spans: &'a [Value],
-    processes: Option<&'a Map<String, Value>>,
-    /// Track name for spans without a process (Google Cloud Trace's `projectId`).
-    project: Option<&'a str>,
-}
+/// Reads an array of traces into a list as each one ends (so that a cut array keeps
+/// the traces before the cut).
+struct TracesInto<'v, 'de>(&'v mut Vec<Outline<'de>>);
 
-fn trace_ref<'a>(v: &'a Value, path: String) -> Option<TraceRef<'a>> {
-    let spans = v.get("spans")?.as_array()?;
-    Some(TraceRef {
-        path: format!("{path}spans"),
-        trace_id: v
-            .get("traceID")
-            .or_else(|| v.get("traceId"))
-            .and_then(Value::as_str),
-        spans,
-        processes: v.get("processes").and_then(Value::as_object),
-        project: v.get("projectId").and_then(Value::as_str),
-    })
-}
-
-fn is_span(v: &Value) -> bool {
-    v.get("spanID").is_some() || v.get("spanId").is_some()
-}
-
-fn traces_of(doc: &Value) -> Option<Vec<TraceRef<'_>>> {
-    match doc {
-        Value::Object(o) => match o.get("data") {
-            Some(Value::Array(a)) => a
-                .iter()
-                .enumerate()
-                .map(|(i, t)| trace_ref(t, format!("data[{i}].")))
-                .collect(),
-            Some(d @ Value::Object(_)) => Some(vec![trace_ref(d, "data.".to_string())?]),
-            _ => Some(vec![trace_ref(doc, String::new())?]),
-        },
-        Value::Array(a) if a.iter().all(is_span) => Some(vec![TraceRef {
-            path: String::new(),
-            trace_id: None,
-            spans: a,
-            processes: None,
-            project: None,
-        }]),
-        Value::Array(a) => a
-            .iter()
-            .enumerate()
-            .map(|(i, t)| trace_ref(t, format!("[{i}].")))
-            .collect(),
-        _ => None,
+impl<'de> DeserializeSeed<'de> for TracesInto<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
     }
 }
 
-fn str_field<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a str> {
-    keys.iter().find_map(|k| v.get(*k)).and_then(Value::as_str)
+impl<'de> Visitor<'de> for TracesInto<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of traces")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+        while let Some(t) = a.next_element_seed(OutlineSeed { top: false })? {
+            self.0.push(t);
+        }
+        Ok(())
+    }
+}
+
+/// One trace's spans (each its unparsed text) and processes, with the JSON path of its
+/// `spans`.
+struct TraceRef<'a> {
+    path: String,
+    trace_id: Option<Cow<'a, str>>,
+    spans: Vec<&'a RawValue>,
+    processes: Option<&'a RawValue>,
+    /// Track name for spans without a process (Google Cloud Trace's `projectId`).
+    project: Option<Cow<'a, str>>,
+}
+
+/// What one pass over the document keeps: at the top, its `data` (traces) or its
+/// elements (a top-level array, unparsed); in a trace, its spans, ids and processes
+/// (unparsed). Repeated keys: the last one, as in a `Value`.
+#[derive(Default)]
+struct Outline<'a> {
+    /// The value was an object.
+    object: bool,
+    data: Option<Data<'a>>,
+    /// `spans`, when it is an array.
+    spans: Option<Vec<&'a RawValue>>,
+    /// `traceID`, `traceId`.
+    trace_id: [Option<&'a RawValue>; 2],
+    processes: Option<&'a RawValue>,
+    project: Option<&'a RawValue>,
+    /// A top-level array's elements.
+    elements: Option<Vec<&'a RawValue>>,
+}
+
+/// The top level's `data`: traces, one trace, or something else.
+enum Data<'a> {
+    Traces(Vec<Outline<'a>>),
+    One(Box<Outline<'a>>),
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Outline<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(OutlineSeed { top: true })
+    }
+}
+
+/// Reads an [`Outline`]: `data` and a top-level array's elements only at the top (a
+/// trace's own `data` is not looked into, so nothing here nests deeper than three levels).
+#[derive(Clone, Copy)]
+struct OutlineSeed {
+    top: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for OutlineSeed {
+    type Value = Outline<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Outline<'de>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OutlineSeed {
+    type Value = Outline<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("Jaeger traces")
+    }
+    scalars_are!(Outline::default());
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Outline<'de>, A::Error> {
+        let mut elements = Vec::new();
+        if self.top {
+            while let Some(e) = a.next_element::<&RawValue>()? {
+                elements.push(e);
+            }
+        } else {
+            while a.next_element::<IgnoredAny>()?.is_some() {}
+        }
+        Ok(Outline {
+            elements: self.top.then_some(elements),
+            ..Outline::default()
+        })
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Outline<'de>, A::Error> {
+        let mut o = Outline {
+            object: true,
+            ..Outline::default()
+        };
+        while let Some(k) = a.next_key::<Cow<'de, str>>()? {
+            match &*k {
+                "data" if self.top => o.data = Some(a.next_value_seed(DataSeed)?),
+                "spans" => o.spans = a.next_value_seed(ElementsSeed)?,
+                "traceID" => o.trace_id[0] = Some(a.next_value()?),
+                "traceId" => o.trace_id[1] = Some(a.next_value()?),
+                "processes" => o.processes = Some(a.next_value()?),
+                "projectId" => o.project = Some(a.next_value()?),
+                _ => {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// Reads the top level's `data`.
+struct DataSeed;
+
+impl<'de> DeserializeSeed<'de> for DataSeed {
+    type Value = Data<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Data<'de>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DataSeed {
+    type Value = Data<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("Jaeger traces")
+    }
+    scalars_are!(Data::Other);
+    fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Data<'de>, A::Error> {
+        let mut traces = Vec::new();
+        TracesInto(&mut traces).visit_seq(a)?;
+        Ok(Data::Traces(traces))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Data<'de>, A::Error> {
+        OutlineSeed { top: false }
+            .visit_map(a)
+            .map(|o| Data::One(Box::new(o)))
+    }
+}
+
+fn trace_ref(o: Outline<'_>, path: String) -> Option<TraceRef<'_>> {
+    Some(TraceRef {
+        path: format!("{path}spans"),
+        trace_id: o.trace_id[0].or(o.trace_id[1]).and_then(raw_str),
+        spans: o.spans?,
+        processes: o.processes,
+        project: o.project.and_then(raw_str),
+    })
+}
+
+fn is_span(v: &RawValue) -> bool {
+    Obj::of(v).is_some_and(|o| o.get("spanID").is_some() || o.get("spanId").is_some())
+}
+
+fn traces_of(doc: Outline<'_>) -> Option<Vec<TraceRef<'_>>> {
+    if let Some(elements) = doc.elements {
+        if elements.iter().all(|e| is_span(e)) {
+            return Some(vec![TraceRef {
+                path: String::new(),
+                trace_id: None,
+                spans: elements,
+                processes: None,
+                project: None,
+            }]);
+        }
+        // An array of traces (rare next to the query API's `data`): each read again.
+        return elements
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let mut d = serde_json::Deserializer::from_str(t.get());
+                let o = OutlineSeed { top: false }.deserialize(&mut d).ok()?;
+                trace_ref(o, format!("[{i}]."))
+            })
+            .collect();
+    }
+    if !doc.object {
+        return None;
+    }
+    match doc.data {
+        Some(Data::Traces(ts)) => ts
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| trace_ref(t, format!("data[{i}].")))
+            .collect(),
+        Some(Data::One(d)) => Some(vec![trace_ref(*d, "data.".to_string())?]),
+        _ => Some(vec![trace_ref(doc, String::new())?]),
+    }
+}
+
+/// A process: its service's name, and its tags as span attributes (`process.` prefixed).
+struct Process<'a> {
+    service: Option<Cow<'a, str>>,
+    tags: Vec<(String, Cow<'a, str>)>,
+}
+
+fn process_of(raw: &RawValue) -> Option<Process<'_>> {
+    let o = Obj::of(raw)?;
+    let mut tags = Vec::new();
+    tags_of(o.get("tags"), "process.", &mut tags);
+    Some(Process {
+        service: o.get("serviceName").and_then(raw_str),
+        tags,
+    })
+}
+
+/// A trace's processes by id, each read once for all its spans.
+fn processes_of(raw: Option<&RawValue>) -> FastMap<String, Option<Process<'_>>> {
+    let Some(o) = raw.and_then(Obj::of) else {
+        return FastMap::default();
+    };
+    o.iter()
+        .map(|(id, p)| (id.to_string(), process_of(p)))
+        .collect()
 }
 
 /// Tags as `(key, value)`: UI form `{key, type, value}` or domain form `{key, vType,
 /// vStr|vInt64|vFloat64|vBool|vBinary}`.
-fn tags(v: Option<&Value>, prefix: &str, out: &mut Vec<(String, String)>) {
-    let Some(list) = v.and_then(Value::as_array) else {
+fn tags_of<'a, K: From<String> + From<Cow<'a, str>>>(
+    v: Option<&'a RawValue>,
+    prefix: &str,
+    out: &mut Vec<(K, Cow<'a, str>)>,
+) {
+    let Some(list) = v.and_then(raw_array) else {
         return;
     };
     for t in list {
-        let Some(key) = t.get("key").and_then(Value::as_str) else {
+        let Some(t) = Obj::of(t) else {
+            continue;
+        };
+        let Some(key) = t.get("key").and_then(raw_str) else {
             continue;
         };
         let value = ["value", "vStr", "vInt64", "vFloat64", "vBool", "vBinary"]
             .iter()
-            .find_map(|k| t.get(*k))
-            .map_or_else(String::new, text_of);
-        out.push((format!("{prefix}{key}"), value));
+            .find_map(|k| t.get(k))
+            .map_or(Cow::Borrowed(""), raw_text);
+        let key = if prefix.is_empty() {
+            K::from(key)
+        } else {
+            K::from(format!("{prefix}{key}"))
+        };
+        out.push((key, value));
     }
 }
 
-fn read_span(
+fn read_span<'a>(
     file: &str,
-    path: &str,
-    span: &Value,
-    t: &TraceRef<'_>,
+    path: &dyn Fn() -> String,
+    raw: &'a RawValue,
+    t: &'a TraceRef<'a>,
+    processes: &'a FastMap<String, Option<Process<'a>>>,
     out: &mut SpanCollector,
 ) -> Result<(), ImportError> {
-    if !span.is_object() {
+    let Some(span) = Obj::of(raw) else {
         return Err(invalid(
             file,
-            path,
-            format!("expected a span object, found {}", shown(span)),
+            &path(),
+            format!("expected a span object, found {}", raw_shown(raw)),
         ));
-    }
-    let span_id = str_field(span, &["spanID", "spanId"])
-        .ok_or_else(|| invalid(file, path, "expected a spanID string"))?;
-    let trace_id = str_field(span, &["traceID", "traceId"])
-        .or(t.trace_id)
-        .unwrap_or("");
+    };
+    let span_id = span
+        .str_of(&["spanID", "spanId"])
+        .ok_or_else(|| invalid(file, &path(), "expected a spanID string"))?;
+    let trace_id = span.str_of(&["traceID", "traceId"]);
+    let trace_id = trace_id.as_deref().or(t.trace_id.as_deref()).unwrap_or("");
     let start = span
         .get("startTime")
-        .ok_or_else(|| invalid(file, path, "expected startTime"))?;
-    let start_ns: u64 = match start {
-        Value::String(s) if s.contains('T') => rfc3339_ns(s).and_then(|n| u64::try_from(n).ok()),
-        other => as_u64(other).and_then(|us| us.checked_mul(1000)),
+        .ok_or_else(|| invalid(file, &path(), "expected startTime"))?;
+    let start_ns: u64 = match raw_str(start) {
+        Some(s) if s.contains('T') => rfc3339_ns(&s).and_then(|n| u64::try_from(n).ok()),
+        _ => raw_u64(start).and_then(|us| us.checked_mul(1000)),
     }
     .ok_or_else(|| {
         invalid(
             file,
-            path,
+            &path(),
             format!(
                 "expected startTime in microseconds since the Unix epoch (or RFC 3339), found {}",
-                shown(start)
+                raw_shown(start)
             ),
         )
     })?;
-    let end = span.get("endTime").and_then(Value::as_str);
-    let dur_ns: u64 = match span.get("duration") {
-        None | Some(Value::Null) if end.is_some() => {
+    let end = span.get("endTime").and_then(raw_str);
+    let dur_ns: u64 = match span.get("duration").filter(|d| d.get() != "null") {
+        None if end.is_some() => {
             let end_ns = end
+                .as_deref()
                 .and_then(rfc3339_ns)
-                .ok_or_else(|| invalid(file, path, "expected endTime as an RFC 3339 time"))?;
+                .ok_or_else(|| invalid(file, &path(), "expected endTime as an RFC 3339 time"))?;
             u64::try_from(end_ns).unwrap_or(0).saturating_sub(start_ns)
         }
-        None | Some(Value::Null) => 0,
-        Some(d) => match d {
-            Value::String(s) if !s.bytes().all(|b| b.is_ascii_digit()) => {
-                go_duration_ns(s).and_then(|n| u64::try_from(n).ok())
+        None => 0,
+        Some(d) => match raw_str(d) {
+            Some(s) if !s.bytes().all(|b| b.is_ascii_digit()) => {
+                go_duration_ns(&s).and_then(|n| u64::try_from(n).ok())
             }
-            other => as_u64(other).and_then(|us| us.checked_mul(1000)),
+            _ => raw_u64(d).and_then(|us| us.checked_mul(1000)),
         }
         .filter(|&d| start_ns.checked_add(d).is_some())
         .ok_or_else(|| {
             invalid(
                 file,
-                path,
+                &path(),
                 format!(
                     "expected duration in microseconds (or a Go duration like \"1.5ms\"), found {}",
-                    shown(d)
+                    raw_shown(d)
                 ),
             )
         })?,
     };
 
     // Parents: CHILD_OF first, then FOLLOWS_FROM, then the old parentSpanID field.
-    let mut parents: Vec<(String, String)> = Vec::new();
-    if let Some(refs) = span.get("references").and_then(Value::as_array) {
+    let mut parents: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::new();
+    if let Some(refs) = span.get("references").and_then(raw_array) {
+        let refs: Vec<Obj<'_>> = refs.into_iter().filter_map(Obj::of).collect();
         for want in ["CHILD_OF", "FOLLOWS_FROM"] {
-            for r in refs {
-                let kind = str_field(r, &["refType"]).unwrap_or("CHILD_OF");
-                if !kind.eq_ignore_ascii_case(want) {
+            for r in &refs {
+                let kind = r.str_of(&["refType"]);
+                if !kind
+                    .as_deref()
+                    .unwrap_or("CHILD_OF")
+                    .eq_ignore_ascii_case(want)
+                {
                     continue;
                 }
-                if let Some(p) = str_field(r, &["spanID", "spanId"]) {
-                    let tr = str_field(r, &["traceID", "traceId"]).unwrap_or(trace_id);
-                    parents.push((tr.to_string(), p.to_string()));
+                if let Some(p) = r.str_of(&["spanID", "spanId"]) {
+                    let tr = r.str_of(&["traceID", "traceId"]);
+                    parents.push((tr.unwrap_or(Cow::Borrowed(trace_id)), p));
                 }
             }
         }
     }
-    if let Some(p) = str_field(span, &["parentSpanID", "parentSpanId"])
+    if let Some(p) = span.str_of(&["parentSpanID", "parentSpanId"])
         && !p.trim_start_matches('0').is_empty()
     {
-        parents.push((trace_id.to_string(), p.to_string()));
+        parents.push((Cow::Borrowed(trace_id), p));
     }
 
-    let process = span.get("process").or_else(|| {
-        let id = span.get("processID").and_then(Value::as_str)?;
-        t.processes?.get(id)
-    });
+    // An inline `process` (even one that is not an object) wins over `processID`.
+    let inline;
+    let process = match span.get("process") {
+        Some(p) => {
+            inline = process_of(p);
+            inline.as_ref()
+        }
+        None => span
+            .get("processID")
+            .and_then(raw_str)
+            .and_then(|id| processes.get(&*id))
+            .and_then(Option::as_ref),
+    };
     let service = process
-        .and_then(|p| p.get("serviceName"))
-        .and_then(Value::as_str)
-        .or(t.project)
+        .and_then(|p| p.service.as_deref())
+        .or(t.project.as_deref())
         .unwrap_or("unknown service");
     let track = out.service_track(service);
 
-    let mut attrs = Vec::new();
-    if let Some(k) = span.get("kind").and_then(Value::as_str) {
-        attrs.push(("kind".to_string(), k.to_string()));
+    let mut attrs: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::new();
+    if let Some(k) = span.get("kind").and_then(raw_str) {
+        attrs.push((Cow::Borrowed("kind"), k));
     }
-    tags(span.get("tags"), "", &mut attrs);
-    if let Some(labels) = span.get("labels").and_then(Value::as_object) {
-        attrs.extend(labels.iter().map(|(k, v)| (k.clone(), text_of(v))));
+    tags_of(span.get("tags"), "", &mut attrs);
+    if let Some(labels) = span.get("labels").and_then(Obj::of) {
+        // As a `Value`'s map: by key, the last of a repeated one.
+        let sorted: BTreeMap<&str, &RawValue> = labels.iter().collect();
+        attrs.extend(
+            sorted
+                .into_iter()
+                .map(|(k, v)| (Cow::Owned(k.to_string()), raw_text(v))),
+        );
     }
-    tags(process.and_then(|p| p.get("tags")), "process.", &mut attrs);
-    if let Some(logs) = span.get("logs").and_then(Value::as_array) {
+    if let Some(p) = process {
+        attrs.extend(
+            p.tags
+                .iter()
+                .map(|(k, v)| (Cow::Borrowed(k.as_str()), Cow::Borrowed(&**v))),
+        );
+    }
+    if let Some(logs) = span.get("logs").and_then(raw_array) {
         for log in logs {
-            let mut fields = Vec::new();
-            tags(log.get("fields"), "", &mut fields);
-            let at = log.get("timestamp").map_or_else(String::new, text_of);
+            let log = Obj::of(log);
+            let get = |k: &str| log.as_ref().and_then(|o| o.get(k));
+            let mut fields: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::new();
+            tags_of(get("fields"), "", &mut fields);
+            let at = get("timestamp").map_or(Cow::Borrowed(""), raw_text);
             let body: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            attrs.push(("log".to_string(), format!("{at} {}", body.join(" "))));
+            attrs.push((
+                Cow::Borrowed("log"),
+                Cow::Owned(format!("{at} {}", body.join(" "))),
+            ));
         }
     }
-    let name = str_field(span, &["operationName", "name"])
-        .unwrap_or("")
-        .to_string();
+    let name = span
+        .str_of(&["operationName", "name"])
+        .unwrap_or_default()
+        .into_owned();
+    let parents: Vec<(&str, &str)> = parents.iter().map(|(t, s)| (&**t, &**s)).collect();
     out.push(
-        trace_id, span_id, parents, start_ns, dur_ns, name, track, attrs,
+        trace_id, &span_id, &parents, start_ns, dur_ns, name, track, attrs,
     );
     Ok(())
 }
@@ -305,6 +558,76 @@ mod tests {
             ]
         );
         assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    }
+
+    /// Read in place, a document answers as its `Value` did: the last of repeated keys
+    /// (a trace's `spans`, a span's name), an inline `process` that is not an object
+    /// hides `processID` (no service, no process tags), and values of unexpected types
+    /// are passed over (a `kind` that is a number, tags that are not objects).
+    #[test]
+    fn repeated_keys_and_odd_values_read_as_before() {
+        let doc = r#"{"data":[{"traceID":"t","spans":[{"spanID":"9","startTime":1,"duration":1}],
+            "spans":[
+              {"spanID":"1","operationName":"first","operationName":"last","startTime":5,
+               "duration":3,"processID":"p","kind":7,"tags":[1,{"key":"k","value":true}]},
+              {"spanID":"2","operationName":"x","startTime":6,"duration":1,"processID":"p",
+               "process":null,"references":[{"refType":"CHILD_OF","spanID":"1"},"junk"]}],
+            "processes":{"p":{"serviceName":"svc","tags":[{"key":"h","value":"a"}]}}}]}"#;
+        let s = parse("r.json", doc.as_bytes()).unwrap();
+        assert_eq!(s.len(), 2);
+        let (a, b) = (find(&s, "last"), find(&s, "x"));
+        assert_eq!(s.tracks[s.track[a] as usize].name, "svc");
+        assert_eq!(s.tracks[s.track[b] as usize].name, "unknown service");
+        assert_eq!(s.parent[b] as usize, a);
+        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_eq!(
+            s.attrs.owned(a as u32),
+            [kv("k", "true"), kv("process.h", "a")]
+        );
+        assert!(s.attrs.owned(b as u32).is_empty());
+    }
+
+    /// The head of a document cut at every byte holds exactly the spans of the traces
+    /// whose closing brace is before the cut (cuts inside a name's UTF-8 characters too),
+    /// for the query API's `data` and for an array of spans; other shapes give none.
+    #[test]
+    fn a_head_cut_anywhere_reads_its_whole_traces() {
+        let traces: Vec<String> = (1..=3)
+            .map(|t| UI.replace("abc", &format!("t{t}")).replace("root", "rööt"))
+            .collect();
+        let mut doc = String::from("{ \"data\" : [");
+        let mut ends = Vec::new();
+        for (i, t) in traces.iter().enumerate() {
+            if i > 0 {
+                doc.push(',');
+            }
+            doc.push_str(t);
+            ends.push(doc.len());
+        }
+        doc.push_str("],\"total\":3}");
+        assert_eq!(parse("q.json", doc.as_bytes()).unwrap().len(), 6);
+        for cut in 0..=doc.len() {
+            let whole = ends.iter().filter(|&&e| e <= cut).count();
+            let got = parse_head("q.json", &doc.as_bytes()[..cut]).map_or(0, |s| s.len());
+            assert_eq!(got, 2 * whole, "cut at byte {cut}");
+        }
+        let spans = r#"[{"spanID":"1","startTime":1,"duration":5,"operationName":"a"},
+                        {"spanID":"2","startTime":2,"duration":1,"parentSpanID":"1"}]"#;
+        let ends = [spans.find('}').unwrap() + 1, spans.rfind('}').unwrap() + 1];
+        for cut in 0..=spans.len() {
+            let want = ends.iter().filter(|&&e| e <= cut).count();
+            let got = parse_head("s.json", &spans.as_bytes()[..cut]).map_or(0, |s| s.len());
+            assert_eq!(got, want, "cut at byte {cut}");
+        }
+        // One trace holding every span, and `data` not the first member: no preview.
+        assert!(parse_head("u.json", UI.as_bytes()).is_none());
+        assert!(
+            parse_head(
+                "t.json",
+                format!("{{\"total\":1,\"data\":[{UI}]}}").as_bytes()
+            )
+            .is_none()
+        );
     }
 
     #[test]

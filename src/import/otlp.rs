@@ -24,28 +24,39 @@
 //! value (Jaeger's api_v3 snapshot omits both times).
 
 use super::ImportError;
-use super::trace_json::{SpanCollector, as_u64, invalid, read_value, shown, text_of};
+use super::trace_json::{
+    ElementsSeed, Obj, SpanCollector, Top, first_member_array, invalid, raw_array, raw_shown,
+    raw_str, raw_text, raw_u64, raw_value, read_doc, scalars_are, text_of, utf8_head, utf8_text,
+};
 use crate::model::spans::SpanSet;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 /// Parses an OTLP/JSON trace document.
 pub fn parse(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
-    let doc = read_value(file, text)?;
-    let mut roots: Vec<(String, &Vec<Value>)> = Vec::new();
-    let docs: Vec<(String, &Value)> = match &doc {
-        Value::Array(a) => a
+    let text = utf8_text(file, text)?;
+    let top: Top<'_> = read_doc(file, text)?;
+    let docs: Vec<(String, Option<Obj<'_>>)> = match top {
+        Top::Array(a) => a
             .iter()
             .enumerate()
-            .map(|(i, d)| (format!("[{i}]."), d))
+            .map(|(i, d)| (format!("[{i}]."), Obj::of(d)))
             .collect(),
-        d => vec![(String::new(), d)],
+        Top::Object(o) => vec![(String::new(), Some(o))],
+        Top::Other => vec![(String::new(), None)],
     };
+    let mut roots: Vec<(String, &RawValue)> = Vec::new();
     for (prefix, d) in docs {
-        let (p, rs) = match (d.get("resourceSpans"), d.get("result")) {
+        let get = |k: &str| d.as_ref().and_then(|d| d.get(k));
+        let result = get("result").and_then(Obj::of);
+        let (p, rs) = match (
+            get("resourceSpans"),
+            result.and_then(|r| r.get("resourceSpans")),
+        ) {
             (Some(rs), _) => (format!("{prefix}resourceSpans"), rs),
-            (None, Some(r)) if r.get("resourceSpans").is_some() => {
-                (format!("{prefix}result.resourceSpans"), &r["resourceSpans"])
-            }
+            (None, Some(rs)) => (format!("{prefix}result.resourceSpans"), rs),
             _ => {
                 return Err(invalid(
                     file,
@@ -58,52 +69,91 @@ pub fn parse(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
                 ));
             }
         };
-        let list = rs
-            .as_array()
-            .ok_or_else(|| invalid(file, &p, format!("expected an array, found {}", shown(rs))))?;
-        roots.push((p, list));
+        if !rs.get().starts_with('[') {
+            return Err(invalid(
+                file,
+                &p,
+                format!("expected an array, found {}", raw_shown(rs)),
+            ));
+        }
+        roots.push((p, rs));
     }
 
+    let mut lists = Vec::with_capacity(roots.len());
+    for (p, list) in roots {
+        // One pass over the list down to each scope's spans, each kept unparsed.
+        let mut resources = Vec::new();
+        ResourcesInto(&mut resources)
+            .deserialize(&mut serde_json::Deserializer::from_str(list.get()))
+            .map_err(|e| invalid(file, &p, e.to_string()))?;
+        lists.push((p, resources));
+    }
+    read_resources(file, &lists)
+}
+
+/// The spans of the resources complete in `head`, the start of an OTLP/JSON document cut
+/// anywhere (a preview of a big file) whose first member is `resourceSpans`; `None` for
+/// other shapes, a head with no complete resource, or one that does not read.
+pub fn parse_head(file: &str, head: &[u8]) -> Option<SpanSet> {
+    let text = utf8_head(head)?;
+    let list = first_member_array(text, "resourceSpans")?;
+    let mut resources = Vec::new();
+    let _ =
+        ResourcesInto(&mut resources).deserialize(&mut serde_json::Deserializer::from_str(list));
+    read_resources(file, &[("resourceSpans".to_string(), resources)]).ok()
+}
+
+/// The spans of lists of resources, each list with its JSON path.
+fn read_resources(
+    file: &str,
+    lists: &[(String, Vec<Resource<'_>>)],
+) -> Result<SpanSet, ImportError> {
     let mut out = SpanCollector::default();
     let mut backwards = 0u64;
-    for (p, list) in roots {
+    for (p, list) in lists {
         for (ri, rs) in list.iter().enumerate() {
-            let rpath = format!("{p}[{ri}]");
             let mut resource_attrs = Vec::new();
-            if let Some(a) = rs.get("resource").and_then(|r| r.get("attributes")) {
+            if let Some(a) = rs
+                .resource
+                .and_then(Obj::of)
+                .and_then(|r| r.get("attributes"))
+            {
                 attributes(a, "", &mut resource_attrs);
             }
             let service = resource_attrs
                 .iter()
                 .find(|(k, _)| k == "service.name")
-                .map_or("unknown_service", |(_, v)| v.as_str())
-                .to_string();
-            let track = out.service_track(&service);
-            let scopes = rs
-                .get("scopeSpans")
-                .or_else(|| rs.get("instrumentationLibrarySpans"))
-                .and_then(Value::as_array);
-            let scope_key = if rs.get("scopeSpans").is_some() {
-                "scopeSpans"
-            } else {
-                "instrumentationLibrarySpans"
+                .map_or("unknown_service", |(_, v)| v);
+            let track = out.service_track(service);
+            // Every span of the resource carries its other attributes.
+            let resource_attrs: Vec<(Cow<'_, str>, Cow<'_, str>)> = resource_attrs
+                .iter()
+                .filter(|(k, _)| k != "service.name")
+                .map(|(k, v)| (Cow::Owned(format!("resource.{k}")), v.clone()))
+                .collect();
+            // `scopeSpans` when present (an array or not), else the older name.
+            let (scope_key, scopes) = match &rs.scope_spans {
+                Some(s) => ("scopeSpans", s.as_deref()),
+                None => (
+                    "instrumentationLibrarySpans",
+                    rs.library_spans.as_ref().and_then(Option::as_deref),
+                ),
             };
             for (si, ss) in scopes.into_iter().flatten().enumerate() {
                 let scope_name = ss
-                    .get("scope")
-                    .or_else(|| ss.get("instrumentationLibrary"))
+                    .scope
+                    .and_then(Obj::of)
                     .and_then(|s| s.get("name"))
-                    .and_then(Value::as_str)
+                    .and_then(raw_str)
                     .filter(|s| !s.is_empty());
-                let spans = ss.get("spans").and_then(Value::as_array);
-                for (k, span) in spans.into_iter().flatten().enumerate() {
-                    let path = format!("{rpath}.{scope_key}[{si}].spans[{k}]");
+                for (k, &span) in ss.spans.iter().flatten().enumerate() {
+                    let path = || format!("{p}[{ri}].{scope_key}[{si}].spans[{k}]");
                     read_span(
                         file,
                         &path,
                         span,
                         track,
-                        scope_name,
+                        scope_name.as_deref(),
                         &resource_attrs,
                         &mut out,
                         &mut backwards,
@@ -127,6 +177,152 @@ pub fn parse(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
         ));
     }
     Ok(out.finish())
+}
+
+/// One element of `resourceSpans`, its spans unparsed. Repeated keys: the last one, as
+/// in a `Value`; an element that is not an object has nothing.
+#[derive(Default)]
+struct Resource<'a> {
+    resource: Option<&'a RawValue>,
+    /// `scopeSpans` when present: its scopes, when it is an array.
+    scope_spans: Option<Option<Vec<Scope<'a>>>>,
+    /// `instrumentationLibrarySpans` (the older name), the same way.
+    library_spans: Option<Option<Vec<Scope<'a>>>>,
+}
+
+/// One scope's name holder (`scope`, else `instrumentationLibrary`) and spans.
+#[derive(Default)]
+struct Scope<'a> {
+    scope: Option<&'a RawValue>,
+    spans: Option<Vec<&'a RawValue>>,
+}
+
+/// Reads `resourceSpans` (an array) into a list of [`Resource`]s as each one ends (so
+/// that a cut array keeps the resources before the cut).
+struct ResourcesInto<'v, 'de>(&'v mut Vec<Resource<'de>>);
+
+impl<'de> DeserializeSeed<'de> for ResourcesInto<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ResourcesInto<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of resource spans")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+        while let Some(r) = a.next_element_seed(ResourceSeed)? {
+            self.0.push(r);
+        }
+        Ok(())
+    }
+}
+
+struct ResourceSeed;
+
+impl<'de> DeserializeSeed<'de> for ResourceSeed {
+    type Value = Resource<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ResourceSeed {
+    type Value = Resource<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("resource spans")
+    }
+    scalars_are!(Resource::default());
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        while a.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Resource::default())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        let mut r = Resource::default();
+        while let Some(k) = a.next_key::<Cow<'de, str>>()? {
+            match &*k {
+                "resource" => r.resource = Some(a.next_value()?),
+                "scopeSpans" => r.scope_spans = Some(a.next_value_seed(ScopeList)?),
+                "instrumentationLibrarySpans" => {
+                    r.library_spans = Some(a.next_value_seed(ScopeList)?);
+                }
+                _ => {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(r)
+    }
+}
+
+/// A list of scopes; `None` for any other value.
+struct ScopeList;
+
+impl<'de> DeserializeSeed<'de> for ScopeList {
+    type Value = Option<Vec<Scope<'de>>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ScopeList {
+    type Value = Option<Vec<Scope<'de>>>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("scope spans")
+    }
+    scalars_are!(None);
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        let mut v = Vec::new();
+        while let Some(s) = a.next_element_seed(ScopeSeed)? {
+            v.push(s);
+        }
+        Ok(Some(v))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+struct ScopeSeed;
+
+impl<'de> DeserializeSeed<'de> for ScopeSeed {
+    type Value = Scope<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ScopeSeed {
+    type Value = Scope<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("scope spans")
+    }
+    scalars_are!(Scope::default());
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        while a.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Scope::default())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        let (mut scope, mut library, mut spans) = (None, None, None);
+        while let Some(k) = a.next_key::<Cow<'de, str>>()? {
+            match &*k {
+                "scope" => scope = Some(a.next_value()?),
+                "instrumentationLibrary" => library = Some(a.next_value()?),
+                "spans" => spans = a.next_value_seed(ElementsSeed)?,
+                _ => {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Scope {
+            scope: scope.or(library),
+            spans,
+        })
+    }
 }
 
 /// An OTLP `AnyValue` as text.
@@ -171,14 +367,36 @@ fn any_value(v: &Value) -> String {
     String::new()
 }
 
+/// An OTLP `AnyValue` as text, read in place for the scalar ones.
+fn any_raw(raw: &RawValue) -> Cow<'_, str> {
+    let Some(o) = Obj::of(raw) else {
+        return raw_text(raw);
+    };
+    if let Some(s) = o.get("stringValue") {
+        return raw_text(s);
+    }
+    for k in ["intValue", "doubleValue", "boolValue", "bytesValue"] {
+        if let Some(x) = o.get(k) {
+            return raw_text(x);
+        }
+    }
+    if o.get("arrayValue").is_some() || o.get("kvlistValue").is_some() {
+        return Cow::Owned(any_value(&raw_value(raw)));
+    }
+    Cow::Borrowed("")
+}
+
 /// `[{key, value: AnyValue}]` as pairs, keys prefixed.
-fn attributes(list: &Value, prefix: &str, out: &mut Vec<(String, String)>) {
-    for a in list.as_array().into_iter().flatten() {
-        if let Some(k) = a.get("key").and_then(Value::as_str) {
-            out.push((
-                format!("{prefix}{k}"),
-                a.get("value").map_or_else(String::new, any_value),
-            ));
+fn attributes<'a>(list: &'a RawValue, prefix: &str, out: &mut Vec<(Cow<'a, str>, Cow<'a, str>)>) {
+    for a in raw_array(list).into_iter().flatten() {
+        let Some(a) = Obj::of(a) else { continue };
+        if let Some(k) = a.get("key").and_then(raw_str) {
+            let k = if prefix.is_empty() {
+                k
+            } else {
+                Cow::Owned(format!("{prefix}{k}"))
+            };
+            out.push((k, a.get("value").map_or(Cow::Borrowed(""), any_raw)));
         }
     }
 }
@@ -209,30 +427,32 @@ fn kind_name(v: &Value) -> Option<&'static str> {
 #[allow(clippy::too_many_arguments)]
 fn read_span(
     file: &str,
-    path: &str,
-    span: &Value,
+    path: &dyn Fn() -> String,
+    raw: &RawValue,
     track: u32,
     scope: Option<&str>,
-    resource_attrs: &[(String, String)],
+    resource_attrs: &[(Cow<'_, str>, Cow<'_, str>)],
     out: &mut SpanCollector,
     backwards: &mut u64,
 ) -> Result<(), ImportError> {
-    let id = |k: &str| span.get(k).and_then(Value::as_str).unwrap_or("");
+    let span = Obj::of(raw);
+    let get = |k: &str| span.as_ref().and_then(|s| s.get(k));
+    let id = |k: &str| get(k).and_then(raw_str).unwrap_or_default();
     let span_id = id("spanId");
     if span_id.is_empty() {
-        return Err(invalid(file, path, "expected a spanId string"));
+        return Err(invalid(file, &path(), "expected a spanId string"));
     }
     let trace_id = id("traceId");
     let time = |k: &str| -> Result<u64, ImportError> {
         // The protobuf JSON mapping omits zero values: a missing time is 0.
-        let Some(v) = span.get(k) else { return Ok(0) };
-        as_u64(v).ok_or_else(|| {
+        let Some(v) = get(k) else { return Ok(0) };
+        raw_u64(v).ok_or_else(|| {
             invalid(
                 file,
-                path,
+                &path(),
                 format!(
                     "expected {k} as Unix nanoseconds (a digit string or an integer), found {}",
-                    shown(v)
+                    raw_shown(v)
                 ),
             )
         })
@@ -243,76 +463,71 @@ fn read_span(
         *backwards += 1;
     }
     let parent = id("parentSpanId");
-    let parents = if parent.is_empty() || parent.trim_start_matches('0').is_empty() {
-        Vec::new()
+    let parents: &[(&str, &str)] = if parent.is_empty() || parent.trim_start_matches('0').is_empty()
+    {
+        &[]
     } else {
-        vec![(trace_id.to_string(), parent.to_string())]
+        &[(&trace_id, &parent)]
     };
 
-    let mut attrs = Vec::new();
-    if let Some(k) = span.get("kind").and_then(kind_name) {
-        attrs.push(("span.kind".to_string(), k.to_string()));
+    let mut attrs: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::new();
+    if let Some(k) = get("kind").and_then(|k| kind_name(&raw_value(k))) {
+        attrs.push((Cow::Borrowed("span.kind"), Cow::Borrowed(k)));
     }
-    if let Some(a) = span.get("attributes") {
+    if let Some(a) = get("attributes") {
         attributes(a, "", &mut attrs);
     }
-    if let Some(st) = span.get("status") {
-        if let Some(c) = st.get("code") {
-            attrs.push(("status.code".to_string(), text_of(c)));
+    if let Some(st) = get("status") {
+        let st = Obj::of(st);
+        let sget = |k: &str| st.as_ref().and_then(|s| s.get(k));
+        if let Some(c) = sget("code") {
+            attrs.push((Cow::Borrowed("status.code"), raw_text(c)));
         }
-        if let Some(m) = st
-            .get("message")
-            .and_then(Value::as_str)
-            .filter(|m| !m.is_empty())
-        {
-            attrs.push(("status.message".to_string(), m.to_string()));
+        if let Some(m) = sget("message").and_then(raw_str).filter(|m| !m.is_empty()) {
+            attrs.push((Cow::Borrowed("status.message"), m));
         }
     }
     if let Some(s) = scope {
-        attrs.push(("otel.scope.name".to_string(), s.to_string()));
+        attrs.push((Cow::Borrowed("otel.scope.name"), Cow::Borrowed(s)));
     }
-    for e in span
-        .get("events")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for e in get("events").and_then(raw_array).into_iter().flatten() {
+        let e = Obj::of(e);
+        let eget = |k: &str| e.as_ref().and_then(|e| e.get(k));
         let mut ea = Vec::new();
-        if let Some(a) = e.get("attributes") {
+        if let Some(a) = eget("attributes") {
             attributes(a, "", &mut ea);
         }
-        let at = e
-            .get("timeUnixNano")
-            .and_then(as_u64)
+        let at = eget("timeUnixNano")
+            .and_then(raw_u64)
             .map_or_else(String::new, |t| {
                 format!("+{}ns ", t.saturating_sub(start_ns))
             });
         let body: Vec<String> = ea.iter().map(|(k, v)| format!("{k}={v}")).collect();
         attrs.push((
-            "event".to_string(),
-            format!(
-                "{at}{} {}",
-                e.get("name").and_then(Value::as_str).unwrap_or(""),
-                body.join(" ")
-            )
-            .trim_end()
-            .to_string(),
+            Cow::Borrowed("event"),
+            Cow::Owned(
+                format!(
+                    "{at}{} {}",
+                    eget("name").and_then(raw_str).unwrap_or_default(),
+                    body.join(" ")
+                )
+                .trim_end()
+                .to_string(),
+            ),
         ));
     }
     attrs.extend(
         resource_attrs
             .iter()
-            .filter(|(k, _)| k != "service.name")
-            .map(|(k, v)| (format!("resource.{k}"), v.clone())),
+            .map(|(k, v)| (Cow::Borrowed(&**k), Cow::Borrowed(&**v))),
     );
-    let name = span
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
+    let name = get("name")
+        .and_then(raw_str)
+        .unwrap_or_default()
+        .into_owned();
     out.push(
-        trace_id,
-        span_id,
+        &trace_id,
+        &span_id,
         parents,
         start_ns,
         end_ns.saturating_sub(start_ns),
@@ -341,6 +556,35 @@ mod tests {
         {"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b175","parentSpanId":"eee19b7ec3c1b174",
          "name":"db","kind":"SPAN_KIND_CLIENT","startTimeUnixNano":"1544712660100000000","endTimeUnixNano":"1544712660000000000"}
       ]}]}]}"#;
+
+    /// The head of a document cut at every byte holds exactly the spans of the resources
+    /// whose closing brace is before the cut; a document whose first member is not
+    /// `resourceSpans` gives none.
+    #[test]
+    fn a_head_cut_anywhere_reads_its_whole_resources() {
+        let resource = &DOC[DOC.find('[').unwrap() + 1..DOC.rfind(']').unwrap()];
+        let mut doc = String::from("{\"resourceSpans\":[");
+        let mut ends = Vec::new();
+        for i in 0..3 {
+            if i > 0 {
+                doc.push(',');
+            }
+            doc.push_str(
+                &resource
+                    .replace("5B8E", &format!("{i}B8E"))
+                    .replace("5b8e", &format!("{i}b8e")),
+            );
+            ends.push(doc.len());
+        }
+        doc.push_str("]}");
+        assert_eq!(parse("r.json", doc.as_bytes()).unwrap().len(), 6);
+        for cut in 0..=doc.len() {
+            let whole = ends.iter().filter(|&&e| e <= cut).count();
+            let got = parse_head("r.json", &doc.as_bytes()[..cut]).map_or(0, |s| s.len());
+            assert_eq!(got, 2 * whole, "cut at byte {cut}");
+        }
+        assert!(parse_head("w.json", format!("{{\"result\":{DOC}}}").as_bytes()).is_none());
+    }
 
     #[test]
     fn spans_attributes_and_parents() {

@@ -26,8 +26,14 @@
 //!   middle, so the preview is a decompressed prefix, cut at the last line or sample
 //!   boundary and read as above (the head of the profile or trace).
 //!
-//! Other formats (flamebearer, TiDB, Jaeger, OTLP: one JSON document that cannot be cut;
-//! UTF-16 text, which must be converted whole) get no preview, nor do inputs under
+//! - **Jaeger and OTLP JSON**: the file's first [`PreviewOptions::head_bytes`], read as far
+//!   as whole traces (the query API's `{"data": [traces …`, or an array of traces or
+//!   spans) or whole resources (`{"resourceSpans": [resources …`) go: the traces at the
+//!   start of the file, exact as far as they go. Other shapes of these documents (one
+//!   trace holding every span) get none.
+//!
+//! Other formats (flamebearer, TiDB: one JSON document that cannot be cut; UTF-16 text,
+//! which must be converted whole) get no preview, nor do inputs under
 //! [`PreviewOptions::min_bytes`], which load in about a second anyway.
 //!
 //! A preview maps the file without `MAP_POPULATE` (unlike [`read_input`](super::read_input)):
@@ -240,6 +246,7 @@ fn preview_with(
                 };
                 Some(profile_preview(p, true, extent))
             }
+            Kind::Spans(format) => span_doc_preview(file, text, format, true, extent(text.len())),
         };
     }
     if (bytes.len() as u64) < opts.min_bytes {
@@ -291,6 +298,15 @@ fn preview_with(
             };
             chrome_preview(file, text, head, false, extent)
         }
+        Kind::Spans(format) => {
+            let head = text.len().min(opts.head_bytes);
+            let extent = PreviewExtent::Head {
+                head_bytes: head as u64,
+                total_bytes: text.len() as u64,
+                gzipped: false,
+            };
+            span_doc_preview(file, &text[..head], format, false, extent)
+        }
         Kind::CpuProfile => {
             let head = text.len().min(opts.head_bytes);
             prefetch(bom, head);
@@ -309,6 +325,8 @@ enum Kind {
     Perf,
     Chrome,
     CpuProfile,
+    /// Jaeger or OTLP JSON (one document, read as far as the head goes).
+    Spans(SourceFormat),
 }
 
 /// The format of `text` judged from its first 4 MiB (as much as detection reads of text
@@ -320,6 +338,7 @@ fn detect_head(file: &str, text: &[u8]) -> Option<Kind> {
         Ok(SourceFormat::PerfScript) => Some(Kind::Perf),
         Ok(SourceFormat::ChromeTrace) => Some(Kind::Chrome),
         Ok(SourceFormat::CpuProfile) => Some(Kind::CpuProfile),
+        Ok(f @ (SourceFormat::Jaeger | SourceFormat::Otlp)) => Some(Kind::Spans(f)),
         // A V8 CPU profile's samples come after its node list, often past the head.
         _ if head.trim_ascii_start().starts_with(b"{\"nodes\"")
             && detect::find(head, b"\"callFrame\"").is_some() =>
@@ -396,6 +415,35 @@ fn chrome_preview(
             spans,
             source: file.to_string(),
             format: SourceFormat::ChromeTrace,
+            gzipped,
+            samples: None,
+        })),
+        extent,
+    })
+}
+
+/// The traces (Jaeger) or resources (OTLP) complete in `head`, the start of a document
+/// of `format`, as a trace.
+fn span_doc_preview(
+    file: &str,
+    head: &[u8],
+    format: SourceFormat,
+    gzipped: bool,
+    extent: PreviewExtent,
+) -> Option<Preview> {
+    let mut spans = match format {
+        SourceFormat::Jaeger => super::jaeger::parse_head(file, head)?,
+        _ => super::otlp::parse_head(file, head)?,
+    };
+    if spans.is_empty() {
+        return None;
+    }
+    spans.warnings = Default::default();
+    Some(Preview {
+        imported: Imported::Trace(Box::new(Trace {
+            spans,
+            source: file.to_string(),
+            format,
             gzipped,
             samples: None,
         })),
@@ -701,6 +749,74 @@ mod tests {
         // Damage never panics: no preview, or one with what parsed.
         assert!(preview_bytes("t.folded", b"\n\n\n\n", &opts(1)).is_none());
         assert!(preview_bytes("t.folded", &[0x1f, 0x8b, 1, 2, 3], &opts(1)).is_none());
+    }
+
+    /// A big Jaeger or OTLP document previews as the traces (resources) complete in its
+    /// head, marked as the head; plain and gzipped.
+    #[test]
+    fn jaeger_and_otlp_heads_are_their_whole_traces() {
+        let span = |t: usize, i: usize| {
+            format!(
+                r#"{{"traceID":"{t:x}","spanID":"{i:x}","operationName":"op","startTime":{},"duration":3,"references":[]}}"#,
+                1000 + i
+            )
+        };
+        let traces: Vec<String> = (1..400)
+            .map(|t| {
+                let spans: Vec<String> = (1..=20).map(|i| span(t, i)).collect();
+                format!(
+                    r#"{{"traceID":"{t:x}","spans":[{}],"processes":{{}}}}"#,
+                    spans.join(",")
+                )
+            })
+            .collect();
+        let jaeger = format!(r#"{{"data":[{}]}}"#, traces.join(","));
+        let otlp_span = |i: usize| {
+            format!(
+                r#"{{"traceId":"ab","spanId":"{i:x}","name":"op","startTimeUnixNano":"{}","endTimeUnixNano":"{}"}}"#,
+                1000 + i,
+                2000 + i
+            )
+        };
+        let resources: Vec<String> = (0..400)
+            .map(|r| {
+                let spans: Vec<String> = (0..20).map(|i| otlp_span(r * 20 + i)).collect();
+                format!(
+                    r#"{{"resource":{{}},"scopeSpans":[{{"spans":[{}]}}]}}"#,
+                    spans.join(",")
+                )
+            })
+            .collect();
+        let otlp = format!(r#"{{"resourceSpans":[{}]}}"#, resources.join(","));
+        for (name, doc, format) in [
+            ("t.json", &jaeger, SourceFormat::Jaeger),
+            ("o.json", &otlp, SourceFormat::Otlp),
+        ] {
+            assert!(doc.len() > 200 << 10, "{} bytes", doc.len());
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut gz, doc.as_bytes()).unwrap();
+            let gz = gz.finish().unwrap();
+            for (bytes, gzipped) in [(doc.as_bytes(), false), (&gz[..], true)] {
+                let p = preview_bytes(name, bytes, &opts(1)).expect("a preview");
+                let PreviewExtent::Head { head_bytes, .. } = p.extent else {
+                    panic!("{name}: not a head: {:?}", p.extent)
+                };
+                assert_eq!(head_bytes, 64 << 10, "{name}");
+                let Imported::Trace(t) = p.imported else {
+                    panic!("{name}: not a trace")
+                };
+                assert_eq!(t.format, format);
+                assert_eq!(t.gzipped, gzipped);
+                // Whole traces of 20 spans only, as many as the head holds.
+                let n = t.spans.len();
+                assert!(n > 0 && n.is_multiple_of(20), "{name}: {n} spans");
+                let per = doc.len() / 400;
+                assert!(
+                    n / 20 >= (64 << 10) / per - 1,
+                    "{name}: {n} spans in the head"
+                );
+            }
+        }
     }
 
     #[test]

@@ -9,21 +9,291 @@
 //! parse. Each distinct (trace, span) pair gets a small dense id for
 //! [`SpanSet::from_ids_with`]: spans of different traces can never collide.
 //!
-//! These documents are small next to Chrome traces (a Jaeger UI trace holds thousands of
-//! spans, not millions), so they are read into a `serde_json::Value`, whose parser stops
-//! at 128 levels of nesting: the bounded recursion below (attribute values) cannot run
-//! away.
+//! A document is not read into a `serde_json::Value`: a tree of maps and strings takes
+//! 10–12 times the file's size in memory and most of the load's time in allocating and
+//! freeing it (a 100 MB Jaeger file took 1.2 GB and 2.3 s). The importers read it in
+//! place instead: a document's outline in one pass with each span kept as its unparsed
+//! text (a `&RawValue` slice of the input), then each span's members as an [`Obj`] of
+//! such slices, and only the small values a span needs (ids, times, attributes) parsed.
+//! An [`Obj`] answers `get` as a `Value` would (the last of repeated keys), and
+//! [`raw_u64`], [`raw_text`] and [`raw_shown`] read a value as [`as_u64`], [`text_of`]
+//! and [`shown`] read its `Value`. serde_json stops at 128 levels of nesting: the bounded
+//! recursion below (attribute values) cannot run away.
 
 use super::ImportError;
 use crate::model::Warnings;
 use crate::model::names::Names;
 use crate::model::spans::{RawSpan, SpanAttrs, SpanSet, Track, TrackInfo, TrackKind};
+use serde::Deserialize;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
-/// Reads the whole document as a `Value`, with JSON errors at a line and column.
-pub(crate) fn read_value(file: &str, text: &[u8]) -> Result<Value, ImportError> {
-    serde_json::from_slice(text).map_err(|e| ImportError::json(file, &e))
+/// The document as text, checked to be UTF-8 in one pass (then nothing parsed from it
+/// checks again); bytes that are not give serde_json's error at their line and column.
+pub(crate) fn utf8_text<'a>(file: &str, text: &'a [u8]) -> Result<&'a str, ImportError> {
+    match simdutf8::basic::from_utf8(text) {
+        Ok(s) => Ok(s),
+        Err(_) => Err(
+            match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
+                Err(e) => ImportError::json(file, &e),
+                Ok(_) => ImportError::whole_file(file, "the text is not UTF-8"),
+            },
+        ),
+    }
+}
+
+/// The start of a document cut anywhere, as text: cut back to the last whole UTF-8
+/// character; `None` when what is before it is not UTF-8.
+pub(crate) fn utf8_head(head: &[u8]) -> Option<&str> {
+    match simdutf8::compat::from_utf8(head) {
+        Ok(s) => Some(s),
+        // Only a character cut at the end.
+        Err(e) if e.error_len().is_none() => std::str::from_utf8(&head[..e.valid_up_to()]).ok(),
+        Err(_) => None,
+    }
+}
+
+/// Reads the array at the start of `text` into `out`, each element (unparsed) as it
+/// ends: an array cut anywhere leaves its whole elements before the cut in `out`, and
+/// the error of the cut.
+pub(crate) fn elements_into<'a>(
+    text: &'a str,
+    out: &mut Vec<&'a RawValue>,
+) -> Result<(), serde_json::Error> {
+    struct Into<'v, 'a>(&'v mut Vec<&'a RawValue>);
+    impl<'de> Visitor<'de> for Into<'_, 'de> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an array")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+            while let Some(e) = a.next_element::<&RawValue>()? {
+                self.0.push(e);
+            }
+            Ok(())
+        }
+    }
+    serde_json::Deserializer::from_str(text).deserialize_seq(Into(out))
+}
+
+/// The text from the value of `key` on, when `key` is the first member of the object at
+/// the start of `text` and its value an array (a document's outline at its head, before
+/// the rest is read).
+pub(crate) fn first_member_array<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let rest = text.trim_start().strip_prefix('{')?.trim_start();
+    let rest = rest
+        .strip_prefix('"')?
+        .strip_prefix(key)?
+        .strip_prefix('"')?;
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start();
+    rest.starts_with('[').then_some(rest)
+}
+
+/// Parses `T` from the whole document, with JSON errors at a line and column.
+pub(crate) fn read_doc<'a, T: Deserialize<'a>>(
+    file: &str,
+    text: &'a str,
+) -> Result<T, ImportError> {
+    serde_json::from_str(text).map_err(|e| ImportError::json(file, &e))
+}
+
+/// A string as it is in the file when it has no escapes, else unescaped.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// Reads an object's members as an [`Obj`].
+pub(crate) struct ObjVisitor;
+
+impl<'de> Visitor<'de> for ObjVisitor {
+    type Value = Obj<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Obj<'de>, A::Error> {
+        let mut members = Vec::with_capacity(a.size_hint().unwrap_or(8));
+        while let Some(Text(k)) = a.next_key()? {
+            members.push((k, a.next_value::<&RawValue>()?));
+        }
+        Ok(Obj(members))
+    }
+}
+
+/// A JSON object's members, each value its unparsed text: one pass over the object.
+pub(crate) struct Obj<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'a> Obj<'a> {
+    /// `raw` read as an object; `None` when it is something else.
+    pub(crate) fn of(raw: &'a RawValue) -> Option<Obj<'a>> {
+        if !raw.get().starts_with('{') {
+            return None;
+        }
+        serde_json::Deserializer::from_str(raw.get())
+            .deserialize_map(ObjVisitor)
+            .ok()
+    }
+
+    /// The value of `key` (the last one, when the key repeats, as in a `Value`).
+    pub(crate) fn get(&self, key: &str) -> Option<&'a RawValue> {
+        self.0.iter().rev().find(|(k, _)| k == key).map(|&(_, v)| v)
+    }
+
+    /// The string value of the first of `keys` present (as `Value::as_str` of it).
+    pub(crate) fn str_of(&self, keys: &[&str]) -> Option<Cow<'a, str>> {
+        keys.iter().find_map(|k| self.get(k)).and_then(raw_str)
+    }
+
+    /// The members in file order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &'a RawValue)> {
+        self.0.iter().map(|(k, v)| (k.as_ref(), *v))
+    }
+}
+
+/// A string value, unescaped; `None` for any other value (as `Value::as_str`).
+pub(crate) fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
+    if !raw.get().starts_with('"') {
+        return None;
+    }
+    serde_json::from_str::<Text>(raw.get()).ok().map(|t| t.0)
+}
+
+/// The elements of an array value; `None` for any other value.
+pub(crate) fn raw_array(raw: &RawValue) -> Option<Vec<&RawValue>> {
+    if !raw.get().starts_with('[') {
+        return None;
+    }
+    serde_json::from_str(raw.get()).ok()
+}
+
+/// A value parsed (for the small ones: numbers, attribute values, messages).
+pub(crate) fn raw_value(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+}
+
+/// [`as_u64`] of a value.
+pub(crate) fn raw_u64(raw: &RawValue) -> Option<u64> {
+    as_u64(&raw_value(raw))
+}
+
+/// [`text_of`] of a value.
+pub(crate) fn raw_text(raw: &RawValue) -> Cow<'_, str> {
+    match raw_str(raw) {
+        Some(s) => s,
+        None => Cow::Owned(raw_value(raw).to_string()),
+    }
+}
+
+/// A visitor's answer to every scalar (numbers, strings, booleans, null): `$value`.
+macro_rules! scalars_are {
+    ($value:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+    };
+}
+pub(crate) use scalars_are;
+
+/// An array's elements, unparsed; `None` for any other value.
+pub(crate) struct ElementsSeed;
+
+impl<'de> DeserializeSeed<'de> for ElementsSeed {
+    type Value = Option<Vec<&'de RawValue>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ElementsSeed {
+    type Value = Option<Vec<&'de RawValue>>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array")
+    }
+    scalars_are!(None);
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        let mut v = Vec::with_capacity(a.size_hint().unwrap_or(0).min(1 << 16));
+        while let Some(e) = a.next_element::<&RawValue>()? {
+            v.push(e);
+        }
+        Ok(Some(v))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+/// A document's top level: an object's members or an array's elements, unparsed.
+pub(crate) enum Top<'a> {
+    Object(Obj<'a>),
+    Array(Vec<&'a RawValue>),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Top<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Top<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON document")
+            }
+            scalars_are!(Top::Other);
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Top<'de>, A::Error> {
+                let mut v = Vec::new();
+                while let Some(e) = a.next_element::<&RawValue>()? {
+                    v.push(e);
+                }
+                Ok(Top::Array(v))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Top<'de>, A::Error> {
+                ObjVisitor.visit_map(a).map(Top::Object)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// [`shown`] of a value.
+pub(crate) fn raw_shown(raw: &RawValue) -> String {
+    shown(&raw_value(raw))
 }
 
 /// An error at a JSON path.
@@ -229,17 +499,65 @@ pub(crate) fn rfc3339_ns(s: &str) -> Option<i64> {
     secs.checked_mul(1_000_000_000)?.checked_add(frac_ns)
 }
 
-/// Collects spans keyed by (trace, span) id text and links them.
+/// A span id by value: ids whose normalised text ([`norm_id`]) is hex of up to 32 digits
+/// (nearly all: 64- and 128-bit ids) as that number, any other as its normalised text.
+/// Two ids are the same key exactly when their normalised texts are equal.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum IdKey {
+    Hex(u128),
+    Text(Box<str>),
+}
+
+impl IdKey {
+    fn of(s: &str) -> IdKey {
+        let hex = |t: &str| -> Option<u128> {
+            let t = t.trim_start_matches('0');
+            match t.len() {
+                0 => Some(0),
+                1..=32 => u128::from_str_radix(t, 16).ok(),
+                _ => None,
+            }
+        };
+        let t = s.trim();
+        if !t.is_empty()
+            && t.bytes().all(|b| b.is_ascii_hexdigit())
+            && let Some(v) = hex(t)
+        {
+            return IdKey::Hex(v);
+        }
+        let n = norm_id(s);
+        if !n.is_empty()
+            && n.bytes().all(|b| b.is_ascii_hexdigit())
+            && let Some(v) = hex(&n)
+        {
+            return IdKey::Hex(v);
+        }
+        IdKey::Text(n.into_boxed_str())
+    }
+}
+
+/// A hash map with `foldhash` (fixed seed: the same order every run).
+pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+
+/// Collects spans keyed by (trace, span) id and links them.
 #[derive(Default)]
 pub(crate) struct SpanCollector {
-    ids: HashMap<(String, String), u64>,
+    /// Each (trace, span) key's first span (dense ids from 1).
+    ids: FastMap<(u32, IdKey), u64>,
+    /// Trace ids by their normalised text.
+    traces: FastMap<String, u32>,
+    /// The last trace id asked for, as written, and its number (spans of one trace come
+    /// together).
+    last_trace: Option<(String, u32)>,
     spans: Vec<RawSpan>,
-    /// Parent key of each span, resolved in [`SpanCollector::finish`].
-    parent_keys: Vec<Vec<(String, String)>>,
+    /// Parent keys of all spans, in order; span `i`'s are `parent_keys[parent_at[i]..
+    /// parent_at[i + 1]]`, resolved in [`SpanCollector::finish`].
+    parent_keys: Vec<(u32, IdKey)>,
+    parent_at: Vec<u32>,
     attrs: SpanAttrs,
     tracks: Vec<Track>,
     track_info: Vec<TrackInfo>,
-    track_of: HashMap<String, u32>,
+    track_of: FastMap<String, u32>,
     duplicates: u64,
     /// Extra notes.
     pub(crate) notes: Vec<String>,
@@ -261,30 +579,44 @@ impl SpanCollector {
         t
     }
 
-    /// Adds a span. `parents` are candidate parent ids in order of preference (the first
-    /// one present in the file wins). Spans sharing an id with an earlier one of the same
-    /// trace are kept (Zipkin-style shared client/server spans) and counted; children link
-    /// to the first.
+    /// The number of trace id `raw` (as written).
+    fn trace(&mut self, raw: &str) -> u32 {
+        if let Some((last, t)) = &self.last_trace
+            && last == raw
+        {
+            return *t;
+        }
+        let next = self.traces.len() as u32;
+        let t = *self.traces.entry(norm_id(raw)).or_insert(next);
+        self.last_trace = Some((raw.to_string(), t));
+        t
+    }
+
+    /// Adds a span. `parents` are candidate parent ids (trace, span) in order of
+    /// preference (the first one present in the file wins). Spans sharing an id with an
+    /// earlier one of the same trace are kept (Zipkin-style shared client/server spans)
+    /// and counted; children link to the first.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn push(
+    pub(crate) fn push<K: AsRef<str>, V: AsRef<str>>(
         &mut self,
         trace: &str,
         span: &str,
-        parents: Vec<(String, String)>,
+        parents: &[(&str, &str)],
         start_ns: u64,
         dur_ns: u64,
         name: String,
         track: u32,
-        attrs: Vec<(String, String)>,
+        attrs: impl IntoIterator<Item = (K, V)>,
     ) {
-        let dense = self.spans.len() as u64 + 1;
-        let key = (norm_id(trace), norm_id(span));
-        match self.ids.entry(key) {
-            std::collections::hash_map::Entry::Occupied(_) => self.duplicates += 1,
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(dense);
-            }
+        if self.parent_at.is_empty() {
+            self.parent_at.push(0);
         }
+        let dense = self.spans.len() as u64 + 1;
+        let key = (self.trace(trace), IdKey::of(span));
+        self.ids
+            .entry(key)
+            .and_modify(|_| self.duplicates += 1)
+            .or_insert(dense);
         self.attrs.push(self.spans.len() as u32, attrs);
         self.spans.push(RawSpan {
             id: dense,
@@ -294,12 +626,11 @@ impl SpanCollector {
             name,
             track,
         });
-        self.parent_keys.push(
-            parents
-                .into_iter()
-                .map(|(t, s)| (norm_id(&t), norm_id(&s)))
-                .collect(),
-        );
+        for &(t, s) in parents {
+            let key = (self.trace(t), IdKey::of(s));
+            self.parent_keys.push(key);
+        }
+        self.parent_at.push(self.parent_keys.len() as u32);
     }
 
     /// Number of spans so far.
@@ -309,7 +640,9 @@ impl SpanCollector {
 
     /// Links parents and builds the set.
     pub(crate) fn finish(mut self) -> SpanSet {
-        for (s, keys) in self.spans.iter_mut().zip(&self.parent_keys) {
+        for (i, s) in self.spans.iter_mut().enumerate() {
+            let keys =
+                &self.parent_keys[self.parent_at[i] as usize..self.parent_at[i + 1] as usize];
             if keys.is_empty() {
                 continue;
             }
@@ -374,6 +707,92 @@ mod tests {
         assert_eq!(norm_id("AAAAAABkfQ=="), "AAAAAABkfQ==");
         assert_eq!(norm_id("AAAAAABkfZh="), "AAAAAABkfZh=");
         assert_eq!(norm_id("AAAAAABkfZg=="), "AAAAAABkfZg==");
+    }
+
+    /// Span keys are equal exactly when the ids' normalised texts are: hex of any case,
+    /// leading zeros and length (past 32 digits too), base64 of 8 and 16 bytes, other text.
+    #[test]
+    fn id_keys_are_equal_when_normalised_ids_are() {
+        let mut rng = crate::generator::Rng(9);
+        let mut ids: Vec<String> = [
+            "",
+            "0",
+            "00",
+            "000000000000000000000000000000000",
+            " 1 ",
+            "1",
+            "01",
+            "A",
+            "a",
+            "AAAAAABkfZg=",
+            "647d98",
+            "00647D98",
+            "AAAAAAAAAAAAAAAAAAAAAQ==",
+            "s1",
+            "s10",
+            "ffffffffffffffffffffffffffffffff",
+            "0ffffffffffffffffffffffffffffffff",
+            "1ffffffffffffffffffffffffffffffff",
+            "10000000000000000000000000000000",
+            "010000000000000000000000000000000",
+            "not base64!",
+            "g",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for _ in 0..400 {
+            let r = rng.next();
+            let digits = 1 + (r % 36) as usize;
+            let mut id: String = (0..digits)
+                .map(|i| {
+                    let x = rng.next();
+                    // Mostly zeros up front, some upper case.
+                    let v = if i < 3 && x.is_multiple_of(2) {
+                        0
+                    } else {
+                        (x >> 8) % 16
+                    };
+                    let c = char::from_digit(v as u32, 16).unwrap_or('0');
+                    if x.is_multiple_of(5) {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            if r.is_multiple_of(7) {
+                id.push('x');
+            }
+            ids.push(id);
+        }
+        for a in &ids {
+            for b in &ids {
+                assert_eq!(
+                    IdKey::of(a) == IdKey::of(b),
+                    norm_id(a) == norm_id(b),
+                    "{a:?} and {b:?}"
+                );
+            }
+        }
+    }
+
+    /// An object read in place answers as a `Value` would: the last of repeated keys,
+    /// strings unescaped, other values as their compact text.
+    #[test]
+    fn objects_read_in_place_answer_as_values() {
+        let raw: &RawValue =
+            serde_json::from_str(r#"{"a": 1, "b": "x\"y", "a": [1, 2], "c": {"d": 1.50}}"#)
+                .unwrap();
+        let o = Obj::of(raw).unwrap();
+        assert_eq!(o.get("a").map(RawValue::get), Some("[1, 2]"));
+        assert_eq!(o.str_of(&["b"]).as_deref(), Some("x\"y"));
+        assert_eq!(o.str_of(&["a", "b"]), None);
+        assert_eq!(raw_text(o.get("c").unwrap()), r#"{"d":1.5}"#);
+        assert_eq!(raw_text(o.get("a").unwrap()), "[1,2]");
+        assert_eq!(raw_u64(o.get("a").unwrap()), None);
+        assert!(Obj::of(o.get("a").unwrap()).is_none());
+        assert_eq!(raw_array(o.get("a").unwrap()).map(|a| a.len()), Some(2));
     }
 
     #[test]
