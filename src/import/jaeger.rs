@@ -24,9 +24,9 @@
 
 use super::ImportError;
 use super::trace_json::{
-    ElementsSeed, FastMap, Obj, SpanCollector, elements_into, first_member_array, go_duration_ns,
-    invalid, raw_array, raw_shown, raw_str, raw_text, raw_u64, read_doc, rfc3339_ns, scalars_are,
-    utf8_head, utf8_text,
+    ElementsSeed, FastMap, Obj, Reporter, SpanCollector, elements_into, first_member_array,
+    go_duration_ns, invalid, raw_array, raw_shown, raw_str, raw_text, raw_u64, rfc3339_ns,
+    scalars_are, utf8_head, utf8_text,
 };
 use crate::model::spans::SpanSet;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -36,8 +36,23 @@ use std::collections::BTreeMap;
 
 /// Parses a Jaeger JSON document.
 pub fn parse(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
+    parse_with(file, text, None)
+}
+
+/// [`parse`], reporting how far it has got to `progress`.
+pub fn parse_with(
+    file: &str,
+    text: &[u8],
+    progress: Option<&super::Progress>,
+) -> Result<SpanSet, ImportError> {
     let text = utf8_text(file, text)?;
-    let outline: Outline<'_> = read_doc(file, text)?;
+    let report = Reporter::new(progress, text);
+    let outline = OutlineSeed {
+        top: true,
+        report: Some(&report),
+    }
+    .deserialize(&mut serde_json::Deserializer::from_str(text))
+    .map_err(|e| ImportError::json(file, &e))?;
     let traces = traces_of(outline).ok_or_else(|| {
         invalid(
             file,
@@ -46,7 +61,7 @@ pub fn parse(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
              an array of traces, or an array of spans",
         )
     })?;
-    read_traces(file, &traces)
+    read_traces(file, &traces, &report)
 }
 
 /// The spans of the traces complete in `head`, the start of a Jaeger document cut
@@ -66,7 +81,8 @@ pub fn parse_head(file: &str, head: &[u8]) -> Option<SpanSet> {
     } else {
         let array = first_member_array(rest, "data")?;
         let mut traces = Vec::new();
-        let _ = TracesInto(&mut traces).deserialize(&mut serde_json::Deserializer::from_str(array));
+        let _ = TracesInto(&mut traces, None)
+            .deserialize(&mut serde_json::Deserializer::from_str(array));
         Outline {
             object: true,
             data: Some(Data::Traces(traces)),
@@ -74,17 +90,24 @@ pub fn parse_head(file: &str, head: &[u8]) -> Option<SpanSet> {
         }
     };
     let traces = traces_of(outline)?;
-    read_traces(file, &traces).ok()
+    read_traces(file, &traces, &Reporter::new(None, text)).ok()
 }
 
 /// The spans of `traces`.
-fn read_traces(file: &str, traces: &[TraceRef<'_>]) -> Result<SpanSet, ImportError> {
+fn read_traces(
+    file: &str,
+    traces: &[TraceRef<'_>],
+    report: &Reporter<'_>,
+) -> Result<SpanSet, ImportError> {
     let mut out = SpanCollector::default();
     for t in traces {
         let processes = processes_of(t.processes);
         for (k, &span) in t.spans.iter().enumerate() {
             let path = || format!("{}[{k}]", t.path);
             read_span(file, &path, span, t, &processes, &mut out)?;
+        }
+        if let Some(last) = t.spans.last() {
+            report.reading(last);
         }
     }
     if out.len() == 0 {
@@ -98,23 +121,29 @@ fn read_traces(file: &str, traces: &[TraceRef<'_>]) -> Result<SpanSet, ImportErr
 }
 
 /// Reads an array of traces into a list as each one ends (so that a cut array keeps
-/// the traces before the cut).
-struct TracesInto<'v, 'de>(&'v mut Vec<Outline<'de>>);
+/// the traces before the cut), reporting each one's end.
+struct TracesInto<'v, 'de, 'r>(&'v mut Vec<Outline<'de>>, Option<&'r Reporter<'r>>);
 
-impl<'de> DeserializeSeed<'de> for TracesInto<'_, 'de> {
+impl<'de> DeserializeSeed<'de> for TracesInto<'_, 'de, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de> Visitor<'de> for TracesInto<'_, 'de> {
+impl<'de> Visitor<'de> for TracesInto<'_, 'de, '_> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("an array of traces")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
-        while let Some(t) = a.next_element_seed(OutlineSeed { top: false })? {
+        while let Some(t) = a.next_element_seed(OutlineSeed {
+            top: false,
+            report: None,
+        })? {
+            if let (Some(r), Some(last)) = (self.1, t.spans.as_ref().and_then(|s| s.last())) {
+                r.outline(last);
+            }
             self.0.push(t);
         }
         Ok(())
@@ -157,27 +186,23 @@ enum Data<'a> {
     Other,
 }
 
-impl<'de> serde::Deserialize<'de> for Outline<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(OutlineSeed { top: true })
-    }
-}
-
 /// Reads an [`Outline`]: `data` and a top-level array's elements only at the top (a
 /// trace's own `data` is not looked into, so nothing here nests deeper than three levels).
 #[derive(Clone, Copy)]
-struct OutlineSeed {
+struct OutlineSeed<'r> {
     top: bool,
+    /// Where the top level reports the traces of its `data` as they end.
+    report: Option<&'r Reporter<'r>>,
 }
 
-impl<'de> DeserializeSeed<'de> for OutlineSeed {
+impl<'de> DeserializeSeed<'de> for OutlineSeed<'_> {
     type Value = Outline<'de>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Outline<'de>, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for OutlineSeed {
+impl<'de> Visitor<'de> for OutlineSeed<'_> {
     type Value = Outline<'de>;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("Jaeger traces")
@@ -204,7 +229,7 @@ impl<'de> Visitor<'de> for OutlineSeed {
         };
         while let Some(k) = a.next_key::<Cow<'de, str>>()? {
             match &*k {
-                "data" if self.top => o.data = Some(a.next_value_seed(DataSeed)?),
+                "data" if self.top => o.data = Some(a.next_value_seed(DataSeed(self.report))?),
                 "spans" => o.spans = a.next_value_seed(ElementsSeed)?,
                 "traceID" => o.trace_id[0] = Some(a.next_value()?),
                 "traceId" => o.trace_id[1] = Some(a.next_value()?),
@@ -220,16 +245,16 @@ impl<'de> Visitor<'de> for OutlineSeed {
 }
 
 /// Reads the top level's `data`.
-struct DataSeed;
+struct DataSeed<'r>(Option<&'r Reporter<'r>>);
 
-impl<'de> DeserializeSeed<'de> for DataSeed {
+impl<'de> DeserializeSeed<'de> for DataSeed<'_> {
     type Value = Data<'de>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Data<'de>, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for DataSeed {
+impl<'de> Visitor<'de> for DataSeed<'_> {
     type Value = Data<'de>;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("Jaeger traces")
@@ -237,13 +262,16 @@ impl<'de> Visitor<'de> for DataSeed {
     scalars_are!(Data::Other);
     fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Data<'de>, A::Error> {
         let mut traces = Vec::new();
-        TracesInto(&mut traces).visit_seq(a)?;
+        TracesInto(&mut traces, self.0).visit_seq(a)?;
         Ok(Data::Traces(traces))
     }
     fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Data<'de>, A::Error> {
-        OutlineSeed { top: false }
-            .visit_map(a)
-            .map(|o| Data::One(Box::new(o)))
+        OutlineSeed {
+            top: false,
+            report: None,
+        }
+        .visit_map(a)
+        .map(|o| Data::One(Box::new(o)))
     }
 }
 
@@ -278,7 +306,12 @@ fn traces_of(doc: Outline<'_>) -> Option<Vec<TraceRef<'_>>> {
             .enumerate()
             .map(|(i, t)| {
                 let mut d = serde_json::Deserializer::from_str(t.get());
-                let o = OutlineSeed { top: false }.deserialize(&mut d).ok()?;
+                let o = OutlineSeed {
+                    top: false,
+                    report: None,
+                }
+                .deserialize(&mut d)
+                .ok()?;
                 trace_ref(o, format!("[{i}]."))
             })
             .collect();
@@ -627,6 +660,27 @@ mod tests {
                 format!("{{\"total\":1,\"data\":[{UI}]}}").as_bytes()
             )
             .is_none()
+        );
+    }
+
+    /// Reading a big document reports its progress: past the outline's third and up to
+    /// the whole, never beyond it.
+    #[test]
+    fn a_big_document_reports_its_progress() {
+        let traces: Vec<String> = (0..6000)
+            .map(|t| UI.replace("abc", &format!("t{t}")))
+            .collect();
+        let doc = format!(r#"{{"data":[{}]}}"#, traces.join(","));
+        assert!(doc.len() > 4 << 20, "{} bytes", doc.len());
+        let progress = crate::import::Progress::default();
+        progress.set_total(doc.len() as u64);
+        let s = parse_with("p.json", doc.as_bytes(), Some(&progress)).unwrap();
+        assert_eq!(s.len(), 12000);
+        let done = progress.done.load(std::sync::atomic::Ordering::Relaxed) as usize;
+        assert!(
+            done > doc.len() * 2 / 3 && done <= doc.len(),
+            "{done} of {}",
+            doc.len()
         );
     }
 

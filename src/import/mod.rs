@@ -503,12 +503,12 @@ pub static IMPORTERS: &[Importer] = &[
     Importer {
         formats: &[SourceFormat::Jaeger],
         gives: Gives::Trace,
-        parse: |f, t, _, _| jaeger::parse(f, t).map(Parsed::Spans),
+        parse: |f, t, _, p| jaeger::parse_with(f, t, p).map(Parsed::Spans),
     },
     Importer {
         formats: &[SourceFormat::Otlp],
         gives: Gives::Trace,
-        parse: |f, t, _, _| otlp::parse(f, t).map(Parsed::Spans),
+        parse: |f, t, _, p| otlp::parse_with(f, t, p).map(Parsed::Spans),
     },
     Importer {
         formats: &[SourceFormat::TiDBTrace],
@@ -860,9 +860,12 @@ fn import_decoded(
             format,
         });
     }
-    if is_trace && let Some(p) = progress {
-        // Trace parsers report no progress: say the total is unknown rather than let a
-        // percentage sit at zero.
+    if is_trace
+        && !matches!(format, SourceFormat::Jaeger | SourceFormat::Otlp)
+        && let Some(p) = progress
+    {
+        // The other trace parsers report no progress: say the total is unknown rather
+        // than let a percentage sit at zero.
         p.set_total(0);
     }
     let (spans, samples) = match (importer.parse)(file, text, options, progress)? {

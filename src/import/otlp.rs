@@ -25,8 +25,9 @@
 
 use super::ImportError;
 use super::trace_json::{
-    ElementsSeed, Obj, SpanCollector, Top, first_member_array, invalid, raw_array, raw_shown,
-    raw_str, raw_text, raw_u64, raw_value, read_doc, scalars_are, text_of, utf8_head, utf8_text,
+    ElementsSeed, Obj, Reporter, SpanCollector, Top, first_member_array, invalid, raw_array,
+    raw_shown, raw_str, raw_text, raw_u64, raw_value, read_doc, scalars_are, text_of, utf8_head,
+    utf8_text,
 };
 use crate::model::spans::SpanSet;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -36,7 +37,17 @@ use std::borrow::Cow;
 
 /// Parses an OTLP/JSON trace document.
 pub fn parse(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
+    parse_with(file, text, None)
+}
+
+/// [`parse`], reporting how far it has got to `progress`.
+pub fn parse_with(
+    file: &str,
+    text: &[u8],
+    progress: Option<&super::Progress>,
+) -> Result<SpanSet, ImportError> {
     let text = utf8_text(file, text)?;
+    let report = Reporter::new(progress, text);
     let top: Top<'_> = read_doc(file, text)?;
     let docs: Vec<(String, Option<Obj<'_>>)> = match top {
         Top::Array(a) => a
@@ -83,12 +94,12 @@ pub fn parse(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
     for (p, list) in roots {
         // One pass over the list down to each scope's spans, each kept unparsed.
         let mut resources = Vec::new();
-        ResourcesInto(&mut resources)
+        ResourcesInto(&mut resources, Some(&report))
             .deserialize(&mut serde_json::Deserializer::from_str(list.get()))
             .map_err(|e| invalid(file, &p, e.to_string()))?;
         lists.push((p, resources));
     }
-    read_resources(file, &lists)
+    read_resources(file, &lists, &report)
 }
 
 /// The spans of the resources complete in `head`, the start of an OTLP/JSON document cut
@@ -98,15 +109,17 @@ pub fn parse_head(file: &str, head: &[u8]) -> Option<SpanSet> {
     let text = utf8_head(head)?;
     let list = first_member_array(text, "resourceSpans")?;
     let mut resources = Vec::new();
-    let _ =
-        ResourcesInto(&mut resources).deserialize(&mut serde_json::Deserializer::from_str(list));
-    read_resources(file, &[("resourceSpans".to_string(), resources)]).ok()
+    let _ = ResourcesInto(&mut resources, None)
+        .deserialize(&mut serde_json::Deserializer::from_str(list));
+    let report = Reporter::new(None, text);
+    read_resources(file, &[("resourceSpans".to_string(), resources)], &report).ok()
 }
 
 /// The spans of lists of resources, each list with its JSON path.
 fn read_resources(
     file: &str,
     lists: &[(String, Vec<Resource<'_>>)],
+    report: &Reporter<'_>,
 ) -> Result<SpanSet, ImportError> {
     let mut out = SpanCollector::default();
     let mut backwards = 0u64;
@@ -160,6 +173,9 @@ fn read_resources(
                     )?;
                 }
             }
+            if let Some(last) = rs.last_span() {
+                report.reading(last);
+            }
         }
     }
     if backwards > 0 {
@@ -190,6 +206,20 @@ struct Resource<'a> {
     library_spans: Option<Option<Vec<Scope<'a>>>>,
 }
 
+impl<'a> Resource<'a> {
+    /// Its last span (for progress reports).
+    fn last_span(&self) -> Option<&'a RawValue> {
+        let scopes = match &self.scope_spans {
+            Some(s) => s.as_ref(),
+            None => self.library_spans.as_ref().and_then(Option::as_ref),
+        };
+        scopes?
+            .iter()
+            .rev()
+            .find_map(|s| s.spans.as_ref().and_then(|v| v.last().copied()))
+    }
+}
+
 /// One scope's name holder (`scope`, else `instrumentationLibrary`) and spans.
 #[derive(Default)]
 struct Scope<'a> {
@@ -198,23 +228,26 @@ struct Scope<'a> {
 }
 
 /// Reads `resourceSpans` (an array) into a list of [`Resource`]s as each one ends (so
-/// that a cut array keeps the resources before the cut).
-struct ResourcesInto<'v, 'de>(&'v mut Vec<Resource<'de>>);
+/// that a cut array keeps the resources before the cut), reporting each one's end.
+struct ResourcesInto<'v, 'de, 'r>(&'v mut Vec<Resource<'de>>, Option<&'r Reporter<'r>>);
 
-impl<'de> DeserializeSeed<'de> for ResourcesInto<'_, 'de> {
+impl<'de> DeserializeSeed<'de> for ResourcesInto<'_, 'de, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de> Visitor<'de> for ResourcesInto<'_, 'de> {
+impl<'de> Visitor<'de> for ResourcesInto<'_, 'de, '_> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("an array of resource spans")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
         while let Some(r) = a.next_element_seed(ResourceSeed)? {
+            if let (Some(report), Some(last)) = (self.1, r.last_span()) {
+                report.outline(last);
+            }
             self.0.push(r);
         }
         Ok(())
@@ -584,6 +617,26 @@ mod tests {
             assert_eq!(got, 2 * whole, "cut at byte {cut}");
         }
         assert!(parse_head("w.json", format!("{{\"result\":{DOC}}}").as_bytes()).is_none());
+    }
+
+    /// Reading a big document reports its progress, up to the whole.
+    #[test]
+    fn a_big_document_reports_its_progress() {
+        let resource = &DOC[DOC.find('[').unwrap() + 1..DOC.rfind(']').unwrap()];
+        let doc = format!(
+            r#"{{"resourceSpans":[{}]}}"#,
+            vec![resource; 5000].join(",")
+        );
+        assert!(doc.len() > 4 << 20, "{} bytes", doc.len());
+        let progress = crate::import::Progress::default();
+        progress.set_total(doc.len() as u64);
+        parse_with("p.json", doc.as_bytes(), Some(&progress)).unwrap();
+        let done = progress.done.load(std::sync::atomic::Ordering::Relaxed) as usize;
+        assert!(
+            done > doc.len() * 2 / 3 && done <= doc.len(),
+            "{done} of {}",
+            doc.len()
+        );
     }
 
     #[test]

@@ -92,6 +92,51 @@ pub(crate) fn first_member_array<'a>(text: &'a str, key: &str) -> Option<&'a str
     rest.starts_with('[').then_some(rest)
 }
 
+/// Reports how far a document's reading is ([`Progress`](super::Progress), in bytes):
+/// its outline pass as the first third of the bytes, the reading of its spans as the
+/// other two thirds, each by where in the text it has got to (at most once a MiB).
+pub(crate) struct Reporter<'p> {
+    progress: Option<&'p super::Progress>,
+    base: usize,
+    len: u64,
+    last: std::cell::Cell<u64>,
+}
+
+impl<'p> Reporter<'p> {
+    pub(crate) fn new(progress: Option<&'p super::Progress>, text: &str) -> Reporter<'p> {
+        Reporter {
+            progress,
+            base: text.as_ptr() as usize,
+            len: text.len() as u64,
+            last: std::cell::Cell::new(0),
+        }
+    }
+
+    /// Where `raw` (a value of the text) ends, in bytes.
+    fn end_of(&self, raw: &RawValue) -> u64 {
+        (raw.get().as_ptr() as usize + raw.get().len()).saturating_sub(self.base) as u64
+    }
+
+    /// The outline pass has got past `raw`.
+    pub(crate) fn outline(&self, raw: &RawValue) {
+        self.set(self.end_of(raw) / 3);
+    }
+
+    /// The spans up to `raw` are read.
+    pub(crate) fn reading(&self, raw: &RawValue) {
+        self.set(self.len / 3 + self.end_of(raw).min(self.len) * 2 / 3);
+    }
+
+    fn set(&self, done: u64) {
+        if let Some(p) = self.progress
+            && done >= self.last.get() + (1 << 20)
+        {
+            self.last.set(done);
+            p.set_done(done);
+        }
+    }
+}
+
 /// Parses `T` from the whole document, with JSON errors at a line and column.
 pub(crate) fn read_doc<'a, T: Deserialize<'a>>(
     file: &str,
