@@ -24,7 +24,7 @@
 
 use super::ImportError;
 use super::trace_json::{
-    ElementsSeed, FastMap, Obj, Reporter, SpanCollector, elements_into, first_member_array,
+    ElementsSeed, FastMap, Obj, Reporter, SpanCollector, Text, elements_into, first_member_array,
     go_duration_ns, invalid, raw_array, raw_shown, raw_str, raw_text, raw_u64, rfc3339_ns,
     scalars_are, utf8_head, utf8_text,
 };
@@ -47,11 +47,13 @@ pub fn parse_with(
 ) -> Result<SpanSet, ImportError> {
     let text = utf8_text(file, text)?;
     let report = Reporter::new(progress, text);
+    let mut d = serde_json::Deserializer::from_str(text);
     let outline = OutlineSeed {
         top: true,
         report: Some(&report),
     }
-    .deserialize(&mut serde_json::Deserializer::from_str(text))
+    .deserialize(&mut d)
+    .and_then(|o| d.end().map(|()| o))
     .map_err(|e| ImportError::json(file, &e))?;
     let traces = traces_of(outline).ok_or_else(|| {
         invalid(
@@ -227,7 +229,7 @@ impl<'de> Visitor<'de> for OutlineSeed<'_> {
             object: true,
             ..Outline::default()
         };
-        while let Some(k) = a.next_key::<Cow<'de, str>>()? {
+        while let Some(Text(k)) = a.next_key()? {
             match &*k {
                 "data" if self.top => o.data = Some(a.next_value_seed(DataSeed(self.report))?),
                 "spans" => o.spans = a.next_value_seed(ElementsSeed)?,
@@ -681,6 +683,44 @@ mod tests {
             done > doc.len() * 2 / 3 && done <= doc.len(),
             "{done} of {}",
             doc.len()
+        );
+    }
+
+    /// Damage is reported where it is: text after the document, bytes that are not UTF-8
+    /// (at their line and column), a time out of range (as written); a string the strict
+    /// reader refuses (a lone surrogate) is kept as written, not lost.
+    #[test]
+    fn damage_is_reported_or_kept_as_written() {
+        let one = r#"{"traceID":"a","spans":[{"spanID":"1","startTime":1,"duration":1}]}"#;
+        let e = parse("t.json", format!("{one}\n{one}").as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2") && e.contains("trailing"), "{e}");
+        let mut bad = br#"{"traceID":"a",
+"spans":[{"spanID":"1","operationName":"x"#
+            .to_vec();
+        bad.extend_from_slice(b"\xff\",\"startTime\":1,\"duration\":1}]}");
+        let e = parse("u.json", &bad).unwrap_err().to_string();
+        assert!(
+            e.contains("line 2, column 42") && e.contains("UTF-8"),
+            "{e}"
+        );
+        let e = parse(
+            "r.json",
+            br#"{"spans":[{"spanID":"1","startTime":1e400,"duration":1}]}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("found 1e400"), "{e}");
+        let s = parse(
+            "s.json",
+            br#"{"spans":[{"spanID":"1","startTime":1,"duration":1,
+                "tags":[{"key":"k","value":"a\ud800b"}]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            s.attrs.owned(0),
+            [("k".to_string(), "a\\ud800b".to_string())]
         );
     }
 

@@ -25,9 +25,9 @@
 
 use super::ImportError;
 use super::trace_json::{
-    ElementsSeed, Obj, Reporter, SpanCollector, Top, first_member_array, invalid, raw_array,
-    raw_shown, raw_str, raw_text, raw_u64, raw_value, read_doc, scalars_are, text_of, utf8_head,
-    utf8_text,
+    ElementsSeed, Obj, Reporter, SpanCollector, Text, Top, error_within, first_member_array,
+    invalid, raw_array, raw_shown, raw_str, raw_text, raw_u64, raw_value, read_doc, scalars_are,
+    text_of, utf8_head, utf8_text,
 };
 use crate::model::spans::SpanSet;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -96,7 +96,7 @@ pub fn parse_with(
         let mut resources = Vec::new();
         ResourcesInto(&mut resources, Some(&report))
             .deserialize(&mut serde_json::Deserializer::from_str(list.get()))
-            .map_err(|e| invalid(file, &p, e.to_string()))?;
+            .map_err(|e| error_within(file, text, list.get(), &e))?;
         lists.push((p, resources));
     }
     read_resources(file, &lists, &report)
@@ -275,7 +275,7 @@ impl<'de> Visitor<'de> for ResourceSeed {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
         let mut r = Resource::default();
-        while let Some(k) = a.next_key::<Cow<'de, str>>()? {
+        while let Some(Text(k)) = a.next_key()? {
             match &*k {
                 "resource" => r.resource = Some(a.next_value()?),
                 "scopeSpans" => r.scope_spans = Some(a.next_value_seed(ScopeList)?),
@@ -341,7 +341,7 @@ impl<'de> Visitor<'de> for ScopeSeed {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
         let (mut scope, mut library, mut spans) = (None, None, None);
-        while let Some(k) = a.next_key::<Cow<'de, str>>()? {
+        while let Some(Text(k)) = a.next_key()? {
             match &*k {
                 "scope" => scope = Some(a.next_value()?),
                 "instrumentationLibrary" => library = Some(a.next_value()?),
@@ -637,6 +637,14 @@ mod tests {
             "{done} of {}",
             doc.len()
         );
+    }
+
+    /// An error inside `resourceSpans` is at its line and column in the file.
+    #[test]
+    fn errors_inside_resources_are_at_their_place_in_the_file() {
+        let doc = "{\n\"resourceSpans\": [{\"resource\": {},\n  \"\\ud800\": 1}]}";
+        let e = parse("p.json", doc.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("line 3, column"), "{e}");
     }
 
     #[test]

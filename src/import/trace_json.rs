@@ -32,16 +32,49 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// The document as text, checked to be UTF-8 in one pass (then nothing parsed from it
-/// checks again); bytes that are not give serde_json's error at their line and column.
+/// checks again); bytes that are not are an error at their line and column.
 pub(crate) fn utf8_text<'a>(file: &str, text: &'a [u8]) -> Result<&'a str, ImportError> {
-    match simdutf8::basic::from_utf8(text) {
+    match simdutf8::compat::from_utf8(text) {
         Ok(s) => Ok(s),
-        Err(_) => Err(
-            match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
-                Err(e) => ImportError::json(file, &e),
-                Ok(_) => ImportError::whole_file(file, "the text is not UTF-8"),
-            },
-        ),
+        Err(e) => {
+            let (line, column) = line_col(text, e.valid_up_to());
+            Err(ImportError::Json {
+                file: file.to_string(),
+                line,
+                column,
+                message: "invalid UTF-8 (the text must be UTF-8)".to_string(),
+            })
+        }
+    }
+}
+
+/// 1-based line and column (in bytes) of byte `at` of `text`.
+fn line_col(text: &[u8], at: usize) -> (usize, usize) {
+    let at = at.min(text.len());
+    let line = memchr::memchr_iter(b'\n', &text[..at]).count() + 1;
+    let start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |i| i + 1);
+    (line, at - start + 1)
+}
+
+/// serde_json's error `e` in reading `part` (a value within `text`), at its line and
+/// column in `text`.
+pub(crate) fn error_within(
+    file: &str,
+    text: &str,
+    part: &str,
+    e: &serde_json::Error,
+) -> ImportError {
+    let offset = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+    let (line, column) = line_col(text.as_bytes(), offset);
+    ImportError::Json {
+        file: file.to_string(),
+        line: line + e.line().saturating_sub(1),
+        column: if e.line() <= 1 {
+            column + e.column().saturating_sub(1)
+        } else {
+            e.column()
+        },
+        message: super::json_message(e),
     }
 }
 
@@ -146,7 +179,7 @@ pub(crate) fn read_doc<'a, T: Deserialize<'a>>(
 }
 
 /// A string as it is in the file when it has no escapes, else unescaped.
-struct Text<'a>(Cow<'a, str>);
+pub(crate) struct Text<'a>(pub(crate) Cow<'a, str>);
 
 impl<'de> Deserialize<'de> for Text<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -219,10 +252,15 @@ impl<'a> Obj<'a> {
 
 /// A string value, unescaped; `None` for any other value (as `Value::as_str`).
 pub(crate) fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    if !raw.get().starts_with('"') {
+    let t = raw.get();
+    if !t.starts_with('"') {
         return None;
     }
-    serde_json::from_str::<Text>(raw.get()).ok().map(|t| t.0)
+    // A string the strict reader refuses (a lone surrogate escape: the outline pass
+    // skips strings without decoding them) is shown as written.
+    Some(
+        serde_json::from_str::<Text>(t).map_or_else(|_| Cow::Borrowed(&t[1..t.len() - 1]), |s| s.0),
+    )
 }
 
 /// The elements of an array value; `None` for any other value.
@@ -243,11 +281,13 @@ pub(crate) fn raw_u64(raw: &RawValue) -> Option<u64> {
     as_u64(&raw_value(raw))
 }
 
-/// [`text_of`] of a value.
+/// [`text_of`] of a value (a value the strict reader refuses, such as a number out of
+/// range or nesting past its limit, as written).
 pub(crate) fn raw_text(raw: &RawValue) -> Cow<'_, str> {
     match raw_str(raw) {
         Some(s) => s,
-        None => Cow::Owned(raw_value(raw).to_string()),
+        None => serde_json::from_str::<Value>(raw.get())
+            .map_or(Cow::Borrowed(raw.get()), |v| Cow::Owned(v.to_string())),
     }
 }
 
@@ -336,9 +376,19 @@ impl<'de> Deserialize<'de> for Top<'de> {
     }
 }
 
-/// [`shown`] of a value.
+/// [`shown`] of a value (as written when the strict reader refuses it).
 pub(crate) fn raw_shown(raw: &RawValue) -> String {
-    shown(&raw_value(raw))
+    match serde_json::from_str::<Value>(raw.get()) {
+        Ok(v) => shown(&v),
+        Err(_) => {
+            let s = raw.get();
+            if s.chars().count() > 40 {
+                format!("{}…", s.chars().take(40).collect::<String>())
+            } else {
+                s.to_string()
+            }
+        }
+    }
 }
 
 /// An error at a JSON path.
