@@ -400,19 +400,25 @@ impl SpanSet {
         mut warnings: Warnings,
         attrs: SpanAttrs,
     ) -> SpanSet {
-        let mut index: HashMap<u64, u32> = HashMap::with_capacity(spans.len());
+        // Looked up only, never iterated: a fast hash with a fixed seed.
+        let mut index: HashMap<u64, u32, foldhash::fast::FixedState> =
+            HashMap::with_capacity_and_hasher(spans.len(), Default::default());
         let mut kept: Vec<RawSpan> = Vec::with_capacity(spans.len());
         let mut position = Vec::with_capacity(if attrs.is_empty() { 0 } else { spans.len() });
         let mut duplicates = 0u64;
         for s in spans {
-            if index.contains_key(&s.id) {
-                duplicates += 1;
-                if !attrs.is_empty() {
-                    position.push(u32::MAX);
+            match index.entry(s.id) {
+                std::collections::hash_map::Entry::Occupied(_) => {
+                    duplicates += 1;
+                    if !attrs.is_empty() {
+                        position.push(u32::MAX);
+                    }
+                    continue;
                 }
-                continue;
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(kept.len() as u32);
+                }
             }
-            index.insert(s.id, kept.len() as u32);
             if !attrs.is_empty() {
                 position.push(kept.len() as u32);
             }
