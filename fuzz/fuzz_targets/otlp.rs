@@ -1,4 +1,5 @@
-//! OpenTelemetry (OTLP) JSON traces through the OTLP parser.
+//! OpenTelemetry (OTLP) JSON traces through the OTLP parser, whole and as a preview's
+//! head (the input taken as the start of a longer document).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -6,4 +7,5 @@ use scorch_fuzz::FILE;
 
 fuzz_target!(|data: &[u8]| {
     let _ = scorch::import::otlp::parse(FILE, data);
+    let _ = scorch::import::otlp::parse_head(FILE, data);
 });

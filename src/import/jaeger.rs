@@ -724,6 +724,26 @@ mod tests {
         );
     }
 
+    /// Documents damaged at random (bytes replaced by JSON's punctuation, quotes, escapes,
+    /// digits or bytes that are not UTF-8; cut short) read or fail, whole and as heads,
+    /// and never panic.
+    #[test]
+    fn randomly_damaged_documents_never_panic() {
+        let doc = format!(r#"{{"data":[{UI},{}],"total":2}}"#, UI.replace("abc", "d"));
+        let mut rng = crate::generator::Rng(21);
+        let alphabet = b"{}[]:,\"\\0123456789eE.-+ nulltrue\xff\xc3u";
+        for _ in 0..3000 {
+            let mut bytes = doc.clone().into_bytes();
+            for _ in 0..1 + rng.next() % 4 {
+                let at = (rng.next() % bytes.len() as u64) as usize;
+                bytes[at] = alphabet[(rng.next() % alphabet.len() as u64) as usize];
+            }
+            let cut = bytes.len() - (rng.next() % 64) as usize;
+            let _ = parse("d.json", &bytes);
+            let _ = parse_head("d.json", &bytes[..cut]);
+        }
+    }
+
     #[test]
     fn all_shapes_load() {
         let query = format!(

@@ -647,6 +647,23 @@ mod tests {
         assert!(e.contains("line 3, column"), "{e}");
     }
 
+    /// Documents damaged at random read or fail, whole and as heads, and never panic.
+    #[test]
+    fn randomly_damaged_documents_never_panic() {
+        let mut rng = crate::generator::Rng(22);
+        let alphabet = b"{}[]:,\"\\0123456789eE.-+ nulltrue\xff\xc3u";
+        for _ in 0..3000 {
+            let mut bytes = DOC.as_bytes().to_vec();
+            for _ in 0..1 + rng.next() % 4 {
+                let at = (rng.next() % bytes.len() as u64) as usize;
+                bytes[at] = alphabet[(rng.next() % alphabet.len() as u64) as usize];
+            }
+            let cut = bytes.len() - (rng.next() % 64) as usize;
+            let _ = parse("d.json", &bytes);
+            let _ = parse_head("d.json", &bytes[..cut]);
+        }
+    }
+
     #[test]
     fn spans_attributes_and_parents() {
         let s = parse("t.json", DOC.as_bytes()).unwrap();
