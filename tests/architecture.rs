@@ -86,61 +86,142 @@ fn files(m: &str) -> Vec<PathBuf> {
     out
 }
 
-/// `text` without comment lines and without `#[cfg(test)]` items (braces matched, outside
-/// string and character literals).
+/// `text` without comments and without `#[cfg(test)]` items (braces matched outside
+/// string, raw string, byte string and character literals, which may span lines).
 fn code_outside_tests(text: &str) -> String {
+    let b = text.as_bytes();
     let mut out = String::new();
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        let t = line.trim_start();
-        if t.starts_with("//") {
+    let mut i = 0;
+    // Where the current line's code starts (for `#[cfg(test)]` at a line's start).
+    let mut line_start = true;
+    while i < b.len() {
+        if line_start
+            && text[i..]
+                .trim_start_matches([' ', '\t'])
+                .starts_with("#[cfg(test)]")
+        {
+            i = end_of_item(b, i + text[i..].find("#[cfg(test)]").unwrap_or(0) + 12);
+            line_start = false;
             continue;
         }
-        if t.starts_with("#[cfg(test)]") {
-            // Skip the item: up to the line where its braces balance again.
-            let mut depth = 0i64;
-            let mut opened = false;
-            for l in lines.by_ref() {
-                let (d, o) = brace_delta(l);
-                depth += d;
-                opened |= o;
-                if opened && depth <= 0 {
-                    break;
-                }
-            }
-            continue;
+        let end = end_of_token(b, i);
+        let token = &text[i..end];
+        if !(token.starts_with("//") || token.starts_with("/*")) {
+            out.push_str(token);
+        } else if token.starts_with("//") {
+            out.push('\n');
         }
-        out.push_str(line);
-        out.push('\n');
+        if token.ends_with('\n') {
+            line_start = true;
+        } else if !token.trim().is_empty() {
+            line_start = false;
+        }
+        i = end;
     }
     out
 }
 
-/// Net braces of a line (outside literals and line comments), and whether it opens one.
-fn brace_delta(line: &str) -> (i64, bool) {
-    let (mut d, mut opened) = (0, false);
-    let b = line.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'/' if b.get(i + 1) == Some(&b'/') => break,
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
+/// The end of the token at `i`: a comment (a line comment with its newline), a string,
+/// raw string or character literal, or one other byte.
+fn end_of_token(b: &[u8], i: usize) -> usize {
+    let at = |k: usize| b.get(k).copied().unwrap_or(0);
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    match at(i) {
+        b'/' if at(i + 1) == b'/' => b[i..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |n| i + n + 1),
+        b'/' if at(i + 1) == b'*' => {
+            // Block comments nest.
+            let (mut depth, mut k) = (0, i);
+            while k < b.len() {
+                if at(k) == b'/' && at(k + 1) == b'*' {
+                    depth += 1;
+                    k += 2;
+                } else if at(k) == b'*' && at(k + 1) == b'/' {
+                    depth -= 1;
+                    k += 2;
+                    if depth == 0 {
+                        return k;
+                    }
+                } else {
+                    k += 1;
                 }
             }
-            b'\'' if b.get(i + 2) == Some(&b'\'') => i += 2,
-            b'{' => {
-                d += 1;
-                opened = true;
-            }
-            b'}' => d -= 1,
-            _ => {}
+            b.len()
         }
-        i += 1;
+        // r"…", r#"…"#, br"…", cr#"…"# (not the end of an identifier such as `for`).
+        b'b' | b'c' | b'r' if i == 0 || !ident(at(i - 1)) => {
+            let mut k = i + usize::from(at(i) != b'r');
+            if at(k) != b'r' {
+                return if at(i) != b'r' && at(i + 1) == b'"' {
+                    end_of_token(b, i + 1)
+                } else {
+                    i + 1
+                };
+            }
+            k += 1;
+            let hashes = b[k..].iter().take_while(|&&c| c == b'#').count();
+            k += hashes;
+            if at(k) != b'"' {
+                return i + 1;
+            }
+            k += 1;
+            while k < b.len() {
+                if at(k) == b'"'
+                    && b[k + 1..]
+                        .iter()
+                        .take(hashes)
+                        .filter(|&&c| c == b'#')
+                        .count()
+                        == hashes
+                {
+                    return k + 1 + hashes;
+                }
+                k += 1;
+            }
+            b.len()
+        }
+        b'"' => {
+            let mut k = i + 1;
+            while k < b.len() && at(k) != b'"' {
+                k += if at(k) == b'\\' { 2 } else { 1 };
+            }
+            (k + 1).min(b.len())
+        }
+        // A character literal ('{', '\'', '\u{7b}'); a lifetime is one byte.
+        b'\'' if at(i + 2) == b'\'' => i + 3,
+        b'\'' if at(i + 1) == b'\\' => b[i + 2..]
+            .iter()
+            .position(|&c| c == b'\'')
+            .map_or(b.len(), |n| i + 2 + n + 1),
+        // One character (all its bytes).
+        _ => i + 1 + b[i + 1..].iter().take_while(|&&c| c & 0xC0 == 0x80).count(),
     }
-    (d, opened)
+}
+
+/// The end of the item that starts after an attribute at `i`: its matching `}` (braces
+/// counted outside literals and comments), or its `;` when it has no braces.
+fn end_of_item(b: &[u8], mut i: usize) -> usize {
+    let mut depth = 0i64;
+    while i < b.len() {
+        let end = end_of_token(b, i);
+        if end == i + 1 {
+            match b[i] {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth <= 0 {
+                        return end;
+                    }
+                }
+                b';' if depth == 0 => return end,
+                _ => {}
+            }
+        }
+        i = end;
+    }
+    b.len()
 }
 
 /// The top-level modules `code` names as `crate::m`.
@@ -218,5 +299,14 @@ fn the_scanner_skips_tests_and_comments_only() {
     let src = "use crate::view::X;\n// crate::app in a comment\n#[cfg(test)]\nmod tests {\n    fn f() { let s = \"}\"; }\n    use crate::app;\n}\nfn g() { crate::render::x(); }\n";
     let code = code_outside_tests(src);
     assert_eq!(uses(&code), ["view", "render"]);
-    assert_eq!(brace_delta("let c = '{'; {"), (1, true));
+    // Raw strings (quotes and braces inside, over lines), character literals, block
+    // comments and lifetimes do not end a test item early, nor hide code after it.
+    let src = concat!(
+        "#[cfg(test)]\nmod tests {\n    const A: &str = r#\"{\"a\": \"}\"\n  }\"#;\n",
+        "    const B: &[u8] = br\"}\";\n    fn f<'a>(c: char) -> bool { c == '}' || c == '\\'' }\n",
+        "    /* } */ use crate::app;\n}\n",
+        "fn g() { crate::render::x(); } // crate::export\n/* crate::pick */\n",
+        "#[cfg(test)]\nuse crate::view;\nfn h() { crate::lod::y() }\n",
+    );
+    assert_eq!(uses(&code_outside_tests(src)), ["render", "lod"]);
 }

@@ -886,6 +886,8 @@ fn import_decoded(
     if let Some(note) = decoded.note {
         spans.warnings.notes.push(note);
     }
+    // Read whole (for the parsers that report progress: the others left no total).
+    Progress::set_done_opt(progress, text.len() as u64);
     let samples = match samples {
         Some(s) if !s.is_empty() => Some(Box::new(sampled::choose(file, s, &options.samples)?)),
         _ => None,
