@@ -24,12 +24,12 @@
 
 use super::ImportError;
 use super::trace_json::{
-    ElementsSeed, FastMap, Obj, Reporter, SpanCollector, Text, elements_into, first_member_array,
-    go_duration_ns, invalid, raw_array, raw_shown, raw_str, raw_text, raw_u64, rfc3339_ns,
-    scalars_are, utf8_head, utf8_text,
+    EachInto, ElementsSeed, FastMap, Obj, Reporter, SpanCollector, Text, elements_into,
+    first_member_array, go_duration_ns, invalid, raw_array, raw_elements, raw_shown, raw_str,
+    raw_text, raw_u64, rfc3339_ns, scalars_are, seed_is_visitor, utf8_head, utf8_text,
 };
 use crate::model::spans::SpanSet;
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -83,7 +83,7 @@ pub fn parse_head(file: &str, head: &[u8]) -> Option<SpanSet> {
     } else {
         let array = first_member_array(rest, "data")?;
         let mut traces = Vec::new();
-        let _ = TracesInto(&mut traces, None)
+        let _ = traces_into(&mut traces, None)
             .deserialize(&mut serde_json::Deserializer::from_str(array));
         Outline {
             object: true,
@@ -120,36 +120,6 @@ fn read_traces(
         ));
     }
     Ok(out.finish())
-}
-
-/// Reads an array of traces into a list as each one ends (so that a cut array keeps
-/// the traces before the cut), reporting each one's end.
-struct TracesInto<'v, 'de, 'r>(&'v mut Vec<Outline<'de>>, Option<&'r Reporter<'r>>);
-
-impl<'de> DeserializeSeed<'de> for TracesInto<'_, 'de, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for TracesInto<'_, 'de, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an array of traces")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
-        while let Some(t) = a.next_element_seed(OutlineSeed {
-            top: false,
-            report: None,
-        })? {
-            if let (Some(r), Some(last)) = (self.1, t.spans.as_ref().and_then(|s| s.last())) {
-                r.outline(last);
-            }
-            self.0.push(t);
-        }
-        Ok(())
-    }
 }
 
 /// One trace's spans (each its unparsed text) and processes, with the JSON path of its
@@ -197,12 +167,7 @@ struct OutlineSeed<'r> {
     report: Option<&'r Reporter<'r>>,
 }
 
-impl<'de> DeserializeSeed<'de> for OutlineSeed<'_> {
-    type Value = Outline<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Outline<'de>, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_is_visitor!(OutlineSeed<'_> => Outline<'de>);
 
 impl<'de> Visitor<'de> for OutlineSeed<'_> {
     type Value = Outline<'de>;
@@ -211,16 +176,14 @@ impl<'de> Visitor<'de> for OutlineSeed<'_> {
     }
     scalars_are!(Outline::default());
     fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Outline<'de>, A::Error> {
-        let mut elements = Vec::new();
-        if self.top {
-            while let Some(e) = a.next_element::<&RawValue>()? {
-                elements.push(e);
-            }
+        let elements = if self.top {
+            Some(raw_elements(a)?)
         } else {
             while a.next_element::<IgnoredAny>()?.is_some() {}
-        }
+            None
+        };
         Ok(Outline {
-            elements: self.top.then_some(elements),
+            elements,
             ..Outline::default()
         })
     }
@@ -246,15 +209,27 @@ impl<'de> Visitor<'de> for OutlineSeed<'_> {
     }
 }
 
+/// Reads an array of traces into `out` as each one ends (see [`EachInto`]), reporting
+/// each one's end to `report`.
+fn traces_into<'v, 'de, 'r>(
+    out: &'v mut Vec<Outline<'de>>,
+    report: Option<&'r Reporter<'r>>,
+) -> EachInto<'v, Outline<'de>, OutlineSeed<'r>, impl FnMut(&Outline<'de>) + 'r> {
+    let seed = OutlineSeed {
+        top: false,
+        report: None,
+    };
+    EachInto::new(out, seed, move |t: &Outline<'de>| {
+        if let (Some(r), Some(last)) = (report, t.spans.as_ref().and_then(|s| s.last())) {
+            r.outline(last);
+        }
+    })
+}
+
 /// Reads the top level's `data`.
 struct DataSeed<'r>(Option<&'r Reporter<'r>>);
 
-impl<'de> DeserializeSeed<'de> for DataSeed<'_> {
-    type Value = Data<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Data<'de>, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_is_visitor!(DataSeed<'_> => Data<'de>);
 
 impl<'de> Visitor<'de> for DataSeed<'_> {
     type Value = Data<'de>;
@@ -264,7 +239,7 @@ impl<'de> Visitor<'de> for DataSeed<'_> {
     scalars_are!(Data::Other);
     fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Data<'de>, A::Error> {
         let mut traces = Vec::new();
-        TracesInto(&mut traces, self.0).visit_seq(a)?;
+        traces_into(&mut traces, self.0).visit_seq(a)?;
         Ok(Data::Traces(traces))
     }
     fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Data<'de>, A::Error> {

@@ -25,12 +25,12 @@
 
 use super::ImportError;
 use super::trace_json::{
-    ElementsSeed, Obj, Reporter, SpanCollector, Text, Top, error_within, first_member_array,
-    invalid, raw_array, raw_shown, raw_str, raw_text, raw_u64, raw_value, read_doc, scalars_are,
-    text_of, utf8_head, utf8_text,
+    EachInto, ElementsSeed, Obj, Reporter, SpanCollector, Text, Top, error_within,
+    first_member_array, invalid, raw_array, raw_shown, raw_str, raw_text, raw_u64, raw_value,
+    read_doc, scalars_are, seed_is_visitor, text_of, utf8_head, utf8_text,
 };
 use crate::model::spans::SpanSet;
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -94,7 +94,7 @@ pub fn parse_with(
     for (p, list) in roots {
         // One pass over the list down to each scope's spans, each kept unparsed.
         let mut resources = Vec::new();
-        ResourcesInto(&mut resources, Some(&report))
+        resources_into(&mut resources, Some(&report))
             .deserialize(&mut serde_json::Deserializer::from_str(list.get()))
             .map_err(|e| error_within(file, text, list.get(), &e))?;
         lists.push((p, resources));
@@ -109,7 +109,7 @@ pub fn parse_head(file: &str, head: &[u8]) -> Option<SpanSet> {
     let text = utf8_head(head)?;
     let list = first_member_array(text, "resourceSpans")?;
     let mut resources = Vec::new();
-    let _ = ResourcesInto(&mut resources, None)
+    let _ = resources_into(&mut resources, None)
         .deserialize(&mut serde_json::Deserializer::from_str(list));
     let report = Reporter::new(None, text);
     read_resources(file, &[("resourceSpans".to_string(), resources)], &report).ok()
@@ -227,41 +227,23 @@ struct Scope<'a> {
     spans: Option<Vec<&'a RawValue>>,
 }
 
-/// Reads `resourceSpans` (an array) into a list of [`Resource`]s as each one ends (so
-/// that a cut array keeps the resources before the cut), reporting each one's end.
-struct ResourcesInto<'v, 'de, 'r>(&'v mut Vec<Resource<'de>>, Option<&'r Reporter<'r>>);
-
-impl<'de> DeserializeSeed<'de> for ResourcesInto<'_, 'de, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ResourcesInto<'_, 'de, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an array of resource spans")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
-        while let Some(r) = a.next_element_seed(ResourceSeed)? {
-            if let (Some(report), Some(last)) = (self.1, r.last_span()) {
-                report.outline(last);
-            }
-            self.0.push(r);
+/// Reads `resourceSpans` (an array) into `out` as each resource ends (see
+/// [`EachInto`]), reporting each one's end to `report`.
+fn resources_into<'v, 'de, 'r>(
+    out: &'v mut Vec<Resource<'de>>,
+    report: Option<&'r Reporter<'r>>,
+) -> EachInto<'v, Resource<'de>, ResourceSeed, impl FnMut(&Resource<'de>) + 'r> {
+    EachInto::new(out, ResourceSeed, move |r: &Resource<'de>| {
+        if let (Some(report), Some(last)) = (report, r.last_span()) {
+            report.outline(last);
         }
-        Ok(())
-    }
+    })
 }
 
+#[derive(Clone, Copy)]
 struct ResourceSeed;
 
-impl<'de> DeserializeSeed<'de> for ResourceSeed {
-    type Value = Resource<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_is_visitor!(ResourceSeed => Resource<'de>);
 
 impl<'de> Visitor<'de> for ResourceSeed {
     type Value = Resource<'de>;
@@ -294,12 +276,7 @@ impl<'de> Visitor<'de> for ResourceSeed {
 /// A list of scopes; `None` for any other value.
 struct ScopeList;
 
-impl<'de> DeserializeSeed<'de> for ScopeList {
-    type Value = Option<Vec<Scope<'de>>>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_is_visitor!(ScopeList => Option<Vec<Scope<'de>>>);
 
 impl<'de> Visitor<'de> for ScopeList {
     type Value = Option<Vec<Scope<'de>>>;
@@ -322,12 +299,7 @@ impl<'de> Visitor<'de> for ScopeList {
 
 struct ScopeSeed;
 
-impl<'de> DeserializeSeed<'de> for ScopeSeed {
-    type Value = Scope<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_is_visitor!(ScopeSeed => Scope<'de>);
 
 impl<'de> Visitor<'de> for ScopeSeed {
     type Value = Scope<'de>;

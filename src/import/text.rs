@@ -30,6 +30,14 @@ pub(crate) fn preview(line: &[u8]) -> String {
     format!("'{}'", one_line(&out))
 }
 
+/// 1-based line and column (in bytes) of byte `at` of `text`.
+pub(crate) fn line_col(text: &[u8], at: usize) -> (usize, usize) {
+    let at = at.min(text.len());
+    let line = memchr::memchr_iter(b'\n', &text[..at]).count() + 1;
+    let start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |i| i + 1);
+    (line, at - start + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

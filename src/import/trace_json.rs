@@ -21,6 +21,7 @@
 //! recursion below (attribute values) cannot run away.
 
 use super::ImportError;
+use super::text::line_col;
 use crate::model::Warnings;
 use crate::model::names::Names;
 use crate::model::spans::{RawSpan, SpanAttrs, SpanSet, Track, TrackInfo, TrackKind};
@@ -46,14 +47,6 @@ pub(crate) fn utf8_text<'a>(file: &str, text: &'a [u8]) -> Result<&'a str, Impor
             })
         }
     }
-}
-
-/// 1-based line and column (in bytes) of byte `at` of `text`.
-fn line_col(text: &[u8], at: usize) -> (usize, usize) {
-    let at = at.min(text.len());
-    let line = memchr::memchr_iter(b'\n', &text[..at]).count() + 1;
-    let start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |i| i + 1);
-    (line, at - start + 1)
 }
 
 /// serde_json's error `e` in reading `part` (a value within `text`), at its line and
@@ -96,20 +89,59 @@ pub(crate) fn elements_into<'a>(
     text: &'a str,
     out: &mut Vec<&'a RawValue>,
 ) -> Result<(), serde_json::Error> {
-    struct Into<'v, 'a>(&'v mut Vec<&'a RawValue>);
-    impl<'de> Visitor<'de> for Into<'_, 'de> {
-        type Value = ();
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an array")
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
-            while let Some(e) = a.next_element::<&RawValue>()? {
-                self.0.push(e);
-            }
-            Ok(())
-        }
+    let seed = std::marker::PhantomData::<&RawValue>;
+    EachInto::new(out, seed, |_: &&RawValue| {})
+        .deserialize(&mut serde_json::Deserializer::from_str(text))
+}
+
+/// Reads an array into `out` with `seed`, each element as it ends (so that an array cut
+/// anywhere keeps the elements before the cut), calling `each` on it first.
+pub(crate) struct EachInto<'v, T, S, F> {
+    out: &'v mut Vec<T>,
+    seed: S,
+    each: F,
+}
+
+impl<'v, T, S, F> EachInto<'v, T, S, F> {
+    pub(crate) fn new(out: &'v mut Vec<T>, seed: S, each: F) -> Self {
+        EachInto { out, seed, each }
     }
-    serde_json::Deserializer::from_str(text).deserialize_seq(Into(out))
+}
+
+impl<'de, T, S: DeserializeSeed<'de, Value = T> + Copy, F: FnMut(&T)> DeserializeSeed<'de>
+    for EachInto<'_, T, S, F>
+{
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, T, S: DeserializeSeed<'de, Value = T> + Copy, F: FnMut(&T)> Visitor<'de>
+    for EachInto<'_, T, S, F>
+{
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut a: A) -> Result<(), A::Error> {
+        while let Some(e) = a.next_element_seed(self.seed)? {
+            (self.each)(&e);
+            self.out.push(e);
+        }
+        Ok(())
+    }
+}
+
+/// An array's elements, unparsed.
+pub(crate) fn raw_elements<'de, A: SeqAccess<'de>>(
+    mut a: A,
+) -> Result<Vec<&'de RawValue>, A::Error> {
+    let mut v = Vec::with_capacity(a.size_hint().unwrap_or(0).min(1 << 16));
+    while let Some(e) = a.next_element::<&RawValue>()? {
+        v.push(e);
+    }
+    Ok(v)
 }
 
 /// The text from the value of `key` on, when `key` is the first member of the object at
@@ -291,6 +323,22 @@ pub(crate) fn raw_text(raw: &RawValue) -> Cow<'_, str> {
     }
 }
 
+/// `impl DeserializeSeed for $seed`: the seed is its own visitor, given any value.
+macro_rules! seed_is_visitor {
+    ($seed:ty => $value:ty) => {
+        impl<'de> serde::de::DeserializeSeed<'de> for $seed {
+            type Value = $value;
+            fn deserialize<D: serde::de::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<$value, D::Error> {
+                d.deserialize_any(self)
+            }
+        }
+    };
+}
+pub(crate) use seed_is_visitor;
+
 /// A visitor's answer to every scalar (numbers, strings, booleans, null): `$value`.
 macro_rules! scalars_are {
     ($value:expr) => {
@@ -319,12 +367,7 @@ pub(crate) use scalars_are;
 /// An array's elements, unparsed; `None` for any other value.
 pub(crate) struct ElementsSeed;
 
-impl<'de> DeserializeSeed<'de> for ElementsSeed {
-    type Value = Option<Vec<&'de RawValue>>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_is_visitor!(ElementsSeed => Option<Vec<&'de RawValue>>);
 
 impl<'de> Visitor<'de> for ElementsSeed {
     type Value = Option<Vec<&'de RawValue>>;
@@ -332,12 +375,8 @@ impl<'de> Visitor<'de> for ElementsSeed {
         f.write_str("an array")
     }
     scalars_are!(None);
-    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
-        let mut v = Vec::with_capacity(a.size_hint().unwrap_or(0).min(1 << 16));
-        while let Some(e) = a.next_element::<&RawValue>()? {
-            v.push(e);
-        }
-        Ok(Some(v))
+    fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
+        raw_elements(a).map(Some)
     }
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
         while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
@@ -361,12 +400,8 @@ impl<'de> Deserialize<'de> for Top<'de> {
                 f.write_str("a JSON document")
             }
             scalars_are!(Top::Other);
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Top<'de>, A::Error> {
-                let mut v = Vec::new();
-                while let Some(e) = a.next_element::<&RawValue>()? {
-                    v.push(e);
-                }
-                Ok(Top::Array(v))
+            fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Top<'de>, A::Error> {
+                raw_elements(a).map(Top::Array)
             }
             fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Top<'de>, A::Error> {
                 ObjVisitor.visit_map(a).map(Top::Object)

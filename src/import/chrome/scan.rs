@@ -20,13 +20,7 @@ pub(super) fn err_at(
     }
 }
 
-/// 1-based line and column (in bytes) of byte `at`.
-pub(super) fn line_col(text: &[u8], at: usize) -> (usize, usize) {
-    let at = at.min(text.len());
-    let line = memchr::memchr_iter(b'\n', &text[..at]).count() + 1;
-    let start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |i| i + 1);
-    (line, at - start + 1)
-}
+pub(super) use crate::import::text::line_col;
 
 #[inline]
 pub(super) fn skip_ws(text: &[u8], mut i: usize) -> usize {
