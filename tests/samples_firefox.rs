@@ -253,3 +253,34 @@ fn a_damaged_corpus_file_fails_or_warns_with_a_place() {
         "{notes}"
     );
 }
+
+/// A Firefox profile is samples first: it opens as their flame graph (the Firefox
+/// Profiler opens on its call tree), its interval markers kept beside the samples, and
+/// the timeline, made only when asked for, draws the markers beside the time order.
+#[test]
+fn a_profile_with_markers_opens_on_its_flame_graph_and_its_timeline_has_them() {
+    let text = br#"{"meta": {"startTime": 1000, "interval": 1, "preprocessedProfileVersion": 49},
+      "threads": [{"name": "main", "pid": "7", "tid": 7, "stringArray": ["root", "leaf", "Load"],
+        "stackTable": {"prefix": [null, 0], "frame": [0, 1], "length": 2},
+        "frameTable": {"func": [0, 1], "length": 2}, "funcTable": {"name": [0, 1], "length": 2},
+        "samples": {"stack": [1, 1, 0], "time": [1, 2, 3], "length": 3},
+        "markers": {"name": [2], "startTime": [1.5], "endTime": [2.5], "phase": [1],
+          "data": [null], "length": 1}}]}"#;
+    let imported = import::load_any_bytes("m.json", text, Default::default()).unwrap();
+    let Imported::Profile(p) = imported else {
+        panic!("a Firefox profile opens as a profile");
+    };
+    assert_eq!(p.tree.grand_total(), 3);
+    let sampled = p.meta.sampled.as_ref().expect("sampled");
+    let markers = sampled.base.as_ref().expect("the markers ride along");
+    assert_eq!(markers.len(), 1);
+    let doc = scorch::model::Document::Profile(std::sync::Arc::new(*p));
+    let trace = doc.as_trace().expect("samples give a timeline");
+    let names: Vec<&str> = (0..trace.spans.len())
+        .map(|i| trace.spans.names.get(trace.spans.name[i]))
+        .collect();
+    // The marker first (the file's own spans), then the time order: root over the three
+    // samples, leaf over the first two.
+    assert_eq!(names, ["Load", "root", "leaf"]);
+    assert_eq!(trace.spans.tracks.len(), 2);
+}

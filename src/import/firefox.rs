@@ -55,14 +55,19 @@
 //! of range, breaks that stack and the samples that use it are skipped and counted with
 //! the place of the first. A table of the wrong shape is an error naming its JSON path.
 //! Every allocation is sized by arrays actually present in the file.
+//!
+//! **Memory.** The document is read once into a [`Json`] tree (`json_tree.rs`): a column
+//! of numbers is an `f64` array (8 bytes a number where `serde_json::Value` took 32 and a
+//! share of a growing `Vec`), strings borrow the input. A 100 MB processed profile peaks at
+//! about 450 MB (the mapped file included), half of what the `Value` tree took.
 
 use super::ImportError;
+use super::json_tree::{Arr, J, Json};
 use crate::model::names::{NameId, Names};
 use crate::model::samples::{CounterKind, EMPTY_STACK, Samples, StackId, ThreadInfo};
 use crate::model::spans::{SpanSet, Track, TrackInfo, TrackKind};
 use crate::model::units::{Unit, ValueFormat};
 use crate::model::{NO_PARENT, SourceFormat};
-use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -76,46 +81,59 @@ const PROCESSED_NEWEST: u64 = 70;
 /// Reads a Firefox Profiler file: its samples, and the spans of its interval markers when
 /// it has any.
 pub fn parse(file: &str, text: &[u8]) -> Result<(Samples, Option<SpanSet>), ImportError> {
-    let root: Value = serde_json::from_slice(text).map_err(|e| ImportError::json(file, &e))?;
+    let doc = Json::from_slice(text).map_err(|e| ImportError::json(file, &e))?;
     let mut r = Reader::new(file);
-    let cleopatra = root.get("profileJSON").is_some()
-        || root["format"]
+    read(&mut r, doc.view())?;
+    // The tree goes before the samples are laid out: the two need not be held at once.
+    drop(doc);
+    r.finish()
+}
+
+/// Reads the document `root` into `r`'s thread buffers.
+fn read(r: &mut Reader<'_>, root: J<'_>) -> Result<(), ImportError> {
+    let cleopatra = root.has("profileJSON")
+        || root
+            .get("format")
             .as_str()
             .is_some_and(|f| f.starts_with("profileJSONWithSymbolicationTable"));
     if cleopatra {
-        r.cleopatra(&root)?;
-        return r.finish();
+        return r.cleopatra(root);
     }
     let (profile, base) = match root.get("profile") {
-        Some(p) if p.get("meta").is_some() => (p, "profile."),
-        _ => (&root, ""),
+        p if p.has("meta") => (p, "profile."),
+        _ => (root, ""),
     };
-    let meta = &profile["meta"];
+    let meta = profile.get("meta");
     if !meta.is_object() {
         return Err(r.invalid(
             &format!("{base}meta"),
             "expected an object (a Firefox profile has `meta` and `threads`)",
         ));
     }
-    r.start_ms = meta["startTime"]
+    r.start_ms = meta
+        .get("startTime")
         .as_f64()
         .filter(|t| t.abs() < MAX_MS)
         .unwrap_or(0.0);
-    r.interval_ms = meta["interval"].as_f64();
-    if let Some(p) = meta["product"].as_str() {
+    r.interval_ms = meta.get("interval").as_f64();
+    if let Some(p) = meta.get("product").as_str() {
         r.out.meta_mut().app_name = Some(p.to_string());
     }
-    if meta["sampleUnits"]["time"].as_str() == Some("bytes") {
+    if meta.get("sampleUnits").get("time").as_str() == Some("bytes") {
         r.note("sample times are byte offsets (a size profile): laid out in order, not in time");
         r.out.timed = false;
         r.time_scale = 1.0;
     }
-    let processed = meta["preprocessedProfileVersion"].as_u64();
+    let processed = meta.get("preprocessedProfileVersion").as_u64();
     let (what, version, newest) = match processed {
         Some(v) => ("processed", v, PROCESSED_NEWEST),
         // Pre-versioned processed profiles are told by their threads' `stringArray`.
-        None if profile["threads"][0].get("stringArray").is_some() => ("processed", 0, 0),
-        None => ("gecko", meta["version"].as_u64().unwrap_or(0), GECKO_NEWEST),
+        None if profile.get("threads").at(0).has("stringArray") => ("processed", 0, 0),
+        None => (
+            "gecko",
+            meta.get("version").as_u64().unwrap_or(0),
+            GECKO_NEWEST,
+        ),
     };
     if version > newest {
         r.note(&format!(
@@ -123,16 +141,16 @@ pub fn parse(file: &str, text: &[u8]) -> Result<(Samples, Option<SpanSet>), Impo
              ({newest}); read as that"
         ));
     }
-    if what == "processed" {
-        r.processed(profile, base)?;
-    } else {
-        r.gecko(profile, base)?;
+    match profile {
+        _ if what == "processed" => r.processed(profile, base),
+        J::Node(profile) => r.gecko(profile, base),
+        // `meta` is an object, so the profile is one: a node.
+        _ => Ok(()),
     }
-    r.finish()
 }
 
 /// A non-negative integer index (`3` or `3.0`).
-fn index(v: &Value) -> Option<usize> {
+fn index(v: J<'_>) -> Option<usize> {
     match v.as_u64() {
         Some(u) => usize::try_from(u).ok(),
         None => v
@@ -143,29 +161,22 @@ fn index(v: &Value) -> Option<usize> {
 }
 
 /// A pid or tid: a number, or a string holding one.
-fn id_of(v: &Value) -> Option<i64> {
+fn id_of(v: J<'_>) -> Option<i64> {
     v.as_i64()
         .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
 }
 
 /// The string `v` names: an index into `strings`, or the string itself.
-fn string_at<'a>(strings: &'a [Value], v: &'a Value) -> Option<&'a str> {
-    match v {
-        Value::String(s) => Some(s),
-        _ => strings.get(index(v)?)?.as_str(),
+fn string_at<'a>(strings: Arr<'a>, v: J<'a>) -> Option<&'a str> {
+    match v.as_str() {
+        Some(s) => Some(s),
+        None => strings.get(index(v)?)?.as_str(),
     }
 }
 
-/// What a JSON value is, for messages.
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "nothing",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+/// Sub-process `k` of gecko profile `p`.
+fn sub_process<'x, 'a>(p: &'x Json<'a>, k: usize) -> Option<&'x Json<'a>> {
+    p.member("processes")?.element(k)
 }
 
 /// `1 sample`, `2 samples`.
@@ -189,8 +200,9 @@ fn strip_source_index(s: &str) -> &str {
 /// A table in either layout: gecko's rows (`{schema, data}`) or processed columns.
 #[derive(Clone, Copy)]
 struct Table<'a> {
-    obj: &'a Map<String, Value>,
-    rows: Option<(&'a Map<String, Value>, &'a [Value])>,
+    obj: J<'a>,
+    /// Gecko's rows: the schema, and `data`.
+    rows: Option<(J<'a>, Arr<'a>)>,
     len: usize,
 }
 
@@ -199,7 +211,7 @@ struct Table<'a> {
 enum Col<'a> {
     Absent,
     Field(usize),
-    Array(&'a [Value]),
+    Array(Arr<'a>),
 }
 
 impl Col<'_> {
@@ -211,31 +223,29 @@ impl Col<'_> {
 impl<'a> Table<'a> {
     /// The table `v` at `path`; its length is that of column `key` (or of `data`), cut to
     /// `length` when that is smaller.
-    fn open(r: &Reader<'_>, v: &'a Value, path: &str, key: &str) -> Result<Table<'a>, ImportError> {
-        let Some(obj) = v.as_object() else {
+    fn open(r: &Reader<'_>, v: J<'a>, path: &str, key: &str) -> Result<Table<'a>, ImportError> {
+        if !v.is_object() {
             return Err(r.invalid(
                 path,
-                format!("expected a table (an object), found {}", kind(v)),
+                format!("expected a table (an object), found {}", v.kind()),
             ));
-        };
-        if let Some(schema) = obj.get("schema").and_then(Value::as_object) {
-            let Some(data) = obj.get("data").and_then(Value::as_array) else {
+        }
+        let schema = v.get("schema");
+        if schema.is_object() {
+            let Some(data) = v.get("data").array() else {
                 return Err(r.invalid(path, "a table with a `schema` needs a `data` array"));
             };
             return Ok(Table {
-                obj,
+                obj: v,
                 rows: Some((schema, data)),
                 len: data.len(),
             });
         }
         // A key column that is not an array reads as absent (the caller says which).
-        let len = obj.get(key).and_then(Value::as_array).map_or(0, Vec::len);
-        let len = obj
-            .get("length")
-            .and_then(index)
-            .map_or(len, |l| l.min(len));
+        let len = v.get(key).array().map_or(0, Arr::len);
+        let len = index(v.get("length")).map_or(len, |l| l.min(len));
         Ok(Table {
-            obj,
+            obj: v,
             rows: None,
             len,
         })
@@ -243,22 +253,15 @@ impl<'a> Table<'a> {
 
     fn col(&self, name: &str) -> Col<'a> {
         match self.rows {
-            Some((schema, _)) => schema
-                .get(name)
-                .and_then(index)
-                .map_or(Col::Absent, Col::Field),
-            None => self
-                .obj
-                .get(name)
-                .and_then(Value::as_array)
-                .map_or(Col::Absent, |a| Col::Array(a)),
+            Some((schema, _)) => index(schema.get(name)).map_or(Col::Absent, Col::Field),
+            None => self.obj.get(name).array().map_or(Col::Absent, Col::Array),
         }
     }
 
-    fn get(&self, c: Col<'a>, row: usize) -> Option<&'a Value> {
+    fn get(&self, c: Col<'a>, row: usize) -> Option<J<'a>> {
         match c {
             Col::Absent => None,
-            Col::Field(k) => self.rows?.1.get(row)?.as_array()?.get(k),
+            Col::Field(k) => self.rows?.1.get(row)?.array()?.get(k),
             Col::Array(a) => a.get(row),
         }
     }
@@ -271,7 +274,7 @@ struct FrameNames<'a> {
     col: Col<'a>,
     /// processed: the function table and its `name` column.
     funcs: Option<(Table<'a>, Col<'a>)>,
-    strings: &'a [Value],
+    strings: Arr<'a>,
     strip_source_index: bool,
     memo: Vec<NameId>,
 }
@@ -283,7 +286,7 @@ impl<'a> FrameNames<'a> {
         frames: Table<'a>,
         col: Col<'a>,
         funcs: Option<(Table<'a>, Col<'a>)>,
-        strings: &'a [Value],
+        strings: Arr<'a>,
         strip_source_index: bool,
     ) -> FrameNames<'a> {
         FrameNames {
@@ -307,7 +310,7 @@ impl<'a> FrameNames<'a> {
             Some(&id) if id != NO_NAME => return Ok(id),
             _ => {}
         }
-        let cell = self.frames.get(self.col, f).unwrap_or(&Value::Null);
+        let cell = self.frames.get(self.col, f).unwrap_or(J::Null);
         let s = match &self.funcs {
             None => string_at(self.strings, cell)
                 .ok_or_else(|| format!("frame {f}: its location is not a known string"))?,
@@ -352,12 +355,12 @@ impl<'a> Stacks<'a> {
     /// The stack table of `holder` (at `path`).
     fn new(
         r: &Reader<'_>,
-        holder: &'a Value,
+        holder: J<'a>,
         path: &str,
         names: FrameNames<'a>,
     ) -> Result<Stacks<'a>, ImportError> {
         let path = &format!("{path}.stackTable");
-        let table = Table::open(r, &holder["stackTable"], path, "frame")?;
+        let table = Table::open(r, holder.get("stackTable"), path, "frame")?;
         let (prefix, offsets) = match table.col("prefix") {
             Col::Absent => (table.col("prefixOffset"), true),
             c => (c, false),
@@ -381,7 +384,7 @@ impl<'a> Stacks<'a> {
     }
 
     fn prefix_of(&self, i: usize) -> Result<Option<usize>, String> {
-        let v = self.table.get(self.prefix, i).unwrap_or(&Value::Null);
+        let v = self.table.get(self.prefix, i).unwrap_or(J::Null);
         if self.offsets {
             return match index(v) {
                 Some(0) => Ok(None),
@@ -391,15 +394,15 @@ impl<'a> Stacks<'a> {
                 )),
             };
         }
-        match v {
-            Value::Null => Ok(None),
-            _ => match index(v) {
-                Some(p) if p < self.memo.len() => Ok(Some(p)),
-                _ => Err(format!(
-                    "stack {i}: prefix {v} is not in the stack table ({} stacks)",
-                    self.memo.len()
-                )),
-            },
+        if v.is_null() {
+            return Ok(None);
+        }
+        match index(v) {
+            Some(p) if p < self.memo.len() => Ok(Some(p)),
+            _ => Err(format!(
+                "stack {i}: prefix {v} is not in the stack table ({} stacks)",
+                self.memo.len()
+            )),
         }
     }
 
@@ -492,8 +495,8 @@ enum Cpu {
     Unstated,
 }
 
-fn cpu_unit(meta: &Value) -> Cpu {
-    match meta["sampleUnits"]["threadCPUDelta"].as_str() {
+fn cpu_unit(meta: J<'_>) -> Cpu {
+    match meta.get("sampleUnits").get("threadCPUDelta").as_str() {
         Some("ns") => Cpu::Ns(1.0),
         Some("µs" | "us") => Cpu::Ns(1e3),
         Some("ms") => Cpu::Ns(NS_PER_MS),
@@ -526,12 +529,12 @@ enum Mark {
 
 /// A marker without phases (gecko < 20, processed < 30, cleopatra): a `tracing` start or
 /// end, or a payload with distinct `startTime` and `endTime`; `None` for an instant.
-fn unphased(time: Option<f64>, data: &Value) -> Option<Mark> {
-    match (data["type"].as_str(), data["interval"].as_str()) {
+fn unphased(time: Option<f64>, data: J<'_>) -> Option<Mark> {
+    match (data.get("type").as_str(), data.get("interval").as_str()) {
         (Some("tracing"), Some("start")) => Some(Mark::Start(time)),
         (Some("tracing"), Some("end")) => Some(Mark::End(time)),
         (Some("tracing"), _) => None,
-        _ => match (data["startTime"].as_f64(), data["endTime"].as_f64()) {
+        _ => match (data.get("startTime").as_f64(), data.get("endTime").as_f64()) {
             (Some(a), Some(b)) if a != b => Some(Mark::Interval(Some(a), Some(b))),
             _ => None,
         },
@@ -539,11 +542,11 @@ fn unphased(time: Option<f64>, data: &Value) -> Option<Mark> {
 }
 
 /// The process a thread belongs to as a group label: its name (or type) and pid.
-fn thread_info(th: &Value, i: usize) -> ThreadInfo {
-    let mut name = th["name"].as_str().unwrap_or("").to_string();
+fn thread_info(th: J<'_>, i: usize) -> ThreadInfo {
+    let mut name = th.get("name").as_str().unwrap_or("").to_string();
     // Gecko < 4 and processed < 1 state no process type: a content process's main thread
     // is called `Content`, a plugin's `Plugin`, and the rest are the parent's.
-    let ptype = match th["processType"].as_str() {
+    let ptype = match th.get("processType").as_str() {
         Some(t) => t,
         None if name == "Content" => {
             name = "GeckoMain".to_string();
@@ -555,7 +558,8 @@ fn thread_info(th: &Value, i: usize) -> ThreadInfo {
     if name.is_empty() {
         name = format!("thread {i}");
     }
-    let pname = th["processName"]
+    let pname = th
+        .get("processName")
         .as_str()
         .filter(|s| !s.is_empty())
         .unwrap_or(match ptype {
@@ -565,7 +569,7 @@ fn thread_info(th: &Value, i: usize) -> ThreadInfo {
             other => other,
         });
     // A pid that is not a number (`Unknown Process 2`) was made up by an upgrader.
-    let pid = id_of(&th["pid"]);
+    let pid = id_of(th.get("pid"));
     let process = match pid {
         Some(p) => format!("{pname} {p}"),
         None => pname.to_string(),
@@ -574,7 +578,7 @@ fn thread_info(th: &Value, i: usize) -> ThreadInfo {
         name,
         process,
         pid,
-        tid: id_of(&th["tid"]),
+        tid: id_of(th.get("tid")),
     }
 }
 
@@ -656,53 +660,52 @@ impl<'f> Reader<'f> {
 
     /// Gecko profiles, the root's threads first, then each sub-process's (depth first, in
     /// file order, through a work list).
-    fn gecko<'r>(&mut self, root: &'r Value, base: &str) -> Result<(), ImportError> {
-        let mut work: Vec<(Cow<'r, Value>, String)> = vec![(Cow::Borrowed(root), base.to_string())];
+    fn gecko<'r>(&mut self, root: &'r Json<'r>, base: &str) -> Result<(), ImportError> {
+        let mut work: Vec<(Cow<'r, Json<'r>>, String)> =
+            vec![(Cow::Borrowed(root), base.to_string())];
         while let Some((p, path)) = work.pop() {
-            let meta = &p["meta"];
-            let version = meta["version"].as_u64().unwrap_or(0);
-            let start = meta["startTime"].as_f64().filter(|t| t.abs() < MAX_MS);
+            let pv = p.view();
+            let meta = pv.get("meta");
+            let version = meta.get("version").as_u64().unwrap_or(0);
+            let start = meta.get("startTime").as_f64().filter(|t| t.abs() < MAX_MS);
             let shift = start.map_or(0.0, |s| s - self.start_ms);
             let cpu = cpu_unit(meta);
-            let Some(threads) = p["threads"].as_array() else {
+            let Some(threads) = pv.get("threads").array() else {
                 return Err(self.invalid(&format!("{path}threads"), "expected an array of threads"));
             };
-            let mut subs: Vec<(Cow<'r, Value>, String)> = Vec::new();
+            let mut subs: Vec<(Cow<'r, Json<'r>>, String)> = Vec::new();
             for (i, th) in threads.iter().enumerate() {
                 let at = format!("{path}threads[{i}]");
-                match th {
+                if let Some(s) = th.as_str() {
                     // Gecko < 5: a sub-process's whole profile as a string.
-                    Value::String(s) => {
-                        let v: Value = serde_json::from_str(s).map_err(|e| {
-                            self.invalid(
-                                &at,
-                                format!(
-                                    "a sub-process profile (JSON in a string) that does not \
-                                     parse: {} at its line {}, column {}",
-                                    super::json_message(&e),
-                                    e.line(),
-                                    e.column()
-                                ),
-                            )
-                        })?;
-                        subs.push((Cow::Owned(v), format!("{at}.")));
-                    }
-                    Value::Object(_) => self.gecko_thread(th, &at, shift, version, cpu)?,
-                    other => {
-                        return Err(
-                            self.invalid(&at, format!("expected a thread, found {}", kind(other)))
-                        );
-                    }
+                    let v = Json::from_slice(s.as_bytes()).map_err(|e| {
+                        self.invalid(
+                            &at,
+                            format!(
+                                "a sub-process profile (JSON in a string) that does not \
+                                 parse: {} at its line {}, column {}",
+                                super::json_message(&e),
+                                e.line(),
+                                e.column()
+                            ),
+                        )
+                    })?;
+                    subs.push((Cow::Owned(v.into_owned()), format!("{at}.")));
+                } else if th.is_object() {
+                    self.gecko_thread(th, &at, shift, version, cpu)?;
+                } else {
+                    return Err(
+                        self.invalid(&at, format!("expected a thread, found {}", th.kind()))
+                    );
                 }
             }
-            let n = p["processes"].as_array().map_or(0, Vec::len);
+            let n = pv.get("processes").array().map_or(0, Arr::len);
             for k in 0..n {
                 let child = match &p {
                     Cow::Borrowed(b) => {
-                        let b: &'r Value = b;
-                        Cow::Borrowed(&b["processes"][k])
+                        sub_process(b, k).map_or(Cow::Owned(Json::Null), Cow::Borrowed)
                     }
-                    Cow::Owned(o) => Cow::Owned(o["processes"][k].clone()),
+                    Cow::Owned(o) => Cow::Owned(sub_process(o, k).cloned().unwrap_or(Json::Null)),
                 };
                 subs.push((child, format!("{path}processes[{k}].")));
             }
@@ -713,14 +716,14 @@ impl<'f> Reader<'f> {
 
     fn gecko_thread(
         &mut self,
-        th: &Value,
+        th: J<'_>,
         path: &str,
         shift: f64,
         version: u64,
         cpu: Cpu,
     ) -> Result<(), ImportError> {
         let mut buf = self.thread(thread_info(th, self.threads.len()));
-        let Some(strings) = th["stringTable"].as_array() else {
+        let Some(strings) = th.get("stringTable").array() else {
             return Err(self.invalid(
                 &format!("{path}.stringTable"),
                 "expected an array of strings",
@@ -738,8 +741,8 @@ impl<'f> Reader<'f> {
     /// The stack reader of the tables in `holder` (a thread, or `profile.shared`).
     fn processed_stacks<'a>(
         &self,
-        holder: &'a Value,
-        strings: &'a [Value],
+        holder: J<'a>,
+        strings: Arr<'a>,
         path: &str,
     ) -> Result<Stacks<'a>, ImportError> {
         let (frames, col) = self.table(holder, path, "frameTable", "func")?;
@@ -751,35 +754,35 @@ impl<'f> Reader<'f> {
     /// `holder[key]` as a table (at `{path}.{key}`) with a `col` column.
     fn table<'a>(
         &self,
-        holder: &'a Value,
+        holder: J<'a>,
         path: &str,
         key: &str,
         col: &str,
     ) -> Result<(Table<'a>, Col<'a>), ImportError> {
         let at = format!("{path}.{key}");
-        let t = Table::open(self, &holder[key], &at, col)?;
+        let t = Table::open(self, holder.get(key), &at, col)?;
         match t.col(col) {
             Col::Absent => Err(self.invalid(&at, format!("expected a `{col}` column"))),
             c => Ok((t, c)),
         }
     }
 
-    fn processed(&mut self, p: &Value, base: &str) -> Result<(), ImportError> {
-        let shared = &p["shared"];
-        let cpu = cpu_unit(&p["meta"]);
-        let Some(threads) = p["threads"].as_array() else {
+    fn processed(&mut self, p: J<'_>, base: &str) -> Result<(), ImportError> {
+        let shared = p.get("shared");
+        let cpu = cpu_unit(p.get("meta"));
+        let Some(threads) = p.get("threads").array() else {
             return Err(self.invalid(&format!("{base}threads"), "expected an array of threads"));
         };
         let mut shared_stacks: Option<Stacks<'_>> = None;
         for (i, th) in threads.iter().enumerate() {
             let at = format!("{base}threads[{i}]");
             let strings = [
-                &th["stringArray"],
-                &th["stringTable"],
-                &shared["stringArray"],
+                th.get("stringArray"),
+                th.get("stringTable"),
+                shared.get("stringArray"),
             ]
             .into_iter()
-            .find_map(Value::as_array);
+            .find_map(J::array);
             let Some(strings) = strings else {
                 return Err(self.invalid(
                     &at,
@@ -787,14 +790,14 @@ impl<'f> Reader<'f> {
                 ));
             };
             let mut buf = self.thread(thread_info(th, i));
-            if th.get("stackTable").is_some() {
+            if th.has("stackTable") {
                 let mut stacks = self.processed_stacks(th, strings, &at)?;
                 self.read_samples(&mut buf, th, &at, &mut stacks, (0.0, cpu))?;
             } else {
                 let stacks = match shared_stacks.take() {
                     Some(s) => s,
                     None => {
-                        let strings = shared["stringArray"].as_array().unwrap_or(strings);
+                        let strings = shared.get("stringArray").array().unwrap_or(strings);
                         self.processed_stacks(shared, strings, &format!("{base}shared"))?
                     }
                 };
@@ -812,12 +815,12 @@ impl<'f> Reader<'f> {
     fn read_samples(
         &mut self,
         buf: &mut ThreadBuf,
-        th: &Value,
+        th: J<'_>,
         path: &str,
         stacks: &mut Stacks<'_>,
         (shift, cpu): (f64, Cpu),
     ) -> Result<(), ImportError> {
-        let (v, path) = (&th["samples"], &format!("{path}.samples"));
+        let (v, path) = (th.get("samples"), &format!("{path}.samples"));
         if v.is_null() {
             return Ok(());
         }
@@ -837,7 +840,7 @@ impl<'f> Reader<'f> {
             Col::Absent => t.col("duration"),
             c => c,
         };
-        let (event, scale) = self.event(v["weightType"].as_str().unwrap_or("samples"));
+        let (event, scale) = self.event(v.get("weightType").as_str().unwrap_or("samples"));
         buf.event = event;
         let cpu_col = t.col("threadCPUDelta");
         let cpu_ns = match (cpu_col, cpu) {
@@ -857,7 +860,7 @@ impl<'f> Reader<'f> {
         let mut clock = 0.0;
         for i in 0..t.len {
             let at = |why: String| format!("{path}, sample {i}: {why}");
-            let tv = t.get(time, i).and_then(Value::as_f64);
+            let tv = t.get(time, i).and_then(J::as_f64);
             let ms = match tv {
                 Some(d) if deltas => {
                     clock += d;
@@ -870,8 +873,8 @@ impl<'f> Reader<'f> {
                     .hit(|| at("its time is not a usable number".into()));
                 continue;
             };
-            let st = match t.get(stack, i).unwrap_or(&Value::Null) {
-                Value::Null => Ok(EMPTY_STACK),
+            let st = match t.get(stack, i).unwrap_or(J::Null) {
+                s if s.is_null() => Ok(EMPTY_STACK),
                 s => match index(s) {
                     Some(s) => stacks.resolve(&mut self.out, s),
                     None => Err(format!("stack {s} is not an index")),
@@ -885,14 +888,15 @@ impl<'f> Reader<'f> {
                 }
             };
             let w = match t.get(weight, i) {
-                None | Some(Value::Null) => Some(1),
+                None => Some(1),
+                Some(w) if w.is_null() => Some(1),
                 Some(w) => w
                     .as_f64()
                     .filter(|w| w.is_finite() && *w >= 0.0)
                     .map(|w| (w * scale.unwrap_or(1.0)).round() as u64),
             };
             let Some(w) = w else {
-                let cell = t.get(weight, i).cloned().unwrap_or_default();
+                let cell = t.get(weight, i).unwrap_or(J::Null);
                 self.bad_samples
                     .hit(|| at(format!("weight {cell} is not a count")));
                 continue;
@@ -903,7 +907,7 @@ impl<'f> Reader<'f> {
             if let Some(k) = cpu_ns {
                 let c = t
                     .get(cpu_col, i)
-                    .and_then(Value::as_f64)
+                    .and_then(J::as_f64)
                     .filter(|c| c.is_finite() && *c > 0.0);
                 // The first delta has no previous sample to be a delta from.
                 let c = if buf.cpu.is_empty() { None } else { c };
@@ -917,12 +921,12 @@ impl<'f> Reader<'f> {
     fn read_markers(
         &mut self,
         buf: &mut ThreadBuf,
-        th: &Value,
+        th: J<'_>,
         path: &str,
-        strings: &[Value],
+        strings: Arr<'_>,
         shift: f64,
     ) -> Result<(), ImportError> {
-        let (v, path) = (&th["markers"], &format!("{path}.markers"));
+        let (v, path) = (th.get("markers"), &format!("{path}.markers"));
         if v.is_null() {
             return Ok(());
         }
@@ -938,11 +942,11 @@ impl<'f> Reader<'f> {
                 continue;
             };
             let nid = self.marker_names.intern(nm);
-            let time_of = |c: Col<'_>| t.get(c, i).and_then(Value::as_f64);
+            let time_of = |c: Col<'_>| t.get(c, i).and_then(J::as_f64);
             let mark = if phase.is_absent() {
-                unphased(time_of(time), t.get(data, i).unwrap_or(&Value::Null))
+                unphased(time_of(time), t.get(data, i).unwrap_or(J::Null))
             } else {
-                match t.get(phase, i).and_then(Value::as_u64) {
+                match t.get(phase, i).and_then(J::as_u64) {
                     Some(0) => None,
                     Some(1) => Some(Mark::Interval(time_of(start), time_of(end))),
                     Some(2) => Some(Mark::Start(time_of(start))),
@@ -996,55 +1000,66 @@ impl<'f> Reader<'f> {
         buf.marks.push((a + shift, b + shift, name));
     }
 
-    fn cleopatra(&mut self, root: &Value) -> Result<(), ImportError> {
-        let interval = root["meta"]["interval"]
+    fn cleopatra(&mut self, root: J<'_>) -> Result<(), ImportError> {
+        let interval = root
+            .get("meta")
+            .get("interval")
             .as_f64()
             .filter(|i| *i > 0.0 && *i < 1e6)
             .unwrap_or(1.0);
         self.interval_ms = Some(interval);
         let mut symbols: HashMap<u64, NameId> = HashMap::new();
-        for (k, v) in root["symbolicationTable"].as_object().into_iter().flatten() {
-            if let (Ok(k), Some(s)) = (k.parse::<u64>(), v.as_str()) {
+        for (k, v) in root
+            .get("symbolicationTable")
+            .object()
+            .into_iter()
+            .flatten()
+        {
+            if let (Ok(k), Some(s)) = (k.parse::<u64>(), v.view().as_str()) {
                 symbols.insert(k, self.out.intern(s));
             }
         }
-        let pj = &root["profileJSON"];
+        let pj = root.get("profileJSON");
         // (where its samples are, the thread)
-        let threads: Vec<(String, &Value)> = match (pj, &pj["threads"]) {
-            (Value::Array(_), _) => vec![("profileJSON".to_string(), pj)],
-            (_, Value::Object(m)) => {
-                let mut v: Vec<(u64, &String, &Value)> = m
-                    .iter()
-                    .map(|(k, t)| (k.parse().unwrap_or(u64::MAX), k, t))
+        let threads: Vec<(String, J<'_>)> = match (pj.array(), pj.get("threads")) {
+            (Some(_), _) => vec![("profileJSON".to_string(), pj)],
+            (_, t) if t.is_object() => {
+                let mut v: Vec<(u64, &str, J<'_>)> = t
+                    .object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, t)| (k.parse().unwrap_or(u64::MAX), k.as_ref(), t.view()))
                     .collect();
                 v.sort_by_key(|&(n, _, _)| n);
                 v.into_iter()
                     .map(|(_, k, t)| (format!("profileJSON.threads[\"{k}\"].samples"), t))
                     .collect()
             }
-            (_, Value::Array(a)) => a
-                .iter()
-                .enumerate()
-                .map(|(i, t)| (format!("profileJSON.threads[{i}].samples"), t))
-                .collect(),
-            _ => {
-                return Err(self.invalid(
-                    "profileJSON",
-                    "expected an array of samples or an object with `threads`",
-                ));
-            }
+            (_, t) => match t.array() {
+                Some(a) => a
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (format!("profileJSON.threads[{i}].samples"), t))
+                    .collect(),
+                None => {
+                    return Err(self.invalid(
+                        "profileJSON",
+                        "expected an array of samples or an object with `threads`",
+                    ));
+                }
+            },
         };
         let mut frames: Vec<NameId> = Vec::new();
         for (i, (path, th)) in threads.into_iter().enumerate() {
-            let (list, info) = match th {
-                Value::Array(a) => (
+            let (list, info) = match th.array() {
+                Some(a) => (
                     a,
                     ThreadInfo {
                         name: "GeckoMain".into(),
                         ..ThreadInfo::default()
                     },
                 ),
-                _ => match th["samples"].as_array() {
+                None => match th.get("samples").array() {
                     Some(a) => (a, thread_info(th, i)),
                     None => return Err(self.invalid(&path, "expected an array")),
                 },
@@ -1054,10 +1069,10 @@ impl<'f> Reader<'f> {
             let mut last = 0.0;
             'samples: for (k, s) in list.iter().enumerate() {
                 frames.clear();
-                for f in s["frames"].as_array().into_iter().flatten() {
-                    let id = match f {
-                        Value::String(name) => Some(self.out.intern(name)),
-                        _ => f.as_u64().and_then(|n| symbols.get(&n).copied()),
+                for f in s.get("frames").array().into_iter().flat_map(Arr::iter) {
+                    let id = match f.as_str() {
+                        Some(name) => Some(self.out.intern(name)),
+                        None => f.as_u64().and_then(|n| symbols.get(&n).copied()),
                     };
                     let Some(id) = id else {
                         let at =
@@ -1067,7 +1082,9 @@ impl<'f> Reader<'f> {
                     };
                     frames.push(id);
                 }
-                let t = s["extraInfo"]["time"]
+                let t = s
+                    .get("extraInfo")
+                    .get("time")
                     .as_f64()
                     .filter(|t| t.is_finite() && t.abs() < MAX_MS);
                 last = t.unwrap_or(last + interval);
@@ -1076,13 +1093,14 @@ impl<'f> Reader<'f> {
                 buf.weight.push(1);
             }
             let mut open = HashMap::new();
-            for (k, m) in th["markers"].as_array().into_iter().flatten().enumerate() {
+            let markers = th.get("markers").array();
+            for (k, m) in markers.into_iter().flat_map(Arr::iter).enumerate() {
                 let at = || format!("{path} marker {k}: its time is not a number");
-                let Some(nm) = m["name"].as_str() else {
+                let Some(nm) = m.get("name").as_str() else {
                     continue;
                 };
                 let nid = self.marker_names.intern(nm);
-                let mark = unphased(m["time"].as_f64(), &m["data"]);
+                let mark = unphased(m.get("time").as_f64(), m.get("data"));
                 self.mark(&mut buf, &mut open, nid, mark, 0.0, at);
             }
             self.unpaired += open
@@ -1215,6 +1233,43 @@ mod tests {
         parse("t.json", json.as_bytes()).unwrap()
     }
 
+    /// A processed profile of two threads, one with CPU deltas and a marker.
+    const PROCESSED: &str = r#"{"meta": {"startTime": 1000, "interval": 2, "preprocessedProfileVersion": 49,
+              "sampleUnits": {"threadCPUDelta": "µs"}}, "threads": [
+             {"name": "main", "processName": "app", "pid": "42", "tid": 42,
+              "stringArray": ["root", "work", "leaf", "Load"],
+              "stackTable": {"prefix": [null, 0, 1], "frame": [0, 1, 2], "length": 3},
+              "frameTable": {"func": [0, 1, 2], "length": 3},
+              "funcTable": {"name": [0, 1, 2], "length": 3},
+              "samples": {"stack": [2, 1, null], "time": [1, 3, 5], "weight": [1, 3, 1],
+                "weightType": "samples", "threadCPUDelta": [9, 2, 4], "length": 3},
+              "markers": {"name": [3], "startTime": [1.5], "endTime": [4.5], "phase": [1],
+                "data": [null], "length": 1}},
+             {"name": "worker", "pid": "42", "tid": 43, "stringArray": ["w"],
+              "stackTable": {"prefixOffset": [0], "frame": [0], "length": 1},
+              "frameTable": {"func": [0], "length": 1}, "funcTable": {"name": [0], "length": 1},
+              "samples": {"stack": [0, 0], "timeDeltas": [2, 2], "weight": null, "length": 2}}]}"#;
+
+    /// A gecko profile with a sub-process on its own clock, and markers of both kinds.
+    const GECKO: &str = r#"{"meta": {"version": 13, "startTime": 1000, "interval": 1}, "threads": [
+             {"name": "GeckoMain", "processType": "default", "pid": 7, "tid": 7,
+              "stringTable": ["(root)", "a", "b", "Paint"],
+              "frameTable": {"schema": {"location": 0, "line": 1}, "data": [[0], [1], [2, 3]]},
+              "stackTable": {"schema": {"prefix": 0, "frame": 1},
+                "data": [[null, 0], [0, 1], [1, 2]]},
+              "samples": {"schema": {"stack": 0, "time": 1}, "data": [[2, 0], [1, 1]]},
+              "markers": {"schema": {"name": 0, "time": 1, "data": 2}, "data": [
+                [3, 0.5, {"type": "tracing", "interval": "start"}],
+                [3, 1.5, {"type": "tracing", "interval": "end"}]]}}],
+             "processes": [{"meta": {"version": 32, "startTime": 1500}, "threads": [
+              {"name": "GeckoMain", "processType": "tab", "pid": 8, "tid": 8,
+               "stringTable": ["c (x.js:1:2)[4]"],
+               "frameTable": {"schema": {"location": 0}, "data": [[0]]},
+               "stackTable": {"schema": {"prefix": 0, "frame": 1}, "data": [[null, 0]]},
+               "samples": {"schema": {"stack": 0, "time": 1}, "data": [[0, 1]]},
+               "markers": {"schema": {"name": 0, "startTime": 1, "endTime": 2, "phase": 3},
+                 "data": [[0, 0, 2, 1]]}}]}]}"#;
+
     /// Sample `k` of stream `st` as `frames@ms*weight`.
     fn sample(s: &Samples, st: usize, k: usize) -> String {
         let stream = &s.streams[st];
@@ -1238,23 +1293,7 @@ mod tests {
 
     #[test]
     fn processed_threads_stacks_weights_cpu_and_markers() {
-        let (s, spans) = load(
-            r#"{"meta": {"startTime": 1000, "interval": 2, "preprocessedProfileVersion": 49,
-              "sampleUnits": {"threadCPUDelta": "µs"}}, "threads": [
-             {"name": "main", "processName": "app", "pid": "42", "tid": 42,
-              "stringArray": ["root", "work", "leaf", "Load"],
-              "stackTable": {"prefix": [null, 0, 1], "frame": [0, 1, 2], "length": 3},
-              "frameTable": {"func": [0, 1, 2], "length": 3},
-              "funcTable": {"name": [0, 1, 2], "length": 3},
-              "samples": {"stack": [2, 1, null], "time": [1, 3, 5], "weight": [1, 3, 1],
-                "weightType": "samples", "threadCPUDelta": [9, 2, 4], "length": 3},
-              "markers": {"name": [3], "startTime": [1.5], "endTime": [4.5], "phase": [1],
-                "data": [null], "length": 1}},
-             {"name": "worker", "pid": "42", "tid": 43, "stringArray": ["w"],
-              "stackTable": {"prefixOffset": [0], "frame": [0], "length": 1},
-              "frameTable": {"func": [0], "length": 1}, "funcTable": {"name": [0], "length": 1},
-              "samples": {"stack": [0, 0], "timeDeltas": [2, 2], "weight": null, "length": 2}}]}"#,
-        );
+        let (s, spans) = load(PROCESSED);
         assert_eq!(s.origin_ns, 1_001_000_000);
         let got: Vec<String> = (0..3).map(|k| sample(&s, 0, k)).collect();
         assert_eq!(got, ["root;work;leaf@0*1", "root;work@2*3", "@4*1"]);
@@ -1281,26 +1320,7 @@ mod tests {
 
     #[test]
     fn gecko_sub_processes_move_onto_the_parents_clock() {
-        let (s, spans) = load(
-            r#"{"meta": {"version": 13, "startTime": 1000, "interval": 1}, "threads": [
-             {"name": "GeckoMain", "processType": "default", "pid": 7, "tid": 7,
-              "stringTable": ["(root)", "a", "b", "Paint"],
-              "frameTable": {"schema": {"location": 0, "line": 1}, "data": [[0], [1], [2, 3]]},
-              "stackTable": {"schema": {"prefix": 0, "frame": 1},
-                "data": [[null, 0], [0, 1], [1, 2]]},
-              "samples": {"schema": {"stack": 0, "time": 1}, "data": [[2, 0], [1, 1]]},
-              "markers": {"schema": {"name": 0, "time": 1, "data": 2}, "data": [
-                [3, 0.5, {"type": "tracing", "interval": "start"}],
-                [3, 1.5, {"type": "tracing", "interval": "end"}]]}}],
-             "processes": [{"meta": {"version": 32, "startTime": 1500}, "threads": [
-              {"name": "GeckoMain", "processType": "tab", "pid": 8, "tid": 8,
-               "stringTable": ["c (x.js:1:2)[4]"],
-               "frameTable": {"schema": {"location": 0}, "data": [[0]]},
-               "stackTable": {"schema": {"prefix": 0, "frame": 1}, "data": [[null, 0]]},
-               "samples": {"schema": {"stack": 0, "time": 1}, "data": [[0, 1]]},
-               "markers": {"schema": {"name": 0, "startTime": 1, "endTime": 2, "phase": 3},
-                 "data": [[0, 0, 2, 1]]}}]}]}"#,
-        );
+        let (s, spans) = load(GECKO);
         assert_eq!(s.origin_ns, 1_000_000_000);
         assert_eq!(sample(&s, 0, 0), "(root);a;b@0*1");
         assert_eq!(sample(&s, 1, 0), "c (x.js:1:2)@501*1");
@@ -1387,5 +1407,25 @@ mod tests {
         );
         assert_eq!(sample(&s, 0, 0), "(root);main (in xul.dll)@0*1");
         assert_eq!(sample(&s, 0, 1), "(root)@1*1");
+    }
+
+    /// Documents damaged at random (bytes replaced by JSON's punctuation, quotes, escapes,
+    /// digits or bytes that are not UTF-8; cut short) read or fail, and never panic.
+    #[test]
+    fn randomly_damaged_documents_never_panic() {
+        let mut rng = crate::generator::Rng(23);
+        let alphabet = b"{}[]:,\"\\0123456789eE.-+ nulltrue\xff\xc3u";
+        for doc in [PROCESSED, GECKO] {
+            for _ in 0..2000 {
+                let mut bytes = doc.as_bytes().to_vec();
+                for _ in 0..1 + rng.next() % 4 {
+                    let at = (rng.next() % bytes.len() as u64) as usize;
+                    bytes[at] = alphabet[(rng.next() % alphabet.len() as u64) as usize];
+                }
+                let _ = parse("d.json", &bytes);
+                let cut = bytes.len() - (rng.next() % 64) as usize;
+                let _ = parse("d.json", &bytes[..cut]);
+            }
+        }
     }
 }

@@ -31,6 +31,7 @@ pub mod firefox;
 pub mod flamebearer;
 pub mod folded;
 pub mod jaeger;
+pub(crate) mod json_tree;
 pub mod limits;
 pub mod otlp;
 pub mod perf;
@@ -417,8 +418,11 @@ enum Parsed {
     Spans(SpanSet),
     /// Time-ordered samples (aggregated for the profile views).
     Samples(crate::model::samples::Samples),
-    /// Spans with samples recorded beside them.
+    /// Spans with samples recorded beside them: a trace first (Chrome's events).
     SpansAndSamples(SpanSet, crate::model::samples::Samples),
+    /// Samples first, with spans of their own beside them (Firefox's interval markers):
+    /// a profile, whose time order shows the spans beside the samples.
+    SamplesAndSpans(crate::model::samples::Samples, SpanSet),
 }
 
 /// One importer: the formats it reads (as detection names them), what it gives, its
@@ -480,7 +484,7 @@ pub static IMPORTERS: &[Importer] = &[
         gives: Gives::Profile,
         parse: |f, t, _, _| {
             firefox::parse(f, t).map(|(samples, spans)| match spans {
-                Some(spans) => Parsed::SpansAndSamples(spans, samples),
+                Some(spans) => Parsed::SamplesAndSpans(samples, spans),
                 None => Parsed::Samples(samples),
             })
         },
@@ -768,7 +772,7 @@ fn stream_gzip(
         let (samples, note) = gzip_blocks(file, bytes, options.limits, |next| {
             perf_stream::parse_blocks(file, next, progress)
         });
-        import_decoded_samples(file, samples?, &decoded(note), options, progress).map(Some)
+        import_decoded_samples(file, samples?, None, &decoded(note), options, progress).map(Some)
     }
 }
 
@@ -872,14 +876,18 @@ fn import_decoded(
         Parsed::Spans(spans) => (spans, None),
         // A caller that takes profiles only gets the samples aggregated.
         Parsed::SpansAndSamples(_, samples) if !traces => {
-            return import_decoded_samples(file, samples, &decoded, options, progress);
+            return import_decoded_samples(file, samples, None, &decoded, options, progress);
+        }
+        Parsed::SamplesAndSpans(samples, spans) => {
+            let spans = Some(spans).filter(|_| traces);
+            return import_decoded_samples(file, samples, spans, &decoded, options, progress);
         }
         Parsed::SpansAndSamples(spans, samples) => (spans, Some(samples)),
         Parsed::Profile(p) => {
             return finish_profile(file, p, &decoded, options.limits, progress);
         }
         Parsed::Samples(samples) => {
-            return import_decoded_samples(file, samples, &decoded, options, progress);
+            return import_decoded_samples(file, samples, None, &decoded, options, progress);
         }
     };
     let mut spans = spans;
@@ -901,10 +909,12 @@ fn import_decoded(
     })))
 }
 
-/// Samples aggregated into their profile (which keeps them).
+/// Samples aggregated into their profile (which keeps them, and `spans` to show beside
+/// their time order).
 fn import_decoded_samples(
     file: &str,
     mut samples: crate::model::samples::Samples,
+    spans: Option<SpanSet>,
     decoded: &decode::Decoded<'_>,
     options: ImportOptions<'_>,
     progress: Option<&Progress>,
@@ -914,8 +924,9 @@ fn import_decoded_samples(
         samples.meta_mut().warnings.notes.push(note.clone());
     }
     let chosen = sampled::choose(file, samples, &options.samples)?;
-    let mut p = chosen
-        .sampled()
+    let mut sampled = chosen.sampled();
+    sampled.base = spans.map(std::sync::Arc::new);
+    let mut p = sampled
         .profile()
         .map_err(|e| ImportError::whole_file(file, e))?;
     // The note is in the samples' meta already.

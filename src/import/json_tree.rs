@@ -1,0 +1,552 @@
+//! A JSON document held compactly, for readers that look around a document freely (the
+//! Firefox Profiler's tables, where a column is read while another is looked up).
+//!
+//! `serde_json::Value` takes 10–12 bytes of memory per byte of a column table's JSON:
+//! 32 bytes per number, a `String` per string, a `BTreeMap` per object. Here:
+//! - an array of numbers (and nulls) is a `Vec<f64>`, 8 bytes per number, null a NaN (JSON
+//!   has no NaN); an array that holds anything else, or an integer that an `f64` would
+//!   round (beyond 2⁵³), is a list of nodes as before;
+//! - strings and object keys borrow the input unless they hold escapes;
+//! - an object is its members in file order; [`J::get`] answers as `Value` does, with the
+//!   last of repeated keys.
+//!
+//! A number read from a number array is an `f64`, so `as_u64` and `as_i64` take any
+//! integral float within 2⁵³ (`3.0` reads as 3, which `Value` would refuse); otherwise
+//! every accessor answers as `Value`'s does. Nesting is limited by `serde_json`'s recursion limit (128), so dropping
+//! a tree recurses at most that deep.
+
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
+use std::fmt;
+
+/// Largest integer every `f64` holds exactly.
+const EXACT: f64 = 9_007_199_254_740_992.0;
+
+/// A number as written: integers exactly, else a float.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num {
+    U(u64),
+    I(i64),
+    F(f64),
+}
+
+impl Num {
+    /// The number as an `f64`, when one holds it exactly.
+    fn exact_f64(self) -> Option<f64> {
+        match self {
+            Num::U(u) if u <= 1 << 53 => Some(u as f64),
+            Num::I(i) if i.unsigned_abs() <= 1 << 53 => Some(i as f64),
+            Num::F(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+/// One node of a document.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Json<'a> {
+    Null,
+    Bool(bool),
+    Num(Num),
+    Str(Cow<'a, str>),
+    /// An array of numbers and nulls (NaN).
+    Nums(Vec<f64>),
+    /// An array of such arrays (gecko's table rows): row `i` is `nums[ends[i-1]..ends[i]]`.
+    Rows {
+        nums: Vec<f64>,
+        ends: Vec<usize>,
+    },
+    Arr(Vec<Json<'a>>),
+    Obj(Vec<(Cow<'a, str>, Json<'a>)>),
+}
+
+impl<'a> Json<'a> {
+    /// Reads a whole document; strings without escapes borrow `text`.
+    pub fn from_slice(text: &'a [u8]) -> Result<Json<'a>, serde_json::Error> {
+        serde_json::from_slice(text)
+    }
+
+    /// The same document owning its strings.
+    pub fn into_owned(self) -> Json<'static> {
+        let own = |s: Cow<'a, str>| Cow::Owned(s.into_owned());
+        match self {
+            Json::Null => Json::Null,
+            Json::Bool(b) => Json::Bool(b),
+            Json::Num(n) => Json::Num(n),
+            Json::Str(s) => Json::Str(own(s)),
+            Json::Nums(v) => Json::Nums(v),
+            Json::Rows { nums, ends } => Json::Rows { nums, ends },
+            Json::Arr(v) => Json::Arr(v.into_iter().map(Json::into_owned).collect()),
+            Json::Obj(m) => Json::Obj(
+                m.into_iter()
+                    .map(|(k, v)| (own(k), v.into_owned()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Member `key` of an object (the last of repeated keys).
+    pub fn member(&self, key: &str) -> Option<&Json<'a>> {
+        match self {
+            Json::Obj(m) => m.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// Element `i` of an array of nodes (`None` for a number array's numbers).
+    pub fn element(&self, i: usize) -> Option<&Json<'a>> {
+        match self {
+            Json::Arr(v) => v.get(i),
+            _ => None,
+        }
+    }
+
+    /// A view of this node.
+    pub fn view(&self) -> J<'_> {
+        J::Node(self)
+    }
+}
+
+/// A view of a value in a [`Json`] document: a node, or a number of a number array.
+#[derive(Clone, Copy, Debug)]
+pub enum J<'r> {
+    /// Absent, or `null`.
+    Null,
+    /// A number of a number array.
+    F(f64),
+    /// A row of [`Json::Rows`].
+    Row(&'r [f64]),
+    Node(&'r Json<'r>),
+}
+
+/// An array's elements.
+#[derive(Clone, Copy, Debug)]
+pub enum Arr<'r> {
+    Nums(&'r [f64]),
+    Rows(&'r [f64], &'r [usize]),
+    Items(&'r [Json<'r>]),
+}
+
+impl<'r> Arr<'r> {
+    pub fn len(self) -> usize {
+        match self {
+            Arr::Nums(v) => v.len(),
+            Arr::Rows(_, ends) => ends.len(),
+            Arr::Items(v) => v.len(),
+        }
+    }
+
+    /// Element `i`, `None` past the end.
+    pub fn get(self, i: usize) -> Option<J<'r>> {
+        match self {
+            Arr::Nums(v) => v.get(i).map(|&f| num(f)),
+            Arr::Rows(nums, ends) => {
+                let end = *ends.get(i)?;
+                let start = if i == 0 { 0 } else { ends[i - 1] };
+                Some(J::Row(&nums[start..end]))
+            }
+            Arr::Items(v) => v.get(i).map(J::Node),
+        }
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = J<'r>> {
+        (0..self.len()).filter_map(move |i| self.get(i))
+    }
+}
+
+/// A number-array element: null where it is NaN.
+fn num(f: f64) -> J<'static> {
+    if f.is_nan() { J::Null } else { J::F(f) }
+}
+
+/// An integral `f64` within 2⁵³ as `T`.
+fn integral<T: TryFrom<i64>>(f: f64) -> Option<T> {
+    (f.fract() == 0.0 && f.abs() <= EXACT)
+        .then(|| T::try_from(f as i64).ok())
+        .flatten()
+}
+
+impl<'r> J<'r> {
+    /// Member `key` of an object (the last of repeated keys); null when absent or when this
+    /// is not an object.
+    pub fn get(self, key: &str) -> J<'r> {
+        match self.object() {
+            Some(m) => m
+                .iter()
+                .rev()
+                .find(|(k, _)| k == key)
+                .map_or(J::Null, |(_, v)| J::Node(v)),
+            None => J::Null,
+        }
+    }
+
+    /// Element `i` of an array; null when absent.
+    pub fn at(self, i: usize) -> J<'r> {
+        self.array().and_then(|a| a.get(i)).unwrap_or(J::Null)
+    }
+
+    /// True when `key` is a member (even a null one).
+    pub fn has(self, key: &str) -> bool {
+        self.object()
+            .is_some_and(|m| m.iter().any(|(k, _)| k == key))
+    }
+
+    pub fn is_null(self) -> bool {
+        matches!(self, J::Null | J::Node(Json::Null))
+    }
+
+    pub fn is_object(self) -> bool {
+        self.object().is_some()
+    }
+
+    pub fn object(self) -> Option<&'r [(Cow<'r, str>, Json<'r>)]> {
+        match self {
+            J::Node(Json::Obj(m)) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn array(self) -> Option<Arr<'r>> {
+        match self {
+            J::Node(Json::Nums(v)) => Some(Arr::Nums(v)),
+            J::Row(v) => Some(Arr::Nums(v)),
+            J::Node(Json::Rows { nums, ends }) => Some(Arr::Rows(nums, ends)),
+            J::Node(Json::Arr(v)) => Some(Arr::Items(v)),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> Option<&'r str> {
+        match self {
+            J::Node(Json::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(self) -> Option<f64> {
+        match self {
+            J::F(f) => Some(f),
+            J::Node(Json::Num(Num::U(u))) => Some(*u as f64),
+            J::Node(Json::Num(Num::I(i))) => Some(*i as f64),
+            J::Node(Json::Num(Num::F(f))) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// A float's value (from a number array or a node).
+    fn float(self) -> Option<f64> {
+        match self {
+            J::F(f) => Some(f),
+            J::Node(Json::Num(Num::F(f))) => Some(*f),
+            _ => None,
+        }
+    }
+
+    pub fn as_u64(self) -> Option<u64> {
+        match self {
+            J::Node(Json::Num(Num::U(u))) => Some(*u),
+            _ => self.as_i64().and_then(|i| u64::try_from(i).ok()),
+        }
+    }
+
+    pub fn as_i64(self) -> Option<i64> {
+        match self {
+            J::Node(Json::Num(Num::U(u))) => i64::try_from(*u).ok(),
+            J::Node(Json::Num(Num::I(i))) => Some(*i),
+            _ => self.float().and_then(integral),
+        }
+    }
+
+    /// What the value is, for messages.
+    pub fn kind(self) -> &'static str {
+        match self {
+            J::Null | J::Node(Json::Null) => "nothing",
+            J::F(_) | J::Node(Json::Num(_)) => "a number",
+            J::Node(Json::Bool(_)) => "a boolean",
+            J::Node(Json::Str(_)) => "a string",
+            J::Row(_) | J::Node(Json::Nums(_) | Json::Rows { .. } | Json::Arr(_)) => "an array",
+            J::Node(Json::Obj(_)) => "an object",
+        }
+    }
+}
+
+impl fmt::Display for J<'_> {
+    /// As JSON, short values as `Value` writes them (messages quote cells).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            J::Null => f.write_str("null"),
+            J::F(x) => write_f64(f, x),
+            J::Row(v) => write!(f, "[… {} numbers]", v.len()),
+            J::Node(n) => write_node(f, n),
+        }
+    }
+}
+
+fn write_f64(f: &mut fmt::Formatter<'_>, x: f64) -> fmt::Result {
+    match serde_json::Number::from_f64(x) {
+        Some(n) => write!(f, "{n}"),
+        None => f.write_str("null"),
+    }
+}
+
+fn write_node(f: &mut fmt::Formatter<'_>, n: &Json<'_>) -> fmt::Result {
+    match n {
+        Json::Null => f.write_str("null"),
+        Json::Bool(b) => write!(f, "{b}"),
+        Json::Num(Num::U(u)) => write!(f, "{u}"),
+        Json::Num(Num::I(i)) => write!(f, "{i}"),
+        Json::Num(Num::F(x)) => write_f64(f, *x),
+        Json::Str(s) => write!(f, "{}", serde_json::Value::from(s.as_ref())),
+        // Containers only appear in messages as the cell that was not a number.
+        Json::Nums(v) => write!(f, "[… {} numbers]", v.len()),
+        Json::Rows { ends, .. } => write!(f, "[… {} arrays]", ends.len()),
+        Json::Arr(v) => write!(f, "[… {} elements]", v.len()),
+        Json::Obj(m) => write!(f, "{{… {} members}}", m.len()),
+    }
+}
+
+impl<'de> Deserialize<'de> for Json<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NodeVisitor)
+    }
+}
+
+struct NodeVisitor;
+
+impl<'de> Visitor<'de> for NodeVisitor {
+    type Value = Json<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Json<'de>, E> {
+        Ok(Json::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Json<'de>, E> {
+        Ok(Json::Null)
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Json<'de>, E> {
+        Ok(Json::Bool(b))
+    }
+
+    fn visit_u64<E>(self, u: u64) -> Result<Json<'de>, E> {
+        Ok(Json::Num(Num::U(u)))
+    }
+
+    fn visit_i64<E>(self, i: i64) -> Result<Json<'de>, E> {
+        Ok(Json::Num(if i >= 0 { Num::U(i as u64) } else { Num::I(i) }))
+    }
+
+    fn visit_f64<E>(self, f: f64) -> Result<Json<'de>, E> {
+        Ok(Json::Num(Num::F(f)))
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Json<'de>, E> {
+        Ok(Json::Str(Cow::Borrowed(s)))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Json<'de>, E> {
+        Ok(Json::Str(Cow::Owned(s.to_string())))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Json<'de>, E> {
+        Ok(Json::Str(Cow::Owned(s)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
+        // Numbers and nulls into a number array, or number arrays into rows, until the
+        // first element that fits neither.
+        let (mut nums, mut ends): (Vec<f64>, Vec<usize>) = (Vec::new(), Vec::new());
+        let mut rows = None;
+        while let Some(e) = seq.next_element::<Json<'de>>()? {
+            let fits = match (&e, rows) {
+                (Json::Null, None | Some(false)) => {
+                    nums.push(f64::NAN);
+                    Some(false)
+                }
+                (Json::Num(n), None | Some(false)) => {
+                    n.exact_f64().map(|f| nums.push(f)).map(|_| false)
+                }
+                (Json::Nums(row), None | Some(true)) => {
+                    nums.extend_from_slice(row);
+                    ends.push(nums.len());
+                    Some(true)
+                }
+                _ => None,
+            };
+            if fits.is_some() {
+                rows = fits;
+                continue;
+            }
+            let mut items: Vec<Json<'de>> = Vec::with_capacity(nums.len().max(ends.len()) + 1);
+            if rows == Some(true) {
+                let mut start = 0;
+                for &end in &ends {
+                    items.push(Json::Nums(nums[start..end].to_vec()));
+                    start = end;
+                }
+            } else {
+                items.extend(nums.iter().map(|&f| {
+                    if f.is_nan() {
+                        Json::Null
+                    } else {
+                        Json::Num(Num::F(f))
+                    }
+                }));
+            }
+            drop((nums, ends));
+            items.push(e);
+            while let Some(e) = seq.next_element::<Json<'de>>()? {
+                items.push(e);
+            }
+            items.shrink_to_fit();
+            return Ok(Json::Arr(items));
+        }
+        nums.shrink_to_fit();
+        if rows == Some(true) {
+            ends.shrink_to_fit();
+            return Ok(Json::Rows { nums, ends });
+        }
+        Ok(Json::Nums(nums))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
+        let mut members = Vec::new();
+        while let Some(k) = map.next_key_seed(KeySeed)? {
+            members.push((k, map.next_value::<Json<'de>>()?));
+        }
+        members.shrink_to_fit();
+        Ok(Json::Obj(members))
+    }
+}
+
+/// An object key, borrowed when it has no escapes.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(s))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(s.to_string()))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    /// Every path through `v` answers in the tree as in `Value`.
+    fn same(text: &str) {
+        let tree = Json::from_slice(text.as_bytes()).unwrap();
+        let value: Value = serde_json::from_str(text).unwrap();
+        let mut work = vec![(tree.view(), &value)];
+        while let Some((j, v)) = work.pop() {
+            assert_eq!(j.is_null(), v.is_null(), "{v}");
+            assert_eq!(j.as_str(), v.as_str(), "{v}");
+            assert_eq!(j.as_f64(), v.as_f64(), "{v}");
+            if v.as_u64().is_some() || !v.is_f64() {
+                assert_eq!(j.as_u64(), v.as_u64(), "{v}");
+                assert_eq!(j.as_i64(), v.as_i64(), "{v}");
+            }
+            assert_eq!(j.is_object(), v.is_object(), "{v}");
+            if let Some(m) = v.as_object() {
+                for (k, x) in m {
+                    assert!(j.has(k));
+                    work.push((j.get(k), x));
+                }
+                assert!(j.get("no such key").is_null());
+            }
+            if let Some(a) = v.as_array() {
+                let arr = j.array().unwrap();
+                assert_eq!(arr.len(), a.len());
+                for (i, x) in a.iter().enumerate() {
+                    work.push((j.at(i), x));
+                }
+                assert!(arr.get(a.len()).is_none());
+            }
+            if !v.is_array() && !v.is_object() {
+                let shown = j.to_string();
+                let back: Value = serde_json::from_str(&shown).unwrap();
+                assert_eq!(back.as_f64().or(v.as_f64()), v.as_f64(), "{shown} for {v}");
+                assert_eq!(back.as_str(), v.as_str());
+            }
+        }
+    }
+
+    #[test]
+    fn answers_as_value_does() {
+        same(r#"{"a": [1, 2.5, null, -3], "b": {"c": "x\"y", "d": [true, "s", 1]}}"#);
+        same(r#"[[0, null], [], [null], [1e300, -0.0], {"k": {}}, "é\u00e9"]"#);
+        same(r#"[[0, null], [], [null], [1e300, -0.0]]"#);
+        same(r#"{"rows": [[1, 2], [3]], "then": [[1], 2], "odd": [[1], ["s"]], "e": [[]]}"#);
+        same(r#"{"big": [18446744073709551615, 1], "neg": [-9223372036854775808]}"#);
+        same(r#"[9007199254740993, 2]"#);
+        same("3");
+        same(r#""s""#);
+    }
+
+    #[test]
+    fn number_arrays_are_compact_and_repeated_keys_answer_the_last() {
+        let t =
+            Json::from_slice(br#"{"n": [1, null, 2.5], "m": [1, "x"], "k": 1, "k": 2}"#).unwrap();
+        let v = t.view();
+        assert!(matches!(v.get("n"), J::Node(Json::Nums(n)) if n.len() == 3));
+        assert!(matches!(v.get("m"), J::Node(Json::Arr(_))));
+        let t = Json::from_slice(b"[[1, 2], [], [null]]").unwrap();
+        assert!(matches!(&t, Json::Rows { nums, ends } if nums.len() == 3 && ends == &[2, 2, 3]));
+        assert_eq!(t.view().at(0).at(1).as_u64(), Some(2));
+        assert!(t.view().at(1).array().is_some_and(|a| a.len() == 0));
+        assert!(t.view().at(2).at(0).is_null() && t.view().at(3).is_null());
+        assert_eq!(v.get("k").as_u64(), Some(2));
+        // Integral floats read as integers here (Value would refuse 3.0).
+        assert_eq!(v.get("n").at(2).as_u64(), None);
+        let t = Json::from_slice(b"[3.0, -2.0, 0.5]").unwrap();
+        assert_eq!(t.view().at(0).as_u64(), Some(3));
+        assert_eq!(t.view().at(1).as_i64(), Some(-2));
+        assert_eq!(t.view().at(1).as_u64(), None);
+    }
+
+    #[test]
+    fn strings_borrow_the_input_unless_escaped() {
+        let t = Json::from_slice(br#"{"plain": "abc", "esc\n": "a\tb"}"#).unwrap();
+        let Json::Obj(m) = &t else { panic!() };
+        assert!(matches!(&m[0].0, Cow::Borrowed("plain")));
+        assert!(matches!(&m[0].1, Json::Str(Cow::Borrowed("abc"))));
+        assert!(matches!(&m[1].0, Cow::Owned(k) if k == "esc\n"));
+        assert!(matches!(&m[1].1, Json::Str(Cow::Owned(s)) if s == "a\tb"));
+        let owned = t.clone().into_owned();
+        assert_eq!(owned, t);
+    }
+
+    #[test]
+    fn errors_and_depth_are_serde_jsons() {
+        let e = Json::from_slice(b"{\"a\": [1, }").unwrap_err();
+        assert_eq!((e.line(), e.column()), (1, 11));
+        let deep = "[".repeat(10_000);
+        assert!(Json::from_slice(deep.as_bytes()).is_err());
+    }
+}
