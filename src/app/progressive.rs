@@ -164,7 +164,23 @@ fn prepare(
     opts: &ViewOptions,
 ) -> Result<Loaded, String> {
     let doc = Document::from(imported);
-    let view = default_view(&doc, opts);
+    let view = match (&doc, doc.sampled()) {
+        // `--view timeline` on samples whose time order would not fit: the flame graph.
+        (Document::Profile(_), Some(s)) if opts.kind == Some(crate::view::ViewKind::TIMELINE) => {
+            match s.check_time_order(import::limits::available_memory()) {
+                Ok(()) => default_view(&doc, opts),
+                Err(why) => {
+                    eprintln!("scorch: no timeline: {why}");
+                    let opts = ViewOptions {
+                        kind: None,
+                        ..opts.clone()
+                    };
+                    default_view(&doc, &opts)
+                }
+            }
+        }
+        _ => default_view(&doc, opts),
+    };
     let scenes = device
         .map(|(gpu, bind_layout)| {
             let t = Instant::now();

@@ -10,7 +10,7 @@
 
 use super::samples::{Samples, Selection};
 use super::spans::{SpanSet, SpanTree};
-use super::timeorder::{ConvertOptions, SpanSampling, convert_into};
+use super::timeorder::{BYTES_PER_SPAN, ConvertOptions, SpanSampling, convert_into, span_count};
 use super::tree::TotalOverflow;
 use super::{Profile, SourceFormat};
 use std::sync::Arc;
@@ -64,6 +64,36 @@ impl Sampled {
         t.sampled = Some(self.clone());
         t.sampling = Some(sampling);
         t
+    }
+
+    /// How many spans the time order ([`Sampled::trace`]) holds, the input's own
+    /// included, and about how much memory they take ([`BYTES_PER_SPAN`] each), counted
+    /// without making them.
+    pub fn time_order_size(&self) -> (u64, u64) {
+        let opts = ConvertOptions {
+            event: self.selection.event,
+            max_gap_ns: self.max_gap_ns,
+        };
+        let own = self.base.as_ref().map_or(0, |b| b.len() as u64);
+        let n = span_count(&self.samples, opts) + own;
+        (n, n.saturating_mul(BYTES_PER_SPAN))
+    }
+
+    /// Whether the time order fits in `available` bytes of memory; why not, in words for
+    /// the user, when it does not. A big recording's time order is hundreds of millions of
+    /// spans: made anyway, it would exhaust the memory instead of saying so.
+    pub fn check_time_order(&self, available: u64) -> Result<(), String> {
+        let (spans, bytes) = self.time_order_size();
+        if bytes <= available {
+            return Ok(());
+        }
+        let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+        Err(format!(
+            "its {spans} spans would take about {:.1} GiB and {:.1} GiB is free: open fewer \
+             threads (--tid, --pid)",
+            gib(bytes),
+            gib(available)
+        ))
     }
 
     /// The same samples with another selection.

@@ -136,7 +136,10 @@ pub fn export_view(doc: &Document, opts: &ExportOptions) -> Result<Box<dyn View>
     // aggregated by the views of call trees.
     let converted;
     let doc = match (doc, opts.view) {
-        (Document::Profile(_), Some(ExportView::Timeline)) if doc.sampled().is_some() => {
+        (Document::Profile(_), Some(ExportView::Timeline)) if let Some(s) = doc.sampled() => {
+            let free = crate::import::limits::available_memory();
+            s.check_time_order(free)
+                .map_err(|why| OptionsError(format!("no timeline: {why}")))?;
             converted = Document::Trace(doc.as_trace().expect("samples convert to spans"));
             &converted
         }

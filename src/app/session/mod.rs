@@ -205,6 +205,10 @@ impl Session {
         if entry.kind == current.kind() {
             return false;
         }
+        if let Err(why) = time_order_fits(entry, &doc, crate::import::limits::available_memory()) {
+            self.say(format!("no timeline: {why}"), now_s);
+            return false;
+        }
         let mut memo = current.memo();
         // The view chosen decides which way up it is (flame graph, icicle).
         memo.orientation = None;
@@ -245,6 +249,10 @@ impl Session {
         let kind = current.kind();
         let memo = current.memo();
         let doc = if kind == crate::view::timeline::ENTRY.kind {
+            if let Err(why) = new.check_time_order(crate::import::limits::available_memory()) {
+                self.say(format!("no timeline of {name}: {why}"), now_s);
+                return false;
+            }
             Document::Trace(std::sync::Arc::new(new.trace()))
         } else {
             match new.profile() {
@@ -769,6 +777,17 @@ impl Session {
             }),
             help: self.help_open.then_some(input::HELP),
         }
+    }
+}
+
+/// Refuses the timeline of a sampled profile whose time order would not fit in
+/// `available` bytes (the reason, for the status line).
+fn time_order_fits(entry: &ViewEntry, doc: &Document, available: u64) -> Result<(), String> {
+    match doc {
+        Document::Profile(_) if entry.kind == crate::view::timeline::ENTRY.kind => doc
+            .sampled()
+            .map_or(Ok(()), |s| s.check_time_order(available)),
+        _ => Ok(()),
     }
 }
 

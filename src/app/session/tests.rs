@@ -915,3 +915,28 @@ fn only_moving_the_view_gives_the_next_frame_a_label_deadline() {
     assert!(s.take_moved(), "a key's action moves the view");
     assert!(!s.take_moved());
 }
+
+/// A sampled profile's timeline is refused, with the numbers, when its time order would
+/// not fit in the memory free; the other views stay open to it.
+#[test]
+fn a_time_order_too_big_for_the_memory_is_refused_with_its_size() {
+    let p = load_bytes("t.perf", perf_two_events().as_bytes(), Limits::default()).unwrap();
+    let doc = Document::Profile(Arc::new(p));
+    let (spans, bytes) = doc.sampled().unwrap().time_order_size();
+    // Thread 11: main over 20 samples, a, b; thread 12: main, c.
+    assert_eq!(
+        (spans, bytes),
+        (5, 5 * crate::model::timeorder::BYTES_PER_SPAN)
+    );
+    let timeline = &crate::view::timeline::ENTRY;
+    assert!(time_order_fits(timeline, &doc, bytes).is_ok());
+    let why = time_order_fits(timeline, &doc, bytes - 1).unwrap_err();
+    assert!(
+        why.starts_with("its 5 spans would take") && why.contains("--tid"),
+        "{why}"
+    );
+    assert!(time_order_fits(&VIEWS[0], &doc, 0).is_ok());
+    // Opened, it is the time order the count said.
+    let trace = doc.as_trace().unwrap();
+    assert_eq!(trace.spans.len() as u64, spans);
+}
