@@ -49,8 +49,8 @@ const PICK_SLOP_PX: f32 = 4.0;
 const DOUBLE_CLICK_S: f64 = 0.4;
 /// Lines of the details panel.
 const DETAIL_LINES: usize = 7;
-/// Connector lines drawn per frame at most (a pathological trace could have millions in
-/// view; beyond this they would be a solid smear anyway).
+/// Connector lines drawn per frame at most: with more in the time in sight (a big trace
+/// zoomed out has millions) they would be a solid smear, and none are drawn.
 const MAX_CONNECTORS: usize = 20_000;
 
 impl ViewKind {

@@ -24,6 +24,9 @@ pub(super) struct Sight<'g> {
     pub(super) cam: Camera,
 }
 
+/// The connectors' grey.
+const CONNECTOR: [u8; 3] = [110, 110, 110];
+
 impl TimelineView {
     /// The overview strip and its shaded window.
     pub(super) fn draw_overview<'a>(&'a self, frame: &mut Frame<'a>, sight: &Sight<'_>) {
@@ -344,7 +347,8 @@ impl TimelineView {
         }
     }
 
-    /// Connectors from a parent's row down to a pushed-down span's row.
+    /// Connectors from a parent's row down to a pushed-down span's row, when at most
+    /// [`MAX_CONNECTORS`] stand in the time in sight.
     pub(super) fn draw_connectors(&self, frame: &mut Frame<'_>, sight: &Sight<'_>) {
         let (g, cam) = (sight.g, &sight.cam);
         let line = g.scale.round().max(1.0);
@@ -353,8 +357,13 @@ impl TimelineView {
         let by = &self.connectors_by_ns;
         let lo = by.partition_point(|&k| conns[k as usize].at_ns < t0);
         let hi = by.partition_point(|&k| conns[k as usize].at_ns < t1);
-        let c = rgba([110, 110, 110], 1.0);
-        for &k in by[lo..hi].iter().take(MAX_CONNECTORS) {
+        // Too many in sight to read: none, rather than the first few thousand by time
+        // (which drew a dark smear over the start of a big trace and nothing after it).
+        if hi - lo > MAX_CONNECTORS {
+            return;
+        }
+        let c = rgba(CONNECTOR, 1.0);
+        for &k in &by[lo..hi] {
             let cn = &conns[k as usize];
             let (Some(a), Some(b)) = (
                 g.row_top(cn.from_row as usize),
@@ -495,5 +504,62 @@ impl TimelineView {
                 color: if i == 0 { TITLE_COLOR } else { BODY_COLOR },
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::spans::{RawSpan, SpanSet, Track};
+    use crate::model::{Names, SourceFormat, Trace, Warnings};
+    use crate::view::draw::FixedMeasure;
+    use crate::view::{Purpose, View, ViewOptions, Viewport};
+    use std::sync::Arc;
+
+    /// A trace of `n` roots 10 µs apart, each with two children that overlap (the second
+    /// pushed down a row, so one connector each).
+    fn pushed_down(n: u64) -> TimelineView {
+        let mut spans = Vec::new();
+        for k in 0..n {
+            let (id, t) = (3 * k + 1, k * 10_000);
+            let span = |id, parent_id, start_ns, dur_ns| RawSpan {
+                id,
+                parent_id,
+                start_ns,
+                dur_ns,
+                name: "s".into(),
+                track: 0,
+            };
+            spans.push(span(id, None, t, 9_000));
+            spans.push(span(id + 1, Some(id), t, 6_000));
+            spans.push(span(id + 2, Some(id), t + 3_000, 6_000));
+        }
+        let tracks = vec![Track { name: "t".into() }];
+        let set = SpanSet::from_ids(Names::new(), spans, tracks, Warnings::default());
+        let trace = Trace::link(set, "t.json".into(), SourceFormat::ChromeTrace, false);
+        let mut v = TimelineView::new(Arc::new(trace), &ViewOptions::default());
+        v.set_viewport(Viewport {
+            width_px: 1200,
+            height_px: 600,
+            scale: 1.0,
+        });
+        v
+    }
+
+    /// Connector lines and feet in the frame.
+    fn connectors_drawn(v: &TimelineView) -> usize {
+        let mut f = Frame::new(1200, 600, 1.0);
+        v.draw(&mut f, &mut FixedMeasure { advance: 0.6 }, Purpose::Export);
+        let c = rgba(CONNECTOR, 1.0);
+        f.over.iter().filter(|r| r.color == c).count()
+    }
+
+    #[test]
+    fn connectors_are_drawn_all_or_none_never_the_first_few() {
+        let few = pushed_down(100);
+        assert_eq!(few.tracks().connectors.len(), 100);
+        assert_eq!(connectors_drawn(&few), 200, "a line and a foot each");
+        let many = pushed_down(MAX_CONNECTORS as u64 + 1);
+        assert_eq!(connectors_drawn(&many), 0);
     }
 }
