@@ -394,7 +394,8 @@ impl From<Imported> for crate::model::Document {
                     Some(chosen) => {
                         let mut s = chosen.sampled();
                         s.base = Some(Arc::new(t.spans));
-                        crate::model::Document::Trace(Arc::new(s.trace()))
+                        let free = limits::available_memory();
+                        crate::model::Document::Trace(Arc::new(s.trace_within(free)))
                     }
                 }
             }

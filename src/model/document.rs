@@ -96,6 +96,28 @@ impl Sampled {
         ))
     }
 
+    /// The time order beside the input's own spans ([`Sampled::trace`]) when it fits in
+    /// `available` bytes; else the input's own spans alone, with a note saying why, the
+    /// samples kept for the aggregated views (a Chrome trace with more samples than the
+    /// memory can hold in time order still opens).
+    pub fn trace_within(mut self, available: u64) -> Trace {
+        let Err(why) = self.check_time_order(available) else {
+            return self.trace();
+        };
+        let mut set = self
+            .base
+            .take()
+            .map(|b| Arc::try_unwrap(b).unwrap_or_else(|b| (*b).clone()))
+            .unwrap_or_default();
+        set.warnings
+            .notes
+            .push(format!("samples not drawn in time order: {why}"));
+        let meta = self.samples.meta();
+        let mut t = Trace::link(set, meta.source.clone(), meta.format, meta.gzipped);
+        t.sampled = Some(self);
+        t
+    }
+
     /// The same samples with another selection.
     pub fn with_selection(&self, selection: Selection) -> Sampled {
         Sampled {
@@ -252,4 +274,63 @@ pub fn file_name(source: &str) -> String {
     std::path::Path::new(source)
         .file_name()
         .map_or_else(|| source.to_string(), |s| s.to_string_lossy().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::samples::ThreadInfo;
+    use crate::model::spans::{RawSpan, Track};
+    use crate::model::{Names, ValueFormat, Warnings};
+
+    /// A Chrome-like input: one span of its own, and a thread's samples `a;b`, `a;b`, `a`.
+    fn chrome_like() -> Sampled {
+        let mut s = Samples::new("t.json", SourceFormat::ChromeTrace);
+        let t = s.add_thread(ThreadInfo::default());
+        let e = s.event("cpu", ValueFormat::default());
+        let st = s.stream(t, e);
+        let (a, b) = (s.intern("a"), s.intern("b"));
+        let ab = s.stacks.path([a, b]);
+        let just_a = s.stacks.path([a]);
+        for (i, stack) in [ab, ab, just_a].into_iter().enumerate() {
+            s.push(st, i as u64 * 1_000_000, stack, 1);
+        }
+        let own = RawSpan {
+            id: 1,
+            parent_id: None,
+            start_ns: 0,
+            dur_ns: 5_000_000,
+            name: "Task".into(),
+            track: 0,
+        };
+        let tracks = vec![Track {
+            name: "main".into(),
+        }];
+        let set = SpanSet::from_ids(Names::new(), vec![own], tracks, Warnings::default());
+        let mut sampled = Sampled::new(Arc::new(s.finish()));
+        sampled.base = Some(Arc::new(set));
+        sampled
+    }
+
+    #[test]
+    fn a_time_order_too_big_leaves_the_inputs_own_spans_and_says_why() {
+        let s = chrome_like();
+        // The span of its own, then a over three samples and b over two.
+        assert_eq!(s.time_order_size(), (3, 3 * BYTES_PER_SPAN));
+        let whole = s.clone().trace_within(3 * BYTES_PER_SPAN);
+        assert_eq!(whole.spans.len(), 3);
+        assert!(whole.sampling.is_some() && whole.spans.warnings.notes.is_empty());
+        let cut = s.trace_within(3 * BYTES_PER_SPAN - 1);
+        assert_eq!(cut.spans.len(), 1);
+        assert_eq!(cut.spans.names.get(cut.spans.name[0]), "Task");
+        assert!(cut.sampling.is_none());
+        let note = cut.spans.warnings.notes.join("\n");
+        assert!(
+            note.starts_with("samples not drawn in time order: its 3 spans would take"),
+            "{note}"
+        );
+        // The samples stay for the aggregated views.
+        let doc = Document::Trace(Arc::new(cut));
+        assert_eq!(doc.as_profile().unwrap().tree.grand_total(), 3);
+    }
 }
