@@ -89,6 +89,35 @@ pub fn parse(file: &str, text: &[u8]) -> Result<(Samples, Option<SpanSet>), Impo
     r.finish()
 }
 
+/// The threads complete enough to draw in `head`, the start of a Firefox profile, for a
+/// preview: those whose tables come before their samples (processed profiles), each
+/// with the samples the head holds; a thread the head cuts inside its tables is left out.
+/// `None` when the head holds nothing to draw (a gecko profile's samples come before its
+/// tables).
+pub fn parse_head(file: &str, head: &[u8]) -> Option<(Samples, Option<SpanSet>)> {
+    let mut doc = Json::from_head(head)?;
+    loop {
+        let mut r = Reader::new(file);
+        r.head = true;
+        if read(&mut r, doc.view()).is_ok()
+            && let Ok(read) = r.finish()
+        {
+            return Some(read);
+        }
+        // The last thread is where the head stops: without it, if there are others.
+        let threads = match &mut doc {
+            Json::Obj(m) => m.iter_mut().rev().find(|(k, _)| k == "threads"),
+            _ => None,
+        };
+        match threads {
+            Some((_, Json::Arr(t))) if t.len() > 1 => {
+                t.pop();
+            }
+            _ => return None,
+        }
+    }
+}
+
 /// Reads the document `root` into `r`'s thread buffers.
 fn read(r: &mut Reader<'_>, root: J<'_>) -> Result<(), ImportError> {
     let cleopatra = root.has("profileJSON")
@@ -596,6 +625,9 @@ struct Reader<'f> {
     bad_markers: Damage,
     unpaired: u64,
     cpu_noted: bool,
+    /// Reading a head for a preview (a flame graph): samples whose time the head cut off
+    /// keep the one before's.
+    head: bool,
 }
 
 impl<'f> Reader<'f> {
@@ -612,6 +644,7 @@ impl<'f> Reader<'f> {
             bad_markers: Damage::default(),
             unpaired: 0,
             cpu_noted: false,
+            head: false,
         }
     }
 
@@ -830,7 +863,7 @@ impl<'f> Reader<'f> {
             Col::Absent => (t.col("timeDeltas"), true),
             c => (c, false),
         };
-        if stack.is_absent() || time.is_absent() {
+        if stack.is_absent() || (time.is_absent() && !self.head) {
             return Err(self.invalid(
                 path,
                 "expected `stack` and `time` (or `timeDeltas`) columns",
@@ -866,7 +899,12 @@ impl<'f> Reader<'f> {
                     clock += d;
                     Some(clock)
                 }
-                other => other,
+                None if self.head => Some(clock),
+                Some(t) => {
+                    clock = t;
+                    Some(t)
+                }
+                None => None,
             };
             let Some(ms) = ms.filter(|m| m.is_finite() && m.abs() < MAX_MS) else {
                 self.bad_samples
@@ -1410,7 +1448,8 @@ mod tests {
     }
 
     /// Documents damaged at random (bytes replaced by JSON's punctuation, quotes, escapes,
-    /// digits or bytes that are not UTF-8; cut short) read or fail, and never panic.
+    /// digits or bytes that are not UTF-8; cut short) read or fail, whole and as heads,
+    /// and never panic.
     #[test]
     fn randomly_damaged_documents_never_panic() {
         let mut rng = crate::generator::Rng(23);
@@ -1425,6 +1464,7 @@ mod tests {
                 let _ = parse("d.json", &bytes);
                 let cut = bytes.len() - (rng.next() % 64) as usize;
                 let _ = parse("d.json", &bytes[..cut]);
+                let _ = parse_head("d.json", &bytes[..cut]);
             }
         }
     }

@@ -357,60 +357,11 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
-        // Numbers and nulls into a number array, or number arrays into rows, until the
-        // first element that fits neither.
-        let (mut nums, mut ends): (Vec<f64>, Vec<usize>) = (Vec::new(), Vec::new());
-        let mut rows = None;
+        let mut b = SeqBuilder::default();
         while let Some(e) = seq.next_element::<Json<'de>>()? {
-            let fits = match (&e, rows) {
-                (Json::Null, None | Some(false)) => {
-                    nums.push(f64::NAN);
-                    Some(false)
-                }
-                (Json::Num(n), None | Some(false)) => {
-                    n.exact_f64().map(|f| nums.push(f)).map(|_| false)
-                }
-                (Json::Nums(row), None | Some(true)) => {
-                    nums.extend_from_slice(row);
-                    ends.push(nums.len());
-                    Some(true)
-                }
-                _ => None,
-            };
-            if fits.is_some() {
-                rows = fits;
-                continue;
-            }
-            let mut items: Vec<Json<'de>> = Vec::with_capacity(nums.len().max(ends.len()) + 1);
-            if rows == Some(true) {
-                let mut start = 0;
-                for &end in &ends {
-                    items.push(Json::Nums(nums[start..end].to_vec()));
-                    start = end;
-                }
-            } else {
-                items.extend(nums.iter().map(|&f| {
-                    if f.is_nan() {
-                        Json::Null
-                    } else {
-                        Json::Num(Num::F(f))
-                    }
-                }));
-            }
-            drop((nums, ends));
-            items.push(e);
-            while let Some(e) = seq.next_element::<Json<'de>>()? {
-                items.push(e);
-            }
-            items.shrink_to_fit();
-            return Ok(Json::Arr(items));
+            b.push(e);
         }
-        nums.shrink_to_fit();
-        if rows == Some(true) {
-            ends.shrink_to_fit();
-            return Ok(Json::Rows { nums, ends });
-        }
-        Ok(Json::Nums(nums))
+        Ok(b.finish())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
@@ -420,6 +371,250 @@ impl<'de> Visitor<'de> for NodeVisitor {
         }
         members.shrink_to_fit();
         Ok(Json::Obj(members))
+    }
+}
+
+/// An array being read: numbers and nulls into a number array, or number arrays into
+/// rows, until the first element that fits neither; then a list of nodes.
+#[derive(Default)]
+struct SeqBuilder<'a> {
+    nums: Vec<f64>,
+    ends: Vec<usize>,
+    /// `None` before the first element; `Some(true)` for rows.
+    rows: Option<bool>,
+    items: Option<Vec<Json<'a>>>,
+}
+
+impl<'a> SeqBuilder<'a> {
+    fn push(&mut self, e: Json<'a>) {
+        if let Some(items) = &mut self.items {
+            items.push(e);
+            return;
+        }
+        let fits = match (&e, self.rows) {
+            (Json::Null, None | Some(false)) => {
+                self.nums.push(f64::NAN);
+                Some(false)
+            }
+            (Json::Num(n), None | Some(false)) => {
+                n.exact_f64().map(|f| self.nums.push(f)).map(|_| false)
+            }
+            (Json::Nums(row), None | Some(true)) => {
+                self.nums.extend_from_slice(row);
+                self.ends.push(self.nums.len());
+                Some(true)
+            }
+            _ => None,
+        };
+        if fits.is_some() {
+            self.rows = fits;
+            return;
+        }
+        let (nums, ends) = (
+            std::mem::take(&mut self.nums),
+            std::mem::take(&mut self.ends),
+        );
+        let mut items: Vec<Json<'a>> = Vec::with_capacity(nums.len().max(ends.len()) + 1);
+        if self.rows == Some(true) {
+            let mut start = 0;
+            for &end in &ends {
+                items.push(Json::Nums(nums[start..end].to_vec()));
+                start = end;
+            }
+        } else {
+            items.extend(nums.iter().map(|&f| {
+                if f.is_nan() {
+                    Json::Null
+                } else {
+                    Json::Num(Num::F(f))
+                }
+            }));
+        }
+        items.push(e);
+        self.items = Some(items);
+    }
+
+    /// Drops the last element when it is a number (which a cut may have shortened).
+    fn drop_last_number(&mut self) {
+        match &mut self.items {
+            Some(items) => {
+                if matches!(items.last(), Some(Json::Num(_))) {
+                    items.pop();
+                }
+            }
+            None if self.rows == Some(false) && self.nums.last().is_some_and(|f| !f.is_nan()) => {
+                self.nums.pop();
+            }
+            None => {}
+        }
+    }
+
+    fn finish(mut self) -> Json<'a> {
+        if let Some(mut items) = self.items {
+            items.shrink_to_fit();
+            return Json::Arr(items);
+        }
+        self.nums.shrink_to_fit();
+        if self.rows == Some(true) {
+            self.ends.shrink_to_fit();
+            return Json::Rows {
+                nums: self.nums,
+                ends: self.ends,
+            };
+        }
+        Json::Nums(self.nums)
+    }
+}
+
+impl<'a> Json<'a> {
+    /// As much of the document starting `head` as is complete: the containers open where
+    /// it stops closed there, a member whose value was cut left out, and a last number
+    /// that the cut may have shortened dropped. `None` when not even the outermost value
+    /// began (or the head is not JSON from its start).
+    pub fn from_head(head: &'a [u8]) -> Option<Json<'a>> {
+        let mut b = HeadBuilder::default();
+        let mut de = serde_json::Deserializer::from_slice(head);
+        // The error where the head stops is expected; what was read before it stays.
+        let cut = HeadSeed(&mut b).deserialize(&mut de).is_err();
+        if cut {
+            match b.open.last_mut() {
+                Some(Open::Arr(a)) => a.drop_last_number(),
+                Some(Open::Obj(m, _)) => {
+                    if matches!(m.last(), Some((_, Json::Num(_)))) {
+                        m.pop();
+                    }
+                }
+                None => {}
+            }
+        }
+        while !b.open.is_empty() {
+            b.close();
+        }
+        b.root
+    }
+}
+
+/// A container open while a head is read.
+enum Open<'a> {
+    Arr(SeqBuilder<'a>),
+    /// Members so far, and the key whose value is being read.
+    Obj(Vec<(Cow<'a, str>, Json<'a>)>, Option<Cow<'a, str>>),
+}
+
+/// A tree built outside serde's calls, so that what was read survives an error.
+#[derive(Default)]
+struct HeadBuilder<'a> {
+    open: Vec<Open<'a>>,
+    root: Option<Json<'a>>,
+}
+
+impl<'a> HeadBuilder<'a> {
+    fn put(&mut self, v: Json<'a>) {
+        match self.open.last_mut() {
+            Some(Open::Arr(a)) => a.push(v),
+            Some(Open::Obj(m, key)) => {
+                if let Some(k) = key.take() {
+                    m.push((k, v));
+                }
+            }
+            None => self.root = Some(v),
+        }
+    }
+
+    fn close(&mut self) {
+        let node = match self.open.pop() {
+            Some(Open::Arr(a)) => a.finish(),
+            Some(Open::Obj(mut m, _)) => {
+                m.shrink_to_fit();
+                Json::Obj(m)
+            }
+            None => return,
+        };
+        self.put(node);
+    }
+}
+
+/// Reads one value into a [`HeadBuilder`].
+struct HeadSeed<'b, 'a>(&'b mut HeadBuilder<'a>);
+
+impl<'de> DeserializeSeed<'de> for HeadSeed<'_, 'de> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for HeadSeed<'_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.0.put(Json::Null);
+        Ok(())
+    }
+
+    fn visit_none<E>(self) -> Result<(), E> {
+        self.0.put(Json::Null);
+        Ok(())
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<(), E> {
+        self.0.put(Json::Bool(b));
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, u: u64) -> Result<(), E> {
+        self.0.put(Json::Num(Num::U(u)));
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, i: i64) -> Result<(), E> {
+        self.0
+            .put(Json::Num(if i >= 0 { Num::U(i as u64) } else { Num::I(i) }));
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, f: f64) -> Result<(), E> {
+        self.0.put(Json::Num(Num::F(f)));
+        Ok(())
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<(), E> {
+        self.0.put(Json::Str(Cow::Borrowed(s)));
+        Ok(())
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<(), E> {
+        self.0.put(Json::Str(Cow::Owned(s.to_string())));
+        Ok(())
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<(), E> {
+        self.0.put(Json::Str(Cow::Owned(s)));
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.0.open.push(Open::Arr(SeqBuilder::default()));
+        while seq.next_element_seed(HeadSeed(self.0))?.is_some() {}
+        self.0.close();
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.0.open.push(Open::Obj(Vec::new(), None));
+        while let Some(k) = map.next_key_seed(KeySeed)? {
+            if let Some(Open::Obj(_, key)) = self.0.open.last_mut() {
+                *key = Some(k);
+            }
+            map.next_value_seed(HeadSeed(self.0))?;
+        }
+        self.0.close();
+        Ok(())
     }
 }
 
@@ -540,6 +735,62 @@ mod tests {
         assert!(matches!(&m[1].1, Json::Str(Cow::Owned(s)) if s == "a\tb"));
         let owned = t.clone().into_owned();
         assert_eq!(owned, t);
+    }
+
+    /// `a` and `b` hold the same values (whatever their layout).
+    fn eq(a: J<'_>, b: J<'_>) -> bool {
+        prefix(a, b, true)
+    }
+
+    /// `a` is `b` cut short: members and elements equal up to the last, which is itself
+    /// `b`'s cut short (all equal when `whole`).
+    fn prefix(a: J<'_>, b: J<'_>, whole: bool) -> bool {
+        if let (Some(ma), Some(mb)) = (a.object(), b.object()) {
+            let n = ma.len();
+            return (if whole { n == mb.len() } else { n <= mb.len() })
+                && ma
+                    .iter()
+                    .zip(mb)
+                    .enumerate()
+                    .all(|(i, ((ka, va), (kb, vb)))| {
+                        ka == kb && prefix(va.view(), vb.view(), whole || i + 1 < n)
+                    });
+        }
+        if let (Some(xa), Some(xb)) = (a.array(), b.array()) {
+            let n = xa.len();
+            return (if whole { n == xb.len() } else { n <= xb.len() })
+                && (0..n)
+                    .all(|i| prefix(xa.get(i).unwrap(), xb.get(i).unwrap(), whole || i + 1 < n));
+        }
+        a.kind() == b.kind() && a.to_string() == b.to_string()
+    }
+
+    #[test]
+    fn a_head_reads_as_the_document_cut_short() {
+        let doc = r#"{"meta": {"v": 3, "name": "a\"b"}, "rows": [[1, 2], [3, -4.5]],
+            "nums": [10, null, 12345, 6.25], "mixed": [1, "x", {"k": [true, false]}],
+            "empty": {}, "last": "end"}"#;
+        let full = Json::from_slice(doc.as_bytes()).unwrap();
+        assert!(eq(
+            Json::from_head(doc.as_bytes()).unwrap().view(),
+            full.view()
+        ));
+        for cut in 0..doc.len() {
+            let head = Json::from_head(&doc.as_bytes()[..cut]);
+            match head {
+                None => assert_eq!(cut, 0, "nothing read from {:?}", &doc[..cut]),
+                Some(h) => assert!(
+                    prefix(h.view(), full.view(), false),
+                    "{:?} read as {h:?}",
+                    &doc[..cut]
+                ),
+            }
+        }
+        // A number the cut may have shortened is left out, in an array and as a member.
+        let cut = Json::from_head(br#"{"a": [1, 123"#).unwrap();
+        assert!(matches!(cut.view().get("a"), J::Node(Json::Nums(v)) if v == &[1.0]));
+        let cut = Json::from_head(br#"{"a": 1, "b": 12"#).unwrap();
+        assert!(cut.view().has("a") && !cut.view().has("b"));
     }
 
     #[test]

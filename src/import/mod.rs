@@ -865,12 +865,18 @@ fn import_decoded(
             format,
         });
     }
-    if is_trace
-        && !matches!(format, SourceFormat::Jaeger | SourceFormat::Otlp)
-        && let Some(p) = progress
-    {
-        // The other trace parsers report no progress: say the total is unknown rather
-        // than let a percentage sit at zero.
+    let reports = matches!(
+        format,
+        SourceFormat::Folded
+            | SourceFormat::FoldedDiff
+            | SourceFormat::PerfScript
+            | SourceFormat::Pprof
+            | SourceFormat::Jaeger
+            | SourceFormat::Otlp
+    );
+    if !reports && let Some(p) = progress {
+        // The other parsers report no progress: say the total is unknown rather than let
+        // a percentage sit at zero.
         p.set_total(0);
     }
     let (spans, samples) = match (importer.parse)(file, text, options, progress)? {

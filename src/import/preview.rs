@@ -247,6 +247,7 @@ fn preview_with(
                 Some(profile_preview(p, true, extent))
             }
             Kind::Spans(format) => span_doc_preview(file, text, format, true, extent(text.len())),
+            Kind::Firefox => firefox_preview(file, text, true, extent(text.len())),
         };
     }
     if (bytes.len() as u64) < opts.min_bytes {
@@ -307,6 +308,15 @@ fn preview_with(
             };
             span_doc_preview(file, &text[..head], format, false, extent)
         }
+        Kind::Firefox => {
+            let head = text.len().min(opts.head_bytes);
+            let extent = PreviewExtent::Head {
+                head_bytes: head as u64,
+                total_bytes: text.len() as u64,
+                gzipped: false,
+            };
+            firefox_preview(file, &text[..head], false, extent)
+        }
         Kind::CpuProfile => {
             let head = text.len().min(opts.head_bytes);
             prefetch(bom, head);
@@ -327,6 +337,8 @@ enum Kind {
     CpuProfile,
     /// Jaeger or OTLP JSON (one document, read as far as the head goes).
     Spans(SourceFormat),
+    /// A Firefox profile (one document: the threads whose tables the head holds).
+    Firefox,
 }
 
 /// The format of `text` judged from its first 4 MiB (as much as detection reads of text
@@ -339,6 +351,7 @@ fn detect_head(file: &str, text: &[u8]) -> Option<Kind> {
         Ok(SourceFormat::ChromeTrace) => Some(Kind::Chrome),
         Ok(SourceFormat::CpuProfile) => Some(Kind::CpuProfile),
         Ok(f @ (SourceFormat::Jaeger | SourceFormat::Otlp)) => Some(Kind::Spans(f)),
+        Ok(SourceFormat::FirefoxProfile) => Some(Kind::Firefox),
         // A V8 CPU profile's samples come after its node list, often past the head.
         _ if head.trim_ascii_start().starts_with(b"{\"nodes\"")
             && detect::find(head, b"\"callFrame\"").is_some() =>
@@ -420,6 +433,19 @@ fn chrome_preview(
         })),
         extent,
     })
+}
+
+/// The flame graph of the samples of the threads `head` (a Firefox profile's start) can
+/// draw.
+fn firefox_preview(
+    file: &str,
+    head: &[u8],
+    gzipped: bool,
+    extent: PreviewExtent,
+) -> Option<Preview> {
+    let (samples, _markers) = super::firefox::parse_head(file, head)?;
+    let p = samples.aggregate(Default::default()).ok()?;
+    Some(profile_preview(p, gzipped, extent))
 }
 
 /// The traces (Jaeger) or resources (OTLP) complete in `head`, the start of a document
@@ -817,6 +843,63 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A Firefox profile's head draws the threads whose tables it holds: a thread's
+    /// samples whose times it cut off are counted all the same, a thread it cuts inside
+    /// its tables is left out, and a gecko profile (samples before tables) has none.
+    #[test]
+    fn firefox_heads_draw_the_threads_whose_tables_they_hold() {
+        let thread = |k: usize| {
+            let stack: Vec<String> = (0..10_000).map(|i| (i % 3).to_string()).collect();
+            let time: Vec<String> = (0..10_000).map(|i| format!("{}.5", 1000 + i)).collect();
+            format!(
+                r#"{{"name":"T{k}","stringArray":["a","b","c"],"funcTable":{{"name":[0,1,2]}},
+                "frameTable":{{"func":[0,1,2]}},"stackTable":{{"prefix":[null,0,1],"frame":[0,1,2]}},
+                "samples":{{"stack":[{}],"time":[{}]}}}}"#,
+                stack.join(","),
+                time.join(",")
+            )
+        };
+        let threads: Vec<String> = (0..3).map(thread).collect();
+        let doc = format!(
+            r#"{{"meta":{{"preprocessedProfileVersion":48,"interval":1,"startTime":0}},"threads":[{}]}}"#,
+            threads.join(",")
+        );
+        let total = |head: usize| {
+            let mut o = opts(1);
+            o.head_bytes = head;
+            let p = preview_bytes("f.json", doc.as_bytes(), &o)?;
+            let Imported::Profile(p) = p.imported else {
+                panic!("a profile")
+            };
+            Some(p.tree.grand_total())
+        };
+        // Inside the first thread's times: all of its samples.
+        let in_times = doc.find(r#""time""#).unwrap() + 5_000;
+        assert_eq!(total(in_times), Some(10_000));
+        // Inside the second thread's tables: the first thread alone.
+        let second = doc.find(r#""name":"T1""#).unwrap();
+        let in_tables = second + doc[second..].find("stackTable").unwrap();
+        assert_eq!(total(in_tables), Some(10_000));
+        // Inside the third thread's samples: the first two whole, some of the third.
+        let third = doc.find(r#""name":"T2""#).unwrap();
+        let in_third = third + doc[third..].find(r#""stack""#).unwrap() + 1_000;
+        let n = total(in_third).unwrap();
+        assert!(n > 20_000 && n < 30_000, "{n}");
+        // A gecko profile: its samples come first, its tables after them.
+        let gecko = format!(
+            r#"{{"meta":{{"version":20,"interval":1,"startTime":0}},"threads":[{{"name":"T",
+            "samples":{{"schema":{{"stack":0,"time":1}},"data":[{}]}},
+            "stackTable":{{"schema":{{"prefix":0,"frame":1}},"data":[[null,0]]}},
+            "frameTable":{{"schema":{{"location":0}},"data":[[0]]}},"stringTable":["a"]}}]}}"#,
+            vec!["[0,1]"; 20_000].join(",")
+        );
+        let mut o = opts(1);
+        o.head_bytes = gecko.len() / 2;
+        assert!(preview_bytes("g.json", gecko.as_bytes(), &o).is_none());
+        o.head_bytes = gecko.len();
+        assert!(preview_bytes("g.json", gecko.as_bytes(), &o).is_some());
     }
 
     #[test]
