@@ -31,6 +31,11 @@ pub enum Num {
 }
 
 impl Num {
+    /// `i`, non-negative ones as `U` (as serde_json keeps them).
+    fn from_i64(i: i64) -> Num {
+        if i >= 0 { Num::U(i as u64) } else { Num::I(i) }
+    }
+
     /// The number as an `f64`, when one holds it exactly.
     fn exact_f64(self) -> Option<f64> {
         match self {
@@ -337,7 +342,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
 
     fn visit_i64<E>(self, i: i64) -> Result<Json<'de>, E> {
-        Ok(Json::Num(if i >= 0 { Num::U(i as u64) } else { Num::I(i) }))
+        Ok(Json::Num(Num::from_i64(i)))
     }
 
     fn visit_f64<E>(self, f: f64) -> Result<Json<'de>, E> {
@@ -573,8 +578,7 @@ impl<'de> Visitor<'de> for HeadSeed<'_, 'de> {
     }
 
     fn visit_i64<E>(self, i: i64) -> Result<(), E> {
-        self.0
-            .put(Json::Num(if i >= 0 { Num::U(i as u64) } else { Num::I(i) }));
+        self.0.put(Json::Num(Num::from_i64(i)));
         Ok(())
     }
 

@@ -291,30 +291,15 @@ fn preview_with(
             Some(profile_preview(p, false, extent))
         }
         Kind::Chrome => {
-            let head = text.len().min(opts.head_bytes);
-            let extent = PreviewExtent::Head {
-                head_bytes: head as u64,
-                total_bytes: text.len() as u64,
-                gzipped: false,
-            };
+            let (head, extent) = plain_head(text.len(), opts);
             chrome_preview(file, text, head, false, extent)
         }
         Kind::Spans(format) => {
-            let head = text.len().min(opts.head_bytes);
-            let extent = PreviewExtent::Head {
-                head_bytes: head as u64,
-                total_bytes: text.len() as u64,
-                gzipped: false,
-            };
+            let (head, extent) = plain_head(text.len(), opts);
             span_doc_preview(file, &text[..head], format, false, extent)
         }
         Kind::Firefox => {
-            let head = text.len().min(opts.head_bytes);
-            let extent = PreviewExtent::Head {
-                head_bytes: head as u64,
-                total_bytes: text.len() as u64,
-                gzipped: false,
-            };
+            let (head, extent) = plain_head(text.len(), opts);
             firefox_preview(file, &text[..head], false, extent)
         }
         Kind::CpuProfile => {
@@ -327,6 +312,17 @@ fn preview_with(
             Some(profile_preview(p, false, extent))
         }
     }
+}
+
+/// How much of a plain input of `len` bytes a head preview reads, and its extent.
+fn plain_head(len: usize, opts: &PreviewOptions) -> (usize, PreviewExtent) {
+    let head = len.min(opts.head_bytes);
+    let extent = PreviewExtent::Head {
+        head_bytes: head as u64,
+        total_bytes: len as u64,
+        gzipped: false,
+    };
+    (head, extent)
 }
 
 /// The formats that have previews.

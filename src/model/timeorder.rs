@@ -127,14 +127,7 @@ pub fn convert_into(samples: &Samples, opts: ConvertOptions, set: &mut SpanSet) 
         set.origin_ns = samples.origin_ns;
     }
     let shift = samples.origin_ns - set.origin_ns;
-    let interval = if samples.exact {
-        0
-    } else {
-        samples.median_interval(opts.event)
-    };
-    let max_gap = opts
-        .max_gap_ns
-        .unwrap_or(interval.saturating_mul(GAP_INTERVALS));
+    let (interval, max_gap) = gap_rule(samples, opts);
     let mut out = SpanSampling {
         first_span: set.len() as u32,
         interval_ns: interval,
@@ -287,6 +280,19 @@ pub fn convert_into(samples: &Samples, opts: ConvertOptions, set: &mut SpanSet) 
     out
 }
 
+/// The median sampling interval (0 for exact input) and the gap that ends every span.
+fn gap_rule(samples: &Samples, opts: ConvertOptions) -> (u64, u64) {
+    let interval = if samples.exact {
+        0
+    } else {
+        samples.median_interval(opts.event)
+    };
+    let max_gap = opts
+        .max_gap_ns
+        .unwrap_or(interval.saturating_mul(GAP_INTERVALS));
+    (interval, max_gap)
+}
+
 /// What ends every open span before sample `i` of a stream.
 enum Cut {
     None,
@@ -339,14 +345,7 @@ fn fresh_frames(
 /// stacks, keeping only the open stacks. A time order's memory is about this many times
 /// [`BYTES_PER_SPAN`], so a caller can refuse one that would not fit.
 pub fn span_count(samples: &Samples, opts: ConvertOptions) -> u64 {
-    let interval = if samples.exact {
-        0
-    } else {
-        samples.median_interval(opts.event)
-    };
-    let max_gap = opts
-        .max_gap_ns
-        .unwrap_or(interval.saturating_mul(GAP_INTERVALS));
+    let (_, max_gap) = gap_rule(samples, opts);
     let (mut open, mut fresh): (Vec<StackId>, Vec<StackId>) = (Vec::new(), Vec::new());
     let mut n = 0u64;
     for (_, stream) in samples.streams_of(opts.event) {
