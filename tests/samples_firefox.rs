@@ -284,3 +284,85 @@ fn a_profile_with_markers_opens_on_its_flame_graph_and_its_timeline_has_them() {
     assert_eq!(names, ["Load", "root", "leaf"]);
     assert_eq!(trace.spans.tracks.len(), 2);
 }
+
+/// `--tid` keeps the markers of the threads asked for, as it keeps their samples: a
+/// timeline of one thread draws that thread's markers, not every thread's.
+#[test]
+fn tid_keeps_the_markers_of_the_threads_asked_for() {
+    let thread = |name: &str, tid: u32, marker: &str| {
+        format!(
+            r#"{{"name": "{name}", "pid": "7", "tid": {tid}, "stringArray": ["root", "{marker}"],
+              "stackTable": {{"prefix": [null], "frame": [0], "length": 1}},
+              "frameTable": {{"func": [0], "length": 1}}, "funcTable": {{"name": [0], "length": 1}},
+              "samples": {{"stack": [0, 0], "time": [1, 2], "length": 2}},
+              "markers": {{"name": [1, 1], "startTime": [1.2, 1.3], "endTime": [1.8, 1.4],
+                "phase": [1, 1], "data": [null, null], "length": 2}}}}"#
+        )
+    };
+    let text = format!(
+        r#"{{"meta": {{"startTime": 1000, "interval": 1, "preprocessedProfileVersion": 49}},
+          "threads": [{}, {}, {}]}}"#,
+        thread("main", 7, "Load"),
+        thread("worker", 8, "Work"),
+        thread("other", 9, "Idle")
+    );
+    let open = |tids: &[i64]| {
+        let options = import::ImportOptions {
+            samples: import::sampled::SampleOptions {
+                tids,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let imported = import::load_any_bytes_with_options("m.json", text.as_bytes(), options);
+        let Ok(Imported::Profile(p)) = imported else {
+            panic!("a Firefox profile opens as a profile");
+        };
+        p
+    };
+    let all = open(&[]);
+    assert_eq!(
+        all.meta
+            .sampled
+            .as_ref()
+            .unwrap()
+            .base
+            .as_ref()
+            .unwrap()
+            .len(),
+        6
+    );
+
+    let p = open(&[8, 9]);
+    assert_eq!(p.tree.grand_total(), 4);
+    let markers = p.meta.sampled.as_ref().unwrap().base.as_ref().unwrap();
+    let names: Vec<&str> = (0..markers.len())
+        .map(|i| markers.names.get(markers.name[i]))
+        .collect();
+    assert_eq!(names, ["Work", "Work", "Idle", "Idle"]);
+    // The nesting survives: each thread's second marker lies inside its first.
+    assert_eq!(
+        markers.parent,
+        [scorch::model::NO_PARENT, 0, scorch::model::NO_PARENT, 2]
+    );
+    let tids: Vec<_> = markers.track_info.iter().map(|t| t.tid).collect();
+    assert_eq!(tids, [Some(8), Some(9)]);
+    assert!(
+        p.meta
+            .warnings
+            .notes
+            .iter()
+            .any(|n| n == "2 spans of other threads left out (--tid 8,9)"),
+        "{:?}",
+        p.meta.warnings.notes
+    );
+
+    // The timeline holds thread 8's and 9's markers and samples only.
+    let doc = scorch::model::Document::Profile(std::sync::Arc::new(*p));
+    let trace = doc.as_trace().expect("samples give a timeline");
+    let mut names: Vec<&str> = (0..trace.spans.len())
+        .map(|i| trace.spans.names.get(trace.spans.name[i]))
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["Idle", "Idle", "Work", "Work", "root", "root"]);
+}

@@ -930,9 +930,21 @@ fn import_decoded_samples(
     if let Some(note) = &decoded.note {
         samples.meta_mut().warnings.notes.push(note.clone());
     }
+    let mut spans = spans;
+    let filters = &options.samples;
+    if let Some(set) = spans.as_mut().filter(|_| filters.filters()) {
+        let dropped = set.retain_tracks(|t| filters.keeps(t.pid, t.tid));
+        if dropped > 0 {
+            samples.meta_mut().warnings.notes.push(format!(
+                "{dropped} span{} of other threads left out ({})",
+                if dropped == 1 { "" } else { "s" },
+                filters.filter_text()
+            ));
+        }
+    }
     let chosen = sampled::choose(file, samples, &options.samples)?;
     let mut sampled = chosen.sampled();
-    sampled.base = spans.map(std::sync::Arc::new);
+    sampled.base = spans.filter(|s| !s.is_empty()).map(std::sync::Arc::new);
     let mut p = sampled
         .profile()
         .map_err(|e| ImportError::whole_file(file, e))?;

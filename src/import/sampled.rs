@@ -21,6 +21,34 @@ pub struct SampleOptions<'a> {
     pub max_gap_ns: Option<u64>,
 }
 
+impl SampleOptions<'_> {
+    /// True when `--pid` or `--tid` asks for some processes or threads only.
+    pub fn filters(&self) -> bool {
+        !self.pids.is_empty() || !self.tids.is_empty()
+    }
+
+    /// True for a thread the filters keep (a filter asks for an id the thread must have).
+    pub fn keeps(&self, pid: Option<i64>, tid: Option<i64>) -> bool {
+        (self.pids.is_empty() || pid.is_some_and(|p| self.pids.contains(&p)))
+            && (self.tids.is_empty() || tid.is_some_and(|t| self.tids.contains(&t)))
+    }
+
+    /// The filters as given: `--pid 1,2 --tid 3`.
+    pub fn filter_text(&self) -> String {
+        let list = |v: &[i64]| {
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        match (self.pids.is_empty(), self.tids.is_empty()) {
+            (false, false) => format!("--pid {} --tid {}", list(self.pids), list(self.tids)),
+            (false, true) => format!("--pid {}", list(self.pids)),
+            _ => format!("--tid {}", list(self.tids)),
+        }
+    }
+}
+
 /// Samples after the filters, and which of them to show.
 #[derive(Debug)]
 pub struct Chosen {
@@ -51,14 +79,11 @@ pub fn choose(
     opts: &SampleOptions<'_>,
 ) -> Result<Chosen, ImportError> {
     let before = samples.len();
-    if !opts.pids.is_empty() || !opts.tids.is_empty() {
+    if opts.filters() {
         let keep: Vec<bool> = samples
             .threads
             .iter()
-            .map(|t| {
-                (opts.pids.is_empty() || t.pid.is_some_and(|p| opts.pids.contains(&p)))
-                    && (opts.tids.is_empty() || t.tid.is_some_and(|p| opts.tids.contains(&p)))
-            })
+            .map(|t| opts.keeps(t.pid, t.tid))
             .collect();
         samples.streams.retain(|s| keep[s.thread as usize]);
         if samples.is_empty() {
@@ -67,7 +92,7 @@ pub fn choose(
                 detail: format!(
                     "none of its {before} samples is of the processes or threads asked for \
                      ({})",
-                    filter_text(opts)
+                    opts.filter_text()
                 ),
             });
         }
@@ -75,7 +100,7 @@ pub fn choose(
         if dropped > 0 {
             samples.meta_mut().warnings.notes.push(format!(
                 "{dropped} samples of other threads left out ({})",
-                filter_text(opts)
+                opts.filter_text()
             ));
         }
     }
@@ -107,20 +132,6 @@ pub fn choose(
         selection: Selection { event, range: None },
         max_gap_ns: opts.max_gap_ns,
     })
-}
-
-fn filter_text(opts: &SampleOptions<'_>) -> String {
-    let list = |v: &[i64]| {
-        v.iter()
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    match (opts.pids.is_empty(), opts.tids.is_empty()) {
-        (false, false) => format!("--pid {} --tid {}", list(opts.pids), list(opts.tids)),
-        (false, true) => format!("--pid {}", list(opts.pids)),
-        _ => format!("--tid {}", list(opts.tids)),
-    }
 }
 
 /// `cpu-clock (561 samples), page-faults (12 samples)`.

@@ -471,6 +471,76 @@ impl SpanSet {
         };
         set
     }
+
+    /// Keeps the tracks whose metadata `keep` accepts (a track without metadata is asked
+    /// about the default) and the spans on them, in order; a span whose parent was on a
+    /// track left out becomes a root. Returns how many spans were left out.
+    pub fn retain_tracks(&mut self, keep: impl Fn(&TrackInfo) -> bool) -> usize {
+        let mut track_map = Vec::with_capacity(self.tracks.len());
+        let (mut tracks, mut infos) = (Vec::new(), Vec::new());
+        let old_infos = std::mem::take(&mut self.track_info);
+        for (t, track) in std::mem::take(&mut self.tracks).into_iter().enumerate() {
+            let info = old_infos.get(t).cloned().unwrap_or_default();
+            if keep(&info) {
+                track_map.push(tracks.len() as u32);
+                tracks.push(track);
+                infos.push(info);
+            } else {
+                track_map.push(u32::MAX);
+            }
+        }
+        if old_infos.is_empty() {
+            infos.clear();
+        }
+        self.tracks = tracks;
+        self.track_info = infos;
+        let n = self.len();
+        let new_track = |t: u32| track_map.get(t as usize).copied().unwrap_or(u32::MAX);
+        let mut span_map = vec![u32::MAX; n];
+        let mut kept = 0usize;
+        for (m, &t) in span_map.iter_mut().zip(&self.track) {
+            if new_track(t) != u32::MAX {
+                *m = kept as u32;
+                kept += 1;
+            }
+        }
+        if kept == n {
+            return 0;
+        }
+        let mut kept = 0usize;
+        for i in 0..n {
+            let t = new_track(self.track[i]);
+            if t == u32::MAX {
+                continue;
+            }
+            // A parent left out (or none) makes a root.
+            let p = self.parent[i];
+            self.parent[kept] = span_map.get(p as usize).copied().unwrap_or(NO_PARENT);
+            self.start_ns[kept] = self.start_ns[i];
+            self.dur_ns[kept] = self.dur_ns[i];
+            self.name[kept] = self.name[i];
+            self.track[kept] = t;
+            if let Some(&c) = self.category.get(i) {
+                self.category[kept] = c;
+            }
+            kept += 1;
+        }
+        for v in [&mut self.start_ns, &mut self.dur_ns] {
+            v.truncate(kept);
+            v.shrink_to_fit();
+        }
+        for v in [&mut self.parent, &mut self.name, &mut self.track] {
+            v.truncate(kept);
+            v.shrink_to_fit();
+        }
+        if !self.category.is_empty() {
+            self.category.truncate(kept);
+        }
+        if !self.attrs.is_empty() {
+            self.attrs = std::mem::take(&mut self.attrs).remap(&span_map);
+        }
+        n - kept
+    }
 }
 
 /// A span as an importer reads it, before linking.
@@ -752,6 +822,57 @@ mod tests {
             name: name.into(),
             track: 0,
         }
+    }
+
+    #[test]
+    fn retain_tracks_keeps_the_spans_of_the_tracks_kept_and_their_links() {
+        // Tracks 0 (pid 1), 1 (pid 2), 2 (pid 1); span 0's parent (3) comes after it, span
+        // 4's parent (1) is on a track left out.
+        let mut names = Names::new();
+        let n: Vec<NameId> = ["a", "b", "c", "d", "e"]
+            .iter()
+            .map(|s| names.intern(s))
+            .collect();
+        let mut attrs = SpanAttrs::default();
+        attrs.push(1, [("k", "on b")]);
+        attrs.push(3, [("k", "on d")]);
+        attrs.finish();
+        let mut set = SpanSet {
+            names,
+            start_ns: vec![10, 20, 30, 40, 50],
+            dur_ns: vec![1, 2, 3, 4, 5],
+            parent: vec![3, NO_PARENT, 0, NO_PARENT, 1],
+            name: n.clone(),
+            track: vec![0, 1, 2, 0, 2],
+            tracks: ["t0", "t1", "t2"].map(Track::new).to_vec(),
+            track_info: [1, 2, 1]
+                .map(|pid| TrackInfo {
+                    pid: Some(pid),
+                    ..TrackInfo::default()
+                })
+                .to_vec(),
+            category: n.clone(),
+            attrs,
+            ..SpanSet::default()
+        };
+        assert_eq!(set.retain_tracks(|t| t.pid == Some(1)), 1);
+        assert_eq!(set.start_ns, [10, 30, 40, 50]);
+        assert_eq!(set.dur_ns, [1, 3, 4, 5]);
+        assert_eq!(set.name, [n[0], n[2], n[3], n[4]]);
+        assert_eq!(set.category, [n[0], n[2], n[3], n[4]]);
+        assert_eq!(set.track, [0, 1, 0, 1]);
+        assert_eq!(set.parent, [2, 0, NO_PARENT, NO_PARENT]);
+        assert_eq!(set.tracks.len(), 2);
+        assert_eq!(set.tracks[1].name, "t2");
+        assert_eq!(set.track_info.len(), 2);
+        let got: Vec<_> = (0..4).map(|i| set.attrs.owned(i)).collect();
+        assert_eq!(got[0], []);
+        assert_eq!(got[2], [("k".to_string(), "on d".to_string())]);
+        assert_eq!(set.attrs.spans_with_attrs(), 1);
+        // Keeping everything changes nothing.
+        let before = set.clone();
+        assert_eq!(set.retain_tracks(|_| true), 0);
+        assert_eq!((set.parent, set.track), (before.parent, before.track));
     }
 
     #[test]
