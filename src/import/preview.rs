@@ -32,6 +32,12 @@
 //!   start of the file, exact as far as they go. Other shapes of these documents (one
 //!   trace holding every span) get none.
 //!
+//! - **pprof** (plain protobuf): its tables come after the samples, so the whole input is
+//!   read for them, then runs of samples from across it (half of folded stacks' budget, in
+//!   runs of 64 KiB from the sample fields the tables pass marks), aggregated as the full
+//!   load does: proportions, like the slices of folded stacks. A gzipped pprof gets none
+//!   (its tables end the stream).
+//!
 //! Other formats (flamebearer, TiDB: one JSON document that cannot be cut; UTF-16 text,
 //! which must be converted whole) get no preview, nor do inputs under
 //! [`PreviewOptions::min_bytes`], which load in about a second anyway.
@@ -253,6 +259,9 @@ fn preview_with(
     if (bytes.len() as u64) < opts.min_bytes {
         return None;
     }
+    if detect::detect(&bytes[..bytes.len().min(4 << 20)], Some(file)) == Ok(SourceFormat::Pprof) {
+        return pprof_preview(file, bytes, opts);
+    }
     let text = plain_text(bytes)?;
     let bom = bytes.len() - text.len();
     let sampled = |boundary: fn(&[u8], usize) -> Option<usize>| {
@@ -312,6 +321,22 @@ fn preview_with(
             Some(profile_preview(p, false, extent))
         }
     }
+}
+
+/// A plain pprof input: its tables (written after the samples, so the whole input is read)
+/// and [`PreviewOptions::slices`] runs of samples from across it. A gzipped one gets none:
+/// its tables are at the end of the stream.
+fn pprof_preview(file: &str, bytes: &[u8], opts: &PreviewOptions) -> Option<Preview> {
+    // Half the budget of folded stacks: pprof's samples are dense (W1: a node per 7 bytes,
+    // so 8 MiB of samples lay out as a million bars).
+    let slices = (opts.slices / 2).min(opts.max_sampled_bytes >> 17).max(1);
+    let (p, read) = super::pprof::preview(file, bytes, slices)?;
+    let extent = PreviewExtent::Sampled {
+        slices,
+        sampled_bytes: read,
+        total_bytes: bytes.len() as u64,
+    };
+    Some(profile_preview(p, false, extent))
 }
 
 /// How much of a plain input of `len` bytes a head preview reads, and its extent.

@@ -60,7 +60,7 @@ mod wire;
 
 use super::{ImportError, Progress};
 use crate::model::{Profile, ProfileMeta, SampleTypes, SourceFormat, ValueFormat, Warnings};
-use samples::{FrameContext, SamplePass, samples_pass};
+use samples::{FrameContext, Parallel, SamplePass, samples_pass};
 use tables::{IdMap, NONE, RawLocation, Strings, Tables, choose_type, read_tables, value_format};
 use wire::PbError;
 
@@ -97,6 +97,20 @@ pub fn parse_counted(
     import(file, data, options, progress)
 }
 
+/// A quick profile of a big plain pprof input for the window to show while the whole loads:
+/// the tables read whole, then `slices` runs of 64 KiB of samples from across the input
+/// (the samples' proportions, not their totals). `None` where the profile cannot be read
+/// or has fewer runs of samples (the full load reports why).
+pub fn preview(file: &str, data: &[u8], slices: usize) -> Option<(Profile, u64)> {
+    let par = Parallel {
+        slices: Some(slices),
+        ..Parallel::cores()
+    };
+    let p = import_in(file, data, PprofOptions::default(), None, par).ok()?;
+    let read = p.sampled_bytes;
+    Some((p.profile, read))
+}
+
 /// A profile and the samples left out of it.
 #[derive(Debug)]
 pub struct PprofImport {
@@ -104,6 +118,9 @@ pub struct PprofImport {
     pub profile: Profile,
     /// Samples left out of the tree, counted by reason.
     pub skipped: SkippedSamples,
+    /// Bytes of the input's top-level fields the samples were read from (all of them but
+    /// for a [`preview`]).
+    pub sampled_bytes: u64,
 }
 
 /// Samples left out of the tree, by reason.
@@ -132,6 +149,19 @@ impl SkippedSamples {
         }
     }
 
+    /// Adds the skips of a later part of the samples: counts add, and a kind's first
+    /// skip stays the earlier part's when it has one.
+    pub(super) fn absorb(&mut self, later: SkippedSamples) {
+        self.missing_location += later.missing_location;
+        self.wrong_values += later.wrong_values;
+        self.negative += later.negative;
+        for (mine, theirs) in self.first.iter_mut().zip(later.first) {
+            if mine.is_none() {
+                *mine = theirs;
+            }
+        }
+    }
+
     pub(super) fn notes(&self, warnings: &mut Warnings) {
         let what = [
             "that refer to a location that does not exist",
@@ -151,12 +181,23 @@ impl SkippedSamples {
     }
 }
 
-/// A wire-level or reference error at an absolute byte offset.
+/// Reads a profile: the tables (pass 1), then the samples (pass 2).
 fn import(
     file: &str,
     data: &[u8],
     options: PprofOptions<'_>,
     progress: Option<&Progress>,
+) -> Result<PprofImport, ImportError> {
+    import_in(file, data, options, progress, Parallel::cores())
+}
+
+/// [`import`], its samples read in parts as `par` allows.
+fn import_in(
+    file: &str,
+    data: &[u8],
+    options: PprofOptions<'_>,
+    progress: Option<&Progress>,
+    par: Parallel,
 ) -> Result<PprofImport, ImportError> {
     let t = read_tables(data).map_err(|e| plain_error(file, e))?;
     let im = Importer::new(file, data, &t);
@@ -172,7 +213,8 @@ fn import(
         n_types: types.names.len() as u64,
     };
     let (mut chosen, mut values) = (types.chosen, types.values.clone());
-    let mut pass = samples_pass(&ctx, chosen, types.scale, progress).map_err(|e| im.invalid(e))?;
+    let mut pass =
+        samples_pass(&ctx, chosen, types.scale, progress, par).map_err(|e| im.invalid(e))?;
     let mut fallback_note = None;
     // A default type that is 0 everywhere (the lock time of a profile without contention)
     // would show nothing: show the first type that has values instead, and say so.
@@ -186,7 +228,9 @@ fn import(
             "the default sample type {ty}/{unit} is 0 in every sample; showing {oty}/{ounit}"
         ));
         let (v, scale) = value_format(oty, ounit, types.period());
-        pass = samples_pass(&ctx, other, scale, progress).map_err(|e| im.invalid(e))?;
+        // The samples are read again: their progress too.
+        Progress::set_done_opt(progress, 0);
+        pass = samples_pass(&ctx, other, scale, progress, par).map_err(|e| im.invalid(e))?;
         (chosen, values) = (other, v);
     }
     let mut warnings = Warnings::default();
@@ -441,6 +485,7 @@ impl<'a> Importer<'a> {
             names,
             tree,
             skipped,
+            read,
             ..
         } = pass;
         if tree.grand_total() == 0 {
@@ -477,6 +522,7 @@ impl<'a> Importer<'a> {
                 },
             },
             skipped,
+            sampled_bytes: read,
         })
     }
 }
@@ -875,6 +921,96 @@ mod tests {
         // Cut inside a varint at the top level.
         let e = load_err(&[0x0a, 0x80]);
         assert!(e.contains("truncated varint"), "{e}");
+    }
+
+    /// A profile's tree as paths with their self values, and its notes.
+    fn dump(d: &PprofImport) -> (Vec<(String, u64)>, u64, Vec<String>, SkippedSamples) {
+        let p = &d.profile;
+        let mut v: Vec<(String, u64)> = (1..p.tree.len() as crate::model::NodeId)
+            .filter(|&n| p.tree.self_ticks(n) > 0)
+            .map(|n| (p.tree.path_text(&p.names, n), p.tree.self_ticks(n)))
+            .collect();
+        v.sort();
+        let notes = p.meta.warnings.lines();
+        (v, p.tree.grand_total(), notes, d.skipped.clone())
+    }
+
+    fn in_parts(data: &[u8], threads: usize) -> PprofImport {
+        let par = Parallel {
+            threads,
+            min_bytes: 0,
+            slices: None,
+        };
+        import_in("t.pb", data, PprofOptions::default(), None, par).unwrap()
+    }
+
+    #[test]
+    fn samples_read_in_parts_make_the_profile_one_pass_makes() {
+        // Random stacks over 300 functions, one location each (some with two inline
+        // lines): 400 KB, so the samples are cut at their 64 KiB marks.
+        let mut rng = crate::testing::Lcg::new(5);
+        let mut p = Pb::new();
+        p.sample_type("cpu", "nanoseconds");
+        for f in 1..=300u64 {
+            p.function(f, &format!("f{f}"));
+        }
+        for l in 1..=300u64 {
+            match l % 7 {
+                0 => p.location(l, 0, 0, &[l, 1 + l % 300]),
+                _ => p.location(l, 0, 0, &[l]),
+            };
+        }
+        for _ in 0..40_000 {
+            let depth = 1 + rng.next_u64() % 12;
+            let stack: Vec<u64> = (0..depth).map(|_| 1 + rng.next_u64() % 300).collect();
+            p.sample(&stack, &[1 + (rng.next_u64() % 1000) as i64], true);
+        }
+        let data = p.bytes();
+        let one = in_parts(&data, 1);
+        assert!(one.profile.tree.len() > 100_000);
+        for threads in [2, 3, 8] {
+            assert_eq!(
+                dump(&in_parts(&data, threads)),
+                dump(&one),
+                "{threads} parts"
+            );
+        }
+
+        // Skipped samples in every part: counted over all, the first of each kind named.
+        let mut p = Pb::new();
+        p.sample_type("samples", "count")
+            .function(1, "main")
+            .function(2, "work")
+            .location(1, 0, 0, &[1])
+            .location(2, 0, 0, &[2]);
+        let mut firsts = Vec::new();
+        for i in 0..30_000u64 {
+            let at = p.out.len();
+            match i % 1000 {
+                7 => {
+                    firsts.push(at);
+                    p.sample(&[9, 1], &[1], true)
+                }
+                8 => p.sample(&[1], &[1, 2], true),
+                _ => p.sample(&[2 - i % 2, 1], &[(i % 5) as i64 + 1], true),
+            };
+        }
+        let data = p.bytes();
+        let one = in_parts(&data, 1);
+        assert_eq!(one.skipped.missing_location, 30);
+        assert_eq!(one.skipped.wrong_values, 30);
+        let notes = one.profile.meta.warnings.lines().join("\n");
+        assert!(
+            notes.contains(&format!("(first: the sample at byte {} refers", firsts[0])),
+            "{notes}"
+        );
+        for threads in [2, 5] {
+            assert_eq!(
+                dump(&in_parts(&data, threads)),
+                dump(&one),
+                "{threads} parts"
+            );
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@ use super::SkippedSamples;
 use super::tables::{IdMap, NONE, RawLocation, Strings, Tables};
 use super::wire::{Fields, Pb, PbError, Value, err, for_each_int};
 use crate::import::Progress;
+use crate::import::chunks::ChunkProgress;
 use crate::model::{CallTree, CallTreeBuilder, ChildOrder, NO_PARENT, NameId, Names, NodeId};
 use std::ops::Range;
 
@@ -34,16 +35,137 @@ pub(super) struct SamplePass {
     /// Per sample type, the sum of its positive values (saturating), for choosing another
     /// type when the chosen one is 0 everywhere.
     pub(super) positive: Vec<u64>,
+    /// Bytes of top-level fields read (all of them but for a preview).
+    pub(super) read: u64,
+}
+
+/// How the samples pass may split its work.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Parallel {
+    /// Parts at most (one per core).
+    pub(super) threads: usize,
+    /// Inputs smaller than this are read in one part.
+    pub(super) min_bytes: usize,
+    /// A preview: only this many runs of samples (64 KiB each, from across the input).
+    pub(super) slices: Option<usize>,
+}
+
+impl Parallel {
+    /// One part per core for inputs of 8 MiB or more (as folded stacks).
+    pub(super) fn cores() -> Parallel {
+        Parallel {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            min_bytes: crate::import::folded::PARALLEL_MIN_BYTES,
+            slices: None,
+        }
+    }
 }
 
 /// Pass 2: every sample, in file order, into a call tree of sample type `chosen` (its
-/// values multiplied by `scale`).
+/// values multiplied by `scale`). A large input's samples are read in parts, one per core
+/// (cut at sample fields that pass 1 marked), each into a call tree of its own with its
+/// own names and location cache, and the trees joined in file order
+/// ([`CallTreeBuilder::merge_from`]): the profile is the one a single pass makes.
 pub(super) fn samples_pass(
     ctx: &FrameContext<'_>,
     chosen: usize,
     scale: u64,
     progress: Option<&Progress>,
+    par: Parallel,
 ) -> Pb<SamplePass> {
+    let (threads, min_parallel_bytes) = (par.threads, par.min_bytes);
+    let end = ctx.tables.end;
+    let marks = &ctx.tables.sample_marks;
+    if let Some(n) = par.slices {
+        // A preview: `n` runs of samples spread evenly over the input, each from one mark
+        // to the next, in one part.
+        let n = n.min(marks.len());
+        let ranges: Vec<Range<usize>> = (0..n)
+            .map(|i| {
+                let k = i * marks.len() / n;
+                marks[k]..marks.get(k + 1).copied().unwrap_or(end)
+            })
+            .collect();
+        let part = part_pass(ctx, chosen, scale, &ranges, progress)?;
+        return finish_parts(ctx, part);
+    }
+    let mut bounds = vec![0usize];
+    if threads > 1 && ctx.data.len() >= min_parallel_bytes {
+        for k in 1..threads {
+            let target = end / threads * k;
+            let i = marks.partition_point(|&m| m < target);
+            if let Some(&m) = marks.get(i)
+                && m > *bounds.last().expect("non-empty")
+            {
+                bounds.push(m);
+            }
+        }
+    }
+    bounds.push(end);
+    let parts = crate::import::chunks::run(&bounds, |_, a, b| {
+        part_pass(ctx, chosen, scale, std::slice::from_ref(&(a..b)), progress)
+    });
+    let mut parts = parts.into_iter();
+    let mut first = parts.next().expect("one part at least")?;
+    for part in parts {
+        let part = part?;
+        crate::import::folded::merge_nodes(&mut first.b, &mut first.names, &part.b, &part.names)
+            .map_err(|_| overflow(part.first_at))?;
+        first.skipped.absorb(part.skipped);
+        first.read += part.read;
+        for (sum, v) in first.sample.positive.iter_mut().zip(&part.sample.positive) {
+            *sum = sum.saturating_add(*v);
+        }
+        if first.b.len() > first.node_limit {
+            return node_limit_error(part.first_at, first.node_limit);
+        }
+    }
+    finish_parts(ctx, first)
+}
+
+/// The call tree of the part all were joined into.
+fn finish_parts(ctx: &FrameContext<'_>, joined: Part) -> Pb<SamplePass> {
+    let Part {
+        names,
+        b,
+        skipped,
+        sample,
+        read,
+        ..
+    } = joined;
+    let tree = b
+        .finish(&names, ChildOrder::ByName)
+        .map_err(|_| overflow(ctx.data.len()))?;
+    Ok(SamplePass {
+        names,
+        tree,
+        skipped,
+        positive: sample.positive,
+        read: read as u64,
+    })
+}
+
+/// One part's samples, in its own call tree and names.
+struct Part {
+    names: Names,
+    b: CallTreeBuilder,
+    skipped: SkippedSamples,
+    sample: Sample,
+    node_limit: usize,
+    /// The part's first byte (where a limit crossed only by joining parts is reported).
+    first_at: usize,
+    /// Bytes of top-level fields read.
+    read: usize,
+}
+
+/// The samples among the top-level fields in `ranges` (whole fields each), in order.
+fn part_pass(
+    ctx: &FrameContext<'_>,
+    chosen: usize,
+    scale: u64,
+    ranges: &[Range<usize>],
+    progress: Option<&Progress>,
+) -> Pb<Part> {
     let data = ctx.data;
     let mut names = Names::new();
     let mut b = CallTreeBuilder::new(&mut names, false);
@@ -51,58 +173,71 @@ pub(super) fn samples_pass(
     let mut sample = Sample::new(ctx.n_types);
     let mut skipped = SkippedSamples::default();
     let n_types = ctx.n_types;
-    let mut next_report = 1usize << 20;
-    let mut top = Fields::new(data, 0..ctx.tables.end, "Profile");
-    while let Some(x) = top.next()? {
-        if x.number != 2 {
-            continue;
+    let mut report = ChunkProgress::new(progress);
+    let first_at = ranges.first().map_or(0, |r| r.start);
+    let mut read = 0;
+    for range in ranges {
+        let mut top = Fields::new(data, range.clone(), "Profile");
+        while let Some(x) = top.next()? {
+            if x.number != 2 {
+                continue;
+            }
+            let Value::Bytes(s, e) = x.value else {
+                continue; // checked in pass 1
+            };
+            report.at(read + s - range.start);
+            let (n_values, value) = sample.read(data, s..e, chosen)?;
+            if n_values != n_types {
+                skipped.note(1, || {
+                    format!(
+                        "the sample at byte {} has {n_values} values for {n_types} sample types",
+                        x.at
+                    )
+                });
+                continue;
+            }
+            // int64 on the wire: a negative value is a huge u64.
+            if (value as i64) < 0 {
+                skipped.note(2, || {
+                    format!("the sample at byte {} has the value {}", x.at, value as i64)
+                });
+                continue;
+            }
+            if value == 0 {
+                continue;
+            }
+            let ticks = value.checked_mul(scale).ok_or_else(|| overflow(x.at))?;
+            if let Some(id) = placer.path_of(ctx, &sample.ids) {
+                skipped.note(0, || {
+                    format!("the sample at byte {} refers to location {id}", x.at)
+                });
+                continue;
+            }
+            let node = placer.place(ctx, &mut b, &mut names, x.at)?;
+            b.add_self(node, ticks).map_err(|_| overflow(x.at))?;
         }
-        let Value::Bytes(s, e) = x.value else {
-            continue; // checked in pass 1
-        };
-        if s >= next_report {
-            Progress::set_done_opt(progress, s as u64);
-            next_report = s + (1 << 20);
-        }
-        let (n_values, value) = sample.read(data, s..e, chosen)?;
-        if n_values != n_types {
-            skipped.note(1, || {
-                format!(
-                    "the sample at byte {} has {n_values} values for {n_types} sample types",
-                    x.at
-                )
-            });
-            continue;
-        }
-        // int64 on the wire: a negative value is a huge u64.
-        if (value as i64) < 0 {
-            skipped.note(2, || {
-                format!("the sample at byte {} has the value {}", x.at, value as i64)
-            });
-            continue;
-        }
-        if value == 0 {
-            continue;
-        }
-        let ticks = value.checked_mul(scale).ok_or_else(|| overflow(x.at))?;
-        if let Some(id) = placer.path_of(ctx, &sample.ids) {
-            skipped.note(0, || {
-                format!("the sample at byte {} refers to location {id}", x.at)
-            });
-            continue;
-        }
-        let node = placer.place(ctx, &mut b, &mut names, x.at)?;
-        b.add_self(node, ticks).map_err(|_| overflow(x.at))?;
+        read += range.len();
     }
-    let tree = b
-        .finish(&names, ChildOrder::ByName)
-        .map_err(|_| overflow(data.len()))?;
-    Ok(SamplePass {
+    Ok(Part {
         names,
-        tree,
+        b,
         skipped,
-        positive: sample.positive,
+        sample,
+        node_limit: placer.node_limit,
+        first_at,
+        read,
     })
+}
+
+/// More call-tree nodes than `limit` (reported at byte `at`).
+fn node_limit_error<T>(at: usize, limit: usize) -> Pb<T> {
+    err(
+        at,
+        format!(
+            "the samples expand to more than {limit} call-tree nodes (4 per input \
+             byte): locations with many inline lines repeated along deep stacks"
+        ),
+    )
 }
 
 fn overflow(at: usize) -> PbError {
@@ -248,14 +383,7 @@ impl Placer {
             self.memo[loc as usize] = (parent, node);
             self.prev_nodes.push(node);
             if b.len() > self.node_limit {
-                return err(
-                    at,
-                    format!(
-                        "the samples expand to more than {} call-tree nodes (4 per input \
-                         byte): locations with many inline lines repeated along deep stacks",
-                        self.node_limit
-                    ),
-                );
+                return node_limit_error(at, self.node_limit);
             }
         }
         std::mem::swap(&mut self.prev_path, &mut self.path);

@@ -53,6 +53,9 @@ pub(super) struct Tables {
     pub(super) line_functions: Vec<u64>,
     /// Sample messages seen.
     pub(super) samples: u64,
+    /// Where a sample field starts, the first at or after each 64 KiB of the input:
+    /// where the samples pass may cut the input into parts.
+    pub(super) sample_marks: Vec<usize>,
     /// Where the top-level fields stop: the input's length, or the start of a field the
     /// data ends inside (a cut-off file), with what was wrong there.
     pub(super) end: usize,
@@ -75,12 +78,16 @@ pub(super) fn value_type(data: &[u8], r: Range<usize>, at: usize) -> Pb<RawValue
     Ok(v)
 }
 
+/// The spacing of [`Tables::sample_marks`].
+const MARK_STEP: usize = 1 << 16;
+
 pub(super) fn read_tables(data: &[u8]) -> Pb<Tables> {
     let mut t = Tables {
         end: data.len(),
         ..Tables::default()
     };
     let mut top = Fields::new(data, 0..data.len(), "Profile");
+    let mut next_mark = MARK_STEP;
     loop {
         let field_start = top.pos;
         let x = match top.next() {
@@ -101,6 +108,10 @@ pub(super) fn read_tables(data: &[u8]) -> Pb<Tables> {
             2 => {
                 x.bytes("Profile.sample")?;
                 t.samples += 1;
+                if field_start >= next_mark {
+                    t.sample_marks.push(field_start);
+                    next_mark = field_start + MARK_STEP;
+                }
             }
             3 => {
                 let mut m = RawMapping {
