@@ -341,16 +341,6 @@ fn main() {
                     .expect("device poll");
                 wall.push(t0.elapsed().as_secs_f64() * 1000.0);
                 let encode_ms = built_ms + f64::from(stats.encode_ms);
-                if std::env::var_os("FRAMES_TRACE").is_some() {
-                    eprintln!(
-                        "step {step}: {:.2} ms wall, {:.3} ms encode ({built_ms:.3} compose), {} bars, {} labels ({left} left), {:.3e} ns/px",
-                        wall.last().unwrap(),
-                        encode_ms,
-                        stats.bars_drawn,
-                        stats.labels,
-                        1.0 / cam.px_per_tick
-                    );
-                }
                 cpu.push(encode_ms);
                 drawn.push(stats.bars_drawn as f64);
                 if let Some(t) = timer.as_mut() {
@@ -359,6 +349,19 @@ fn main() {
                     if let Some(ms) = t.read(&gpu) {
                         gpu_ms.push(f64::from(ms));
                     }
+                }
+                if std::env::var_os("FRAMES_TRACE").is_some() {
+                    eprintln!(
+                        "step {step}: {:.2} ms wall, {:.3} ms encode ({built_ms:.3} compose), {} GPU, {} bars, {} labels ({left} left), {:.3e} ns/px",
+                        wall.last().unwrap(),
+                        encode_ms,
+                        gpu_ms
+                            .last()
+                            .map_or("–".to_string(), |g| format!("{g:.3} ms")),
+                        stats.bars_drawn,
+                        stats.labels,
+                        1.0 / cam.px_per_tick
+                    );
                 }
             }
             // The same zoom once more, untimed, each frame composed as at rest: how many
