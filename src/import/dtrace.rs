@@ -61,19 +61,27 @@ fn count_of(line: &str) -> Option<u64> {
     line.parse::<u64>().ok()
 }
 
-/// Parses DTrace aggregated stacks.
+/// Parses DTrace aggregated stacks. A large input is cut after count lines (where a stack
+/// ends) and parsed on all cores, each part into a call tree of its own, the trees then
+/// joined in input order: the profile is the one a single pass makes.
 pub fn parse_with(file: &str, text: &[u8], opts: DTraceOptions) -> Result<Profile, ImportError> {
-    let lines = || text.split(|&b| b == b'\n');
-    // The header: the lines before the first blank line, unless that block is a stack
-    // (frames and a count).
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    parse_in(file, text, opts, threads, super::folded::PARALLEL_MIN_BYTES)
+}
+
+/// The lines before the first blank line, unless that block is a stack (frames and a
+/// count): how many lines the header takes, and the byte where the lines after it start.
+fn header_of(text: &[u8]) -> (usize, usize) {
     let (mut header_lines, mut head_frames) = (0usize, 0usize);
     let (mut head_ends_in_count, mut saw_header) = (false, false);
-    for raw in lines() {
+    let mut end = 0;
+    for raw in text.split(|&b| b == b'\n') {
         let s = String::from_utf8_lossy(raw);
         let line = s.trim();
         if line.is_empty() {
             break;
         }
+        end = (end + raw.len() + 1).min(text.len());
         header_lines += 1;
         saw_header |= is_header(line);
         head_ends_in_count = count_of(line).is_some();
@@ -81,12 +89,98 @@ pub fn parse_with(file: &str, text: &[u8], opts: DTraceOptions) -> Result<Profil
             head_frames += 1;
         }
     }
-    let skip = if !saw_header && head_frames > 0 && head_ends_in_count {
-        0
+    if !saw_header && head_frames > 0 && head_ends_in_count {
+        (0, 0)
     } else {
-        header_lines
-    };
+        (header_lines, end)
+    }
+}
 
+/// Where a part of the input may start: just after the first count line that ends at or
+/// after `at` (a count line ends a stack, so a part starts as the whole input's next
+/// stack does); `None` when no count line follows.
+pub fn next_stack_start(text: &[u8], mut at: usize) -> Option<usize> {
+    // Back to the start of the line `at` is in, so a count line is read whole.
+    at = text[..at.min(text.len())]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    while at < text.len() {
+        let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |i| at + i);
+        let line = text[at..end].trim_ascii();
+        if !line.is_empty() && line.iter().all(u8::is_ascii_digit) && count_of_bytes(line) {
+            return Some((end + 1).min(text.len()));
+        }
+        at = end + 1;
+    }
+    None
+}
+
+/// True for a count line's trimmed bytes (as [`count_of`] reads them).
+fn count_of_bytes(line: &[u8]) -> bool {
+    std::str::from_utf8(line).is_ok_and(|l| count_of(l).is_some())
+}
+
+/// [`parse_with`] on at most `threads` parts once the input has `min_parallel_bytes`
+/// (tests force parts of small inputs with these).
+fn parse_in(
+    file: &str,
+    text: &[u8],
+    opts: DTraceOptions,
+    threads: usize,
+    min_parallel_bytes: usize,
+) -> Result<Profile, ImportError> {
+    let (skip, header_end) = header_of(text);
+    let mut parts = if threads <= 1 || text.len() < min_parallel_bytes.max(2) {
+        vec![parse_part(file, text, 1, skip, opts)?]
+    } else {
+        // The first part keeps the header; the others start after a count line past it.
+        let boundary = |t: &[u8], at: usize| next_stack_start(t, at.max(header_end));
+        super::chunks::parse_in_chunks(text, threads, boundary, |part, first_line, base| {
+            parse_part(
+                file,
+                part,
+                first_line,
+                if base == 0 { skip } else { 0 },
+                opts,
+            )
+        })?
+    };
+    let mut joined = parts.remove(0);
+    for p in parts {
+        super::folded::merge_nodes(&mut joined.builder, &mut joined.names, &p.builder, &p.names)
+            .map_err(|e| ImportError::whole_file(file, e))?;
+        joined.warnings.absorb_lines(p.warnings);
+        joined.stacks += p.stacks;
+        joined.repeated_headers += p.repeated_headers;
+        joined.data_lines += p.data_lines;
+        // Only the last part can end mid-stack (the others end after a count line).
+        joined.unfinished = p.unfinished;
+    }
+    finish(file, joined, skip)
+}
+
+/// What parsing a part of the input made.
+struct Part {
+    names: Names,
+    builder: CallTreeBuilder,
+    warnings: Warnings,
+    stacks: u64,
+    repeated_headers: u64,
+    data_lines: u64,
+    /// Frames at the part's end with no count after them, and the line they start on.
+    unfinished: Option<(usize, usize)>,
+}
+
+/// Parses the lines of `text`, numbered from `first_line`, the first `skip` of them a
+/// header.
+fn parse_part(
+    file: &str,
+    text: &[u8],
+    first_line: u64,
+    skip: usize,
+    opts: DTraceOptions,
+) -> Result<Part, ImportError> {
     let mut names = Names::default();
     let mut builder = CallTreeBuilder::new(&mut names, false);
     let mut warnings = Warnings::default();
@@ -96,9 +190,19 @@ pub fn parse_with(file: &str, text: &[u8], opts: DTraceOptions) -> Result<Profil
     let mut frames: Vec<String> = Vec::new();
     let (mut stacks, mut repeated_headers) = (0u64, 0u64);
     let (mut expect_probe, mut data_lines) = (false, 0u64);
-    for (i, raw) in lines().enumerate().skip(skip) {
-        let line_no = i + 1;
-        let s = String::from_utf8_lossy(raw);
+    // Checked as UTF-8 at once (SIMD): lines are then sliced from it as they are; a part
+    // with invalid bytes decodes line by line, lossily.
+    let valid = simdutf8::basic::from_utf8(text).ok();
+    for (i, raw) in text.split(|&b| b == b'\n').enumerate().skip(skip) {
+        let line_no = i + first_line as usize;
+        let s = match valid {
+            // `raw` is cut at newlines, whole characters: the same bytes as a `str`.
+            Some(t) => {
+                let at = raw.as_ptr() as usize - text.as_ptr() as usize;
+                Cow::Borrowed(&t[at..at + raw.len()])
+            }
+            None => String::from_utf8_lossy(raw),
+        };
         let line = s.trim();
         if line.is_empty() {
             continue;
@@ -140,9 +244,9 @@ pub fn parse_with(file: &str, text: &[u8], opts: DTraceOptions) -> Result<Profil
             stack_line = line_no;
         }
         expect_probe = false;
-        frames.clear();
-        line_frames(line, opts.include_offset, &mut frames);
-        for f in frames.iter().rev() {
+        let mut used = 0;
+        line_frames(line, opts.include_offset, &mut frames, &mut used);
+        for f in frames[..used].iter().rev() {
             // inferno keeps offsets on every frame but the leaf.
             let f = if opts.include_offset && rev.is_empty() {
                 remove_offset(f).3
@@ -152,12 +256,33 @@ pub fn parse_with(file: &str, text: &[u8], opts: DTraceOptions) -> Result<Profil
             rev.push(names.intern(f));
         }
     }
-    if !rev.is_empty() {
+    Ok(Part {
+        names,
+        builder,
+        warnings,
+        stacks,
+        repeated_headers,
+        data_lines,
+        unfinished: (!rev.is_empty()).then_some((stack_line, rev.len())),
+    })
+}
+
+/// The profile of the joined parts; `skip`: the header's lines.
+fn finish(file: &str, part: Part, skip: usize) -> Result<Profile, ImportError> {
+    let Part {
+        names,
+        builder,
+        mut warnings,
+        stacks,
+        repeated_headers,
+        data_lines,
+        unfinished,
+    } = part;
+    if let Some((stack_line, n)) = unfinished {
         warnings.invalid_line(|| {
             format!(
-                "line {stack_line}: {} stack frames with no count line after them (the input \
-                 ends mid-stack)",
-                rev.len()
+                "line {stack_line}: {n} stack frames with no count line after them (the input \
+                 ends mid-stack)"
             )
         });
     }
@@ -201,7 +326,7 @@ pub fn parse_with(file: &str, text: &[u8], opts: DTraceOptions) -> Result<Profil
 
 /// The frames of one stack line, outermost first (a line is several frames only with
 /// Java's `->` inlining).
-fn line_frames(line: &str, include_offset: bool, out: &mut Vec<String>) {
+fn line_frames(line: &str, include_offset: bool, out: &mut Vec<String>, used: &mut usize) {
     let (has_inlines, could_be_cpp, has_semicolon, mut frame) = if include_offset {
         (true, true, true, line)
     } else {
@@ -218,21 +343,32 @@ fn line_frames(line: &str, include_offset: bool, out: &mut Vec<String>) {
     if has_inlines {
         for (k, func) in frame.split("->").enumerate() {
             let func = func.trim_start_matches('L');
-            let mut f = if has_semicolon {
-                func.replace(';', ":")
-            } else {
-                func.to_string()
-            };
+            let f = put(out, used, func);
+            if has_semicolon {
+                *f = f.replace(';', ":");
+            }
             if k > 0 {
                 f.push_str("_[i]");
             }
-            out.push(f);
         }
     } else if has_semicolon {
-        out.push(frame.replace(';', ":"));
+        *put(out, used, "") = frame.replace(';', ":");
     } else {
-        out.push(frame.into_owned());
+        put(out, used, &frame);
     }
+}
+
+/// `out[*used]` set to `s` (its allocation reused: nothing is allocated per frame once the
+/// strings are long enough), and `*used` counted on.
+fn put<'a>(out: &'a mut Vec<String>, used: &mut usize, s: &str) -> &'a mut String {
+    if *used == out.len() {
+        out.push(String::new());
+    }
+    let f = &mut out[*used];
+    *used += 1;
+    f.clear();
+    f.push_str(s);
+    f
 }
 
 /// `(has "->", has "::", has ";", the line up to its last '+')`.
@@ -375,6 +511,59 @@ mod tests {
         parse_with("t.txt", text.as_bytes(), opts)
             .unwrap()
             .folded_lines()
+    }
+
+    /// A profile as its paths with self counts, total and warnings.
+    fn dump(p: &Profile) -> (Vec<(String, u64)>, u64, Vec<String>) {
+        let mut v: Vec<(String, u64)> = (1..p.tree.len() as crate::model::NodeId)
+            .filter(|&n| p.tree.self_ticks(n) > 0)
+            .map(|n| (p.tree.path_text(&p.names, n), p.tree.self_ticks(n)))
+            .collect();
+        v.sort();
+        (v, p.tree.grand_total(), p.meta.warnings.lines())
+    }
+
+    #[test]
+    fn parts_on_all_cores_make_the_profile_one_pass_makes() {
+        let mut rng = crate::testing::Lcg::new(9);
+        for case in 0..6 {
+            let mut text = if case % 3 == 2 {
+                String::new() // no header: the first block is a stack
+            } else {
+                HEADER.to_string()
+            };
+            for _ in 0..400 {
+                match rng.next_u64() % 40 {
+                    0 => text.push_str("  17\n"),               // a count with no frames
+                    1 => text.push_str(&format!("\n{HEADER}")), // a repeated header
+                    2 => text.push_str("  k`a\n  0\n"),
+                    _ => {
+                        let depth = 1 + rng.next_u64() % 9;
+                        for _ in 0..depth {
+                            let f = rng.next_u64() % 7;
+                            text.push_str(&format!("  m{f}`fn_{f}+0x{:x}\n", f * 3));
+                            if f == 6 {
+                                text.push('\n'); // stack(), ustack(): one stack
+                            }
+                        }
+                        text.push_str(&format!("  {}\n\n", 1 + rng.next_u64() % 50));
+                    }
+                }
+            }
+            if case % 2 == 1 {
+                text.push_str("  k`unfinished\n");
+            }
+            let one = parse_in("t", text.as_bytes(), Default::default(), 1, usize::MAX).unwrap();
+            for threads in [2, 3, 8] {
+                let parts = parse_in("t", text.as_bytes(), Default::default(), threads, 0).unwrap();
+                assert_eq!(dump(&parts), dump(&one), "case {case}, {threads} parts");
+            }
+        }
+        // Cut only after count lines, past the header.
+        let text = format!("{HEADER}  k`a\n  12\n\n  k`b\n  3\n");
+        let second = text.find("  k`b").unwrap();
+        assert_eq!(next_stack_start(text.as_bytes(), 0), Some(second - 1));
+        assert_eq!(next_stack_start(text.as_bytes(), second), Some(text.len()));
     }
 
     #[test]

@@ -16,6 +16,8 @@
 //!   the same share of the samples (lines differ in length and in count), so a scaled
 //!   total would look exact and be a guess. The window says "preview" wherever it shows a
 //!   count; shares (percentages) are the numbers that carry over.
+//! - **DTrace stack aggregations**: slices as for folded stacks, cut after count lines
+//!   (where a stack ends: [`dtrace::next_stack_start`]); the first slice holds the header.
 //! - **Chrome JSON**: the file's first [`PreviewOptions::head_bytes`], parsed as a
 //!   truncated trace (the importer accepts an event array cut anywhere): the start of the
 //!   timeline, exact as far as it goes.
@@ -49,7 +51,7 @@
 //! load that follows reports the problem with its position.
 
 use super::decode::{GZIP_MAGIC, looks_utf16};
-use super::{Imported, Trace, chrome, chunks, detect, folded, perf};
+use super::{Imported, Trace, chrome, chunks, detect, dtrace, folded, perf};
 use crate::model::SourceFormat;
 use std::io::Read;
 use std::ops::Range;
@@ -244,6 +246,11 @@ fn preview_with(
                 let p = perf::parse(file, &text[..cut]).ok()?;
                 Some(profile_preview(p, true, extent(cut)))
             }
+            Kind::DTrace => {
+                let cut = last_boundary(text, dtrace::next_stack_start);
+                let p = dtrace::parse(file, &text[..cut]).ok()?;
+                Some(profile_preview(p, true, extent(cut)))
+            }
             Kind::Chrome => chrome_preview(file, text, text.len(), true, extent(text.len())),
             Kind::CpuProfile => {
                 let p = super::cpuprofile::hit_count_profile(file, text)?;
@@ -297,6 +304,11 @@ fn preview_with(
                 .ok()?
                 .aggregate(Default::default())
                 .ok()?;
+            Some(profile_preview(p, false, extent))
+        }
+        Kind::DTrace => {
+            let (buf, extent) = sampled(dtrace::next_stack_start);
+            let p = dtrace::parse(file, &buf).ok()?;
             Some(profile_preview(p, false, extent))
         }
         Kind::Chrome => {
@@ -354,6 +366,8 @@ fn plain_head(len: usize, opts: &PreviewOptions) -> (usize, PreviewExtent) {
 enum Kind {
     Folded,
     Perf,
+    /// DTrace stack aggregations (sliced after count lines, where a stack ends).
+    DTrace,
     Chrome,
     CpuProfile,
     /// Jaeger or OTLP JSON (one document, read as far as the head goes).
@@ -369,6 +383,7 @@ fn detect_head(file: &str, text: &[u8]) -> Option<Kind> {
     match detect::detect(head, Some(file)) {
         Ok(SourceFormat::Folded | SourceFormat::FoldedDiff) => Some(Kind::Folded),
         Ok(SourceFormat::PerfScript) => Some(Kind::Perf),
+        Ok(SourceFormat::DTrace) => Some(Kind::DTrace),
         Ok(SourceFormat::ChromeTrace) => Some(Kind::Chrome),
         Ok(SourceFormat::CpuProfile) => Some(Kind::CpuProfile),
         Ok(f @ (SourceFormat::Jaeger | SourceFormat::Otlp)) => Some(Kind::Spans(f)),
@@ -778,6 +793,35 @@ mod tests {
         };
         assert!((share("a") - 0.5).abs() < 0.05, "{}", share("a"));
         assert!((share("b") - 0.5).abs() < 0.05, "{}", share("b"));
+    }
+
+    #[test]
+    fn dtrace_slices_are_whole_stacks_from_across_the_file() {
+        // A header, then stacks of `main` over `a` in the first half and over `b` in the
+        // second, each with its count; stack() and ustack() keys have a blank line inside.
+        let mut text = String::from(
+            "CPU     ID                    FUNCTION:NAME\n  0  64091       :tick-60s\n\n",
+        );
+        for i in 0..40_000 {
+            let leaf = if i < 20_000 { "a" } else { "b" };
+            text.push_str(&format!("  k`{leaf}+0x1\n\n  u`main+0x2\n  1\n\n"));
+        }
+        let p = preview_bytes("t.out", text.as_bytes(), &opts(1000)).expect("a preview");
+        assert!(matches!(p.extent, PreviewExtent::Sampled { slices: 4, .. }));
+        let Imported::Profile(p) = p.imported else {
+            panic!("not a profile")
+        };
+        // Whole stacks only: every sample is main;a or main;b, nothing warned about.
+        assert!(p.meta.warnings.is_empty(), "{:?}", p.meta.warnings);
+        let main = p.tree.children(0);
+        assert_eq!(main.len(), 1);
+        let total = p.tree.grand_total() as f64;
+        for &c in p.tree.children(main[0]) {
+            let share = p.tree.total(c) as f64 / total;
+            assert!((share - 0.5).abs() < 0.1, "{share}");
+        }
+        assert_eq!(p.tree.children(main[0]).len(), 2);
+        assert!(total < 40_000.0 / 4.0);
     }
 
     #[test]
