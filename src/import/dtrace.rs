@@ -108,17 +108,12 @@ pub fn next_stack_start(text: &[u8], mut at: usize) -> Option<usize> {
     while at < text.len() {
         let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |i| at + i);
         let line = text[at..end].trim_ascii();
-        if !line.is_empty() && line.iter().all(u8::is_ascii_digit) && count_of_bytes(line) {
+        if std::str::from_utf8(line).is_ok_and(|l| count_of(l).is_some()) {
             return Some((end + 1).min(text.len()));
         }
         at = end + 1;
     }
     None
-}
-
-/// True for a count line's trimmed bytes (as [`count_of`] reads them).
-fn count_of_bytes(line: &[u8]) -> bool {
-    std::str::from_utf8(line).is_ok_and(|l| count_of(l).is_some())
 }
 
 /// [`parse_with`] on at most `threads` parts once the input has `min_parallel_bytes`

@@ -251,6 +251,8 @@ fn preview_with(
                 let p = dtrace::parse(file, &text[..cut]).ok()?;
                 Some(profile_preview(p, true, extent(cut)))
             }
+            // Its tables end the stream: not in a decompressed prefix.
+            Kind::Pprof => None,
             Kind::Chrome => chrome_preview(file, text, text.len(), true, extent(text.len())),
             Kind::CpuProfile => {
                 let p = super::cpuprofile::hit_count_profile(file, text)?;
@@ -265,9 +267,6 @@ fn preview_with(
     }
     if (bytes.len() as u64) < opts.min_bytes {
         return None;
-    }
-    if detect::detect(&bytes[..bytes.len().min(4 << 20)], Some(file)) == Ok(SourceFormat::Pprof) {
-        return pprof_preview(file, bytes, opts);
     }
     let text = plain_text(bytes)?;
     let bom = bytes.len() - text.len();
@@ -306,6 +305,7 @@ fn preview_with(
                 .ok()?;
             Some(profile_preview(p, false, extent))
         }
+        Kind::Pprof => pprof_preview(file, text, opts),
         Kind::DTrace => {
             let (buf, extent) = sampled(dtrace::next_stack_start);
             let p = dtrace::parse(file, &buf).ok()?;
@@ -368,6 +368,8 @@ enum Kind {
     Perf,
     /// DTrace stack aggregations (sliced after count lines, where a stack ends).
     DTrace,
+    /// A pprof profile (plain: its tables and runs of samples from across it).
+    Pprof,
     Chrome,
     CpuProfile,
     /// Jaeger or OTLP JSON (one document, read as far as the head goes).
@@ -384,6 +386,7 @@ fn detect_head(file: &str, text: &[u8]) -> Option<Kind> {
         Ok(SourceFormat::Folded | SourceFormat::FoldedDiff) => Some(Kind::Folded),
         Ok(SourceFormat::PerfScript) => Some(Kind::Perf),
         Ok(SourceFormat::DTrace) => Some(Kind::DTrace),
+        Ok(SourceFormat::Pprof) => Some(Kind::Pprof),
         Ok(SourceFormat::ChromeTrace) => Some(Kind::Chrome),
         Ok(SourceFormat::CpuProfile) => Some(Kind::CpuProfile),
         Ok(f @ (SourceFormat::Jaeger | SourceFormat::Otlp)) => Some(Kind::Spans(f)),

@@ -73,7 +73,6 @@ pub(super) fn samples_pass(
     progress: Option<&Progress>,
     par: Parallel,
 ) -> Pb<SamplePass> {
-    let (threads, min_parallel_bytes) = (par.threads, par.min_bytes);
     let end = ctx.tables.end;
     let marks = &ctx.tables.sample_marks;
     if let Some(n) = par.slices {
@@ -90,9 +89,9 @@ pub(super) fn samples_pass(
         return finish_parts(ctx, part);
     }
     let mut bounds = vec![0usize];
-    if threads > 1 && ctx.data.len() >= min_parallel_bytes {
-        for k in 1..threads {
-            let target = end / threads * k;
+    if par.threads > 1 && ctx.data.len() >= par.min_bytes {
+        for k in 1..par.threads {
+            let target = end / par.threads * k;
             let i = marks.partition_point(|&m| m < target);
             if let Some(&m) = marks.get(i)
                 && m > *bounds.last().expect("non-empty")
