@@ -708,7 +708,14 @@ mod tests {
     fn every_prefix_fails_cleanly_or_loads() {
         let text = format!("{HEADER}  k`a+0x1\n  k`b->c;d\n  3\n\n  u`x::y(int)\n  +0x2\n  1\n");
         for n in 0..text.len() {
-            let _ = parse("t.txt", &text.as_bytes()[..n]);
+            let one = parse("t.txt", &text.as_bytes()[..n]);
+            // Read in parts: the same profile or the same error, never a panic.
+            let parts = parse_in("t.txt", &text.as_bytes()[..n], Default::default(), 3, 0);
+            match (one, parts) {
+                (Ok(a), Ok(b)) => assert_eq!(dump(&a), dump(&b), "{n} bytes"),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{n} bytes"),
+                (a, b) => panic!("{n} bytes: {a:?} against {b:?}"),
+            }
         }
     }
 }

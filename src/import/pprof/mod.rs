@@ -698,6 +698,15 @@ mod tests {
         import("t.pb", data, PprofOptions::default(), None).unwrap()
     }
 
+    fn load_result(data: &[u8]) -> Result<PprofImport, ImportError> {
+        let par = Parallel {
+            threads: 1,
+            min_bytes: usize::MAX,
+            slices: None,
+        };
+        import_in("t.pb", data, PprofOptions::default(), None, par)
+    }
+
     fn load_err(data: &[u8]) -> String {
         match import("t.pb", data, PprofOptions::default(), None) {
             Ok(_) => panic!("loaded"),
@@ -913,6 +922,41 @@ mod tests {
             notes.contains("loaded the 1 samples before the cut"),
             "{notes}"
         );
+        // A W1-like profile cut or damaged anywhere reads in parts as in one pass: the
+        // same profile or the same error with its byte, never a panic.
+        let mut rng = crate::testing::Lcg::new(8);
+        let mut q = Pb::new();
+        q.sample_type("samples", "count")
+            .function(1, "a")
+            .function(2, "b");
+        q.location(1, 0, 0, &[1]).location(2, 0, 0, &[1, 2]);
+        for i in 0..20_000u64 {
+            q.sample(&[1 + i % 2, 1, 2 - i % 2], &[1 + (i % 3) as i64], true);
+        }
+        let data = q.bytes();
+        let parts = |d: &[u8]| {
+            let par = Parallel {
+                threads: 3,
+                min_bytes: 0,
+                slices: None,
+            };
+            import_in("t.pb", d, PprofOptions::default(), None, par).map(|x| dump(&x))
+        };
+        let one = |d: &[u8]| load_result(d).map(|x| dump(&x));
+        for _ in 0..60 {
+            let mut d = data.clone();
+            let cut = (rng.next_u64() as usize) % d.len();
+            if rng.next_u64().is_multiple_of(2) {
+                d.truncate(cut);
+            } else {
+                d[cut] = rng.next_u64() as u8;
+            }
+            match (one(&d), parts(&d)) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => panic!("{a:?} against {b:?}"),
+            }
+        }
         // Go writes the string table last: cut anywhere, the names are gone, and the
         // error says why.
         let go = basic(true);
