@@ -142,6 +142,14 @@ pub enum UserEvent {
     },
     /// The device warm-up finished.
     DeviceReady,
+    /// A view made off the window's thread ([`session::OpenJob`]).
+    Opened {
+        /// Which request.
+        id: u64,
+        /// The view (with its bars uploaded when the device was up), or why it cannot be
+        /// shown.
+        result: Result<Loaded, String>,
+    },
 }
 
 impl std::fmt::Debug for UserEvent {
@@ -158,6 +166,11 @@ impl std::fmt::Debug for UserEvent {
                 .field("extent", extent)
                 .finish(),
             UserEvent::DeviceReady => f.write_str("DeviceReady"),
+            UserEvent::Opened { id, result } => f
+                .debug_struct("Opened")
+                .field("id", id)
+                .field("ok", &result.is_ok())
+                .finish(),
         }
     }
 }
@@ -272,6 +285,8 @@ struct App {
     progress_redraw_at: Instant,
     /// Hands freed heap pages back between bursts of input.
     trimmer: memory::Trimmer,
+    /// The thread that makes views off this one (started with the first).
+    opener: Option<std::sync::mpsc::Sender<session::OpenJob>>,
 }
 
 fn file_name(path: &Path) -> String {
@@ -288,7 +303,11 @@ impl App {
             window: None,
             warmup: None,
             gfx: None,
-            session: Session::new(),
+            session: {
+                let mut s = Session::new();
+                s.open_in_background();
+                s
+            },
             shown_path: None,
             source: None,
             loading: None,
@@ -305,7 +324,46 @@ impl App {
             frame_error: None,
             progress_redraw_at: Instant::now(),
             trimmer: memory::Trimmer::new(),
+            opener: None,
         }
+    }
+
+    /// Hands the view the session asked for to the opener thread.
+    fn start_open(&mut self) {
+        let Some(job) = self.session.take_open_job() else {
+            return;
+        };
+        let (proxy, device) = (&self.proxy, &self.device);
+        let tx = self
+            .opener
+            .get_or_insert_with(|| spawn_opener(proxy.clone(), device.clone()));
+        if let Err(std::sync::mpsc::SendError(job)) = tx.send(job) {
+            // The thread is gone (it panicked): a fresh one.
+            let tx = spawn_opener(self.proxy.clone(), self.device.clone());
+            let _ = tx.send(job);
+            self.opener = Some(tx);
+        }
+        self.redraw();
+    }
+
+    /// Shows the view of request `id` (and its bars), unless a later request or a new
+    /// document superseded it.
+    fn opened(&mut self, id: u64, result: Result<Loaded, String>) {
+        let now = self.now_s();
+        match result {
+            Ok(Loaded { view, scenes }) => {
+                if self.session.opened(id, Ok(view), now)
+                    && let (Some(gfx), Some(s)) = (&mut self.gfx, scenes)
+                {
+                    gfx.scenes = s;
+                    gfx.failed = None;
+                }
+            }
+            Err(why) => {
+                self.session.opened(id, Err(why), now);
+            }
+        }
+        self.redraw();
     }
 
     fn now_s(&self) -> f64 {
@@ -921,6 +979,78 @@ impl App {
 
 /// `<profile>.scorch-N.png` next to the profile (or in the current directory for the
 /// demo), with the first N that does not exist: never overwrites.
+/// The thread that makes views ([`session::OpenJob`]) and uploads their bars, one at a
+/// time: a job that a later one superseded before it started is skipped, and one
+/// superseded while it ran is not uploaded.
+fn spawn_opener(
+    proxy: EventLoopProxy<UserEvent>,
+    device: DeviceSlot,
+) -> std::sync::mpsc::Sender<session::OpenJob> {
+    let (tx, rx) = std::sync::mpsc::channel::<session::OpenJob>();
+    std::thread::Builder::new()
+        .name("scorch-view".into())
+        .spawn(move || {
+            let mut next = None;
+            loop {
+                let Some(mut job) = next.take().or_else(|| rx.recv().ok()) else {
+                    return;
+                };
+                while let Ok(newer) = rx.try_recv() {
+                    job = newer;
+                }
+                let (id, kind, t) = (job.id, job.kind, Instant::now());
+                let made = job.run();
+                if let Ok(newer) = rx.try_recv() {
+                    next = Some(newer);
+                    continue;
+                }
+                let result = made.map(|view| {
+                    let made_ms = t.elapsed().as_secs_f64() * 1000.0;
+                    let sources = view.bar_sources();
+                    let scenes = device.get().and_then(|(gpu, layout)| {
+                        // The view shown keeps its bars until this one is shown. Where the
+                        // device's memory is this machine's, both sets are uploaded only
+                        // with room to spare; else after the swap, on the window's thread
+                        // (which frees the old bars first, as it did before views were
+                        // made here).
+                        let bytes: u64 = sources.iter().map(|s| s.estimated_bytes()).sum();
+                        if gpu.maps_instances()
+                            && bytes.saturating_mul(2) > import::limits::available_memory()
+                        {
+                            eprintln!(
+                                "scorch: {} view: its bars are uploaded once it is shown \
+                                 (too little memory for them beside the bars shown)",
+                                kind.0
+                            );
+                            return None;
+                        }
+                        match Scenes::build(gpu, layout, &sources) {
+                            Ok(s) => Some(s),
+                            // Tried again on the window's thread, which says why.
+                            Err(e) => {
+                                eprintln!("scorch: {e}");
+                                None
+                            }
+                        }
+                    });
+                    eprintln!(
+                        "scorch: {} view made in {made_ms:.0} ms, {} uploaded in {:.0} ms",
+                        kind.0,
+                        crate::view::draw::describe(&sources),
+                        t.elapsed().as_secs_f64() * 1000.0 - made_ms
+                    );
+                    drop(sources);
+                    Loaded { view, scenes }
+                });
+                if proxy.send_event(UserEvent::Opened { id, result }).is_err() {
+                    return;
+                }
+            }
+        })
+        .expect("spawning the view thread");
+    tx
+}
+
 pub fn screenshot_path(profile: Option<&Path>) -> PathBuf {
     let (dir, stem) = match profile {
         Some(p) => (
@@ -997,6 +1127,7 @@ impl ApplicationHandler<UserEvent> for App {
             UserEvent::DeviceReady => self.device_ready(event_loop),
             UserEvent::Preview { id, loaded, extent } => self.show_preview(id, loaded, extent),
             UserEvent::Loaded { id, result } => self.loaded(id, result),
+            UserEvent::Opened { id, result } => self.opened(id, result),
         }
     }
 
@@ -1085,6 +1216,7 @@ impl ApplicationHandler<UserEvent> for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        self.start_open();
         // While loading, refresh the progress display ten times a second, every two seconds
         // over a preview (see `progressive`), not every frame.
         let now = self.now_s();

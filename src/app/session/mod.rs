@@ -13,7 +13,9 @@ use crate::model::Document;
 use crate::model::transform::Transform;
 use crate::view::input::{self, Action, DRAG_THRESHOLD_PX, Key, Mods, SearchEdit, WheelDelta};
 use crate::view::shell::{Chrome, MenuShown, Status, menu_item_at, status_rect};
-use crate::view::{Reply, VIEWS, View, ViewEntry, ViewMemo, ViewOptions, Viewport, views_for};
+use crate::view::{
+    Reply, VIEWS, View, ViewEntry, ViewKind, ViewMemo, ViewOptions, Viewport, views_for,
+};
 
 mod tools;
 mod transforms;
@@ -84,6 +86,43 @@ pub struct Session {
     /// The view moved (wheel, pinch, drag, a key's action) since the last frame: that
     /// frame's labels get a deadline ([`crate::view::labels`]).
     moved: bool,
+    /// Views open off the window's thread ([`Session::take_open_job`]); off: at once.
+    background_opens: bool,
+    /// The last view requested.
+    next_open: u64,
+    /// The view being made, shown when it arrives ([`Session::opened`]).
+    pending: Option<Pending>,
+    /// Its work, until the window takes it.
+    job: Option<OpenJob>,
+}
+
+/// The work of opening a view: made on another thread by the window (a big document's
+/// layout, level-of-detail tiers and time order take seconds), handed back to
+/// [`Session::opened`] with its [`OpenJob::id`].
+pub struct OpenJob {
+    /// Which request (a later one supersedes it).
+    pub id: u64,
+    /// What is opened, for the log.
+    pub kind: ViewKind,
+    make: Box<dyn FnOnce() -> Result<Box<dyn View>, String> + Send>,
+}
+
+impl OpenJob {
+    /// Makes the view (or says why it cannot be shown).
+    pub fn run(self) -> Result<Box<dyn View>, String> {
+        (self.make)()
+    }
+}
+
+/// A view requested and not yet shown.
+struct Pending {
+    id: u64,
+    kind: ViewKind,
+    /// Its document, when known before the view is made: what the next command applies
+    /// to (else the document shown).
+    doc: Option<Document>,
+    /// What it takes over from the view shown.
+    memo: ViewMemo,
 }
 
 /// How long a status message stays.
@@ -121,7 +160,87 @@ impl Session {
             help_open: false,
             last_click: None,
             moved: false,
+            background_opens: false,
+            next_open: 0,
+            pending: None,
+            job: None,
         }
+    }
+
+    /// Views open off the window's thread from now on: a new view is a job
+    /// ([`Session::take_open_job`]) whose view [`Session::opened`] shows, the view shown
+    /// staying live meanwhile.
+    pub fn open_in_background(&mut self) {
+        self.background_opens = true;
+    }
+
+    /// The work of the view requested last, once (the window runs it on another thread).
+    pub fn take_open_job(&mut self) -> Option<OpenJob> {
+        self.job.take()
+    }
+
+    /// Whether a view is being opened, and which.
+    pub fn opening(&self) -> Option<ViewKind> {
+        self.pending.as_ref().map(|p| p.kind)
+    }
+
+    /// The view of job `id` (or why it could not be made), shown in place of the current
+    /// one, taking over the place the current one had when it was asked for; nothing
+    /// when a later request or a new document superseded it. True when it was shown.
+    pub fn opened(&mut self, id: u64, made: Result<Box<dyn View>, String>, now_s: f64) -> bool {
+        let Some(p) = self.pending.take_if(|p| p.id == id) else {
+            return false;
+        };
+        self.redraw = true;
+        match made {
+            Ok(view) => {
+                self.replace_with(view, Some(p.memo), now_s);
+                true
+            }
+            Err(why) => {
+                self.say(why, now_s);
+                false
+            }
+        }
+    }
+
+    /// Forgets the view being opened (a new document replaces everything).
+    fn cancel_open(&mut self) {
+        self.pending = None;
+        self.job = None;
+    }
+
+    /// Shows the view `make` makes (opened as `kind` on `doc`), with `memo` carried over:
+    /// at once, or as a job when views open in the background.
+    fn request_view(
+        &mut self,
+        kind: ViewKind,
+        doc: Option<Document>,
+        memo: ViewMemo,
+        make: impl FnOnce() -> Result<Box<dyn View>, String> + Send + 'static,
+        now_s: f64,
+    ) {
+        if !self.background_opens {
+            match make() {
+                Ok(view) => self.replace_with(view, Some(memo), now_s),
+                Err(why) => self.say(why, now_s),
+            }
+            return;
+        }
+        self.next_open += 1;
+        let id = self.next_open;
+        self.job = Some(OpenJob {
+            id,
+            kind,
+            make: Box::new(make),
+        });
+        self.pending = Some(Pending {
+            id,
+            kind,
+            doc,
+            memo,
+        });
+        self.redraw = true;
     }
 
     /// The active view.
@@ -134,14 +253,19 @@ impl Session {
         self.view.as_deref_mut()
     }
 
-    /// The document shown.
+    /// The document shown, or the one a view is being opened on (what commands apply
+    /// to).
     pub fn document(&self) -> Option<Document> {
-        self.view.as_ref().map(|v| v.document())
+        match self.pending.as_ref().and_then(|p| p.doc.clone()) {
+            Some(doc) => Some(doc),
+            None => self.view.as_ref().map(|v| v.document()),
+        }
     }
 
     /// Takes the view out (a new load replaces it).
     pub fn take_view(&mut self) -> Option<Box<dyn View>> {
         self.clear_interaction();
+        self.cancel_open();
         self.view.take()
     }
 
@@ -150,6 +274,7 @@ impl Session {
     pub fn show(&mut self, mut view: Box<dyn View>, opts: ViewOptions) {
         self.view_opts = opts;
         self.clear_interaction();
+        self.cancel_open();
         self.transforms.clear();
         if let Some(vp) = self.viewport {
             view.set_viewport(vp);
@@ -163,6 +288,7 @@ impl Session {
     /// the old view's place (see [`ViewMemo`]), the search field stays and the search
     /// runs again.
     pub fn replace(&mut self, view: Box<dyn View>, now_s: f64) {
+        self.cancel_open();
         let memo: Option<ViewMemo> = self.view.as_ref().map(|v| v.memo());
         // Transforms were made of the preview: apply them again to the whole document.
         let ts: Vec<Transform> = self.transforms.drain(..).map(|(t, _)| t).collect();
@@ -194,20 +320,24 @@ impl Session {
     /// the same document, takes over what the current view carries (colors, place) and
     /// runs the same search. False when there is no such view or it is the current one.
     pub fn switch_view(&mut self, n: usize, now_s: f64) -> bool {
-        let Some(current) = &self.view else {
+        let (Some(current), Some(doc)) = (&self.view, self.document()) else {
             return false;
         };
-        let doc = current.document();
         let Some(entry) = views_for(self.views, &doc).get(n).copied() else {
             self.say(format!("no view {} for this document", n + 1), now_s);
             return false;
         };
-        if entry.kind == current.kind() {
-            return false;
-        }
-        if let Err(why) = time_order_fits(entry, &doc, crate::import::limits::available_memory()) {
-            self.say(format!("no timeline: {why}"), now_s);
-            return false;
+        match &self.pending {
+            Some(p) if p.kind == entry.kind => return false,
+            // Back to the view shown, on its own document: nothing to make.
+            Some(_) if entry.kind == current.kind() && same_document(&doc, &current.document()) => {
+                self.cancel_open();
+                self.redraw = true;
+                return true;
+            }
+            Some(_) => {}
+            None if entry.kind == current.kind() => return false,
+            None => {}
         }
         let mut memo = current.memo();
         // The view chosen decides which way up it is (flame graph, icicle).
@@ -233,7 +363,9 @@ impl Session {
         let Some(current) = &self.view else {
             return false;
         };
-        let doc = current.document();
+        let Some(doc) = self.document() else {
+            return false;
+        };
         let Some(s) = doc.sampled().filter(|s| s.samples.events.len() > 1) else {
             self.say("this input has one event", now_s);
             return false;
@@ -246,31 +378,43 @@ impl Session {
         };
         let name = s.samples.events[sel.event as usize].name.clone();
         let new = s.with_selection(sel);
-        let kind = current.kind();
+        let kind = self.opening().unwrap_or(current.kind());
         let memo = current.memo();
-        let doc = if kind == crate::view::timeline::ENTRY.kind {
-            if let Err(why) = new.check_time_order(crate::import::limits::available_memory()) {
-                self.say(format!("no timeline of {name}: {why}"), now_s);
-                return false;
-            }
-            Document::Trace(std::sync::Arc::new(new.trace()))
+        let Some(entry) = self.views.iter().find(|e| e.kind == kind) else {
+            return false;
+        };
+        if kind == crate::view::timeline::ENTRY.kind {
+            // The time order (and the count that checks it fits) is made with the view.
+            let opts = self.opts_for(&memo);
+            let open = entry.open;
+            let label = name.clone();
+            self.request_view(
+                kind,
+                None,
+                memo,
+                move || {
+                    new.check_time_order(crate::import::limits::available_memory())
+                        .map_err(|why| format!("no timeline of {label}: {why}"))?;
+                    Ok(open(
+                        &Document::Trace(std::sync::Arc::new(new.trace())),
+                        &opts,
+                    ))
+                },
+                now_s,
+            );
         } else {
-            match new.profile() {
+            let doc = match new.profile() {
                 Ok(p) => Document::Profile(std::sync::Arc::new(p)),
                 Err(e) => {
                     self.say(format!("{name} cannot be shown: {e}"), now_s);
                     return false;
                 }
+            };
+            if !(entry.shows)(&doc) {
+                return false;
             }
-        };
-        let Some(entry) = views_for(self.views, &doc)
-            .iter()
-            .find(|e| e.kind == kind)
-            .copied()
-        else {
-            return false;
-        };
-        self.open_reselected(entry, &doc, memo, now_s);
+            self.open_reselected(entry, &doc, memo, now_s);
+        }
         self.say(format!("event {name}"), now_s);
         true
     }
@@ -280,12 +424,41 @@ impl Session {
     /// call trees.
     fn open_reselected(&mut self, entry: &ViewEntry, doc: &Document, memo: ViewMemo, now_s: f64) {
         let ts: Vec<Transform> = self.transforms.drain(..).map(|(t, _)| t).collect();
-        self.open_entry(entry, doc, memo, now_s);
         if !ts.is_empty()
-            && let (Some(d), _) = self.push_transforms(ts)
+            && let (Some(d), _) = self.push_transforms_onto(doc.clone(), ts)
         {
-            self.show_transformed(d, now_s);
+            self.open_transformed(d, entry.kind, memo, now_s);
+            return;
         }
+        self.open_entry(entry, doc, memo, now_s);
+    }
+
+    /// How a view opens that takes over `memo`.
+    fn opts_for(&self, memo: &ViewMemo) -> ViewOptions {
+        let mut opts = self.view_opts.clone();
+        opts.color = memo.color.or(opts.color);
+        opts.orientation = crate::geometry::Orientation::Flame;
+        opts
+    }
+
+    /// Opens `entry` on `doc` in place of the current view, taking over `memo` (a
+    /// timeline of samples whose time order would not fit in the memory is refused, the
+    /// reason said).
+    fn open_entry(&mut self, entry: &ViewEntry, doc: &Document, memo: ViewMemo, now_s: f64) {
+        let opts = self.opts_for(&memo);
+        let (open, kind) = (entry.open, entry.kind);
+        let d = doc.clone();
+        self.request_view(
+            kind,
+            Some(doc.clone()),
+            memo,
+            move || {
+                time_order_fits(kind, &d, crate::import::limits::available_memory())
+                    .map_err(|why| format!("no timeline: {why}"))?;
+                Ok(open(&d, &opts))
+            },
+            now_s,
+        );
     }
 
     /// A comparison's keys: the window loads it again (sides swapped, or a side alone).
@@ -311,15 +484,6 @@ impl Session {
     /// The modifier keys held.
     pub fn mods(&self) -> Mods {
         self.mods
-    }
-
-    /// Opens `entry` on `doc` in place of the current view, taking over `memo`.
-    fn open_entry(&mut self, entry: &ViewEntry, doc: &Document, memo: ViewMemo, now_s: f64) {
-        let mut opts = self.view_opts.clone();
-        opts.color = memo.color.or(opts.color);
-        opts.orientation = crate::geometry::Orientation::Flame;
-        let view = (entry.open)(doc, &opts);
-        self.replace_with(view, Some(memo), now_s);
     }
 
     /// Hands `a` to the view and does what it answers.
@@ -746,6 +910,15 @@ impl Session {
         if let Some(l) = loading.filter(|_| preview.is_none()) {
             right = l.to_string();
         }
+        // The view shown stays live while the next one is made.
+        if let Some(kind) = self.opening() {
+            let note = format!("opening the {} view…", kind.0);
+            right = if right.is_empty() {
+                note
+            } else {
+                format!("{note} · {right}")
+            };
+        }
         // Over a preview the status line turns amber and says what is shown.
         let right = match preview {
             Some((long, _)) if right.is_empty() => long.to_string(),
@@ -782,12 +955,21 @@ impl Session {
 
 /// Refuses the timeline of a sampled profile whose time order would not fit in
 /// `available` bytes (the reason, for the status line).
-fn time_order_fits(entry: &ViewEntry, doc: &Document, available: u64) -> Result<(), String> {
+fn time_order_fits(kind: ViewKind, doc: &Document, available: u64) -> Result<(), String> {
     match doc {
-        Document::Profile(_) if entry.kind == crate::view::timeline::ENTRY.kind => doc
+        Document::Profile(_) if kind == crate::view::timeline::ENTRY.kind => doc
             .sampled()
             .map_or(Ok(()), |s| s.check_time_order(available)),
         _ => Ok(()),
+    }
+}
+
+/// Whether `a` and `b` are the same document (not merely equal ones).
+fn same_document(a: &Document, b: &Document) -> bool {
+    match (a, b) {
+        (Document::Profile(a), Document::Profile(b)) => std::sync::Arc::ptr_eq(a, b),
+        (Document::Trace(a), Document::Trace(b)) => std::sync::Arc::ptr_eq(a, b),
+        _ => false,
     }
 }
 

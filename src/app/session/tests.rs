@@ -929,14 +929,224 @@ fn a_time_order_too_big_for_the_memory_is_refused_with_its_size() {
         (5, 5 * crate::model::timeorder::BYTES_PER_SPAN)
     );
     let timeline = &crate::view::timeline::ENTRY;
-    assert!(time_order_fits(timeline, &doc, bytes).is_ok());
-    let why = time_order_fits(timeline, &doc, bytes - 1).unwrap_err();
+    assert!(time_order_fits(timeline.kind, &doc, bytes).is_ok());
+    let why = time_order_fits(timeline.kind, &doc, bytes - 1).unwrap_err();
     assert!(
         why.starts_with("its 5 spans would take") && why.contains("--tid"),
         "{why}"
     );
-    assert!(time_order_fits(&VIEWS[0], &doc, 0).is_ok());
+    assert!(time_order_fits(VIEWS[0].kind, &doc, 0).is_ok());
     // Opened, it is the time order the count said.
     let trace = doc.as_trace().unwrap();
     assert_eq!(trace.spans.len() as u64, spans);
+}
+
+/// Runs the view job the session asked for, as the window's opener thread does, and
+/// hands its view back: whether one was shown.
+fn settle(s: &mut Session) -> bool {
+    match s.take_open_job() {
+        Some(job) => {
+            let id = job.id;
+            let made = job.run();
+            s.opened(id, made, NOW)
+        }
+        None => false,
+    }
+}
+
+/// What a user sees of a session: the view's kind, its document's total and functions,
+/// the transforms applied, the zoomed bar, the status line.
+fn seen(
+    s: &Session,
+) -> (
+    crate::view::ViewKind,
+    u64,
+    Vec<String>,
+    usize,
+    String,
+    String,
+) {
+    let v = s.view().unwrap();
+    let (total, mut names) = match v.document() {
+        Document::Profile(_) => shown_total(s),
+        Document::Trace(t) => (t.spans.len() as u64, Vec::new()),
+    };
+    names.sort();
+    names.dedup();
+    let zoom = format!("{:?}", v.memo().zoom_path);
+    (
+        v.kind(),
+        total,
+        names,
+        s.transforms().count(),
+        zoom,
+        status(s).status.right,
+    )
+}
+
+/// The same inputs give the same window whether views open at once or as jobs whose
+/// views arrive later: view switches, a zoom carried over, transforms and their undo,
+/// the next event, a time range counted by the flame graph.
+#[test]
+fn views_opened_as_jobs_end_where_views_opened_at_once_do() {
+    type Step = fn(&mut Session);
+    let steps: &[(&str, Step)] = &[
+        ("click a", |s| {
+            let g = flame(s).geometry(1.0);
+            s.pointer_moved(g.graph.x + g.graph.w * 0.1, g.row_top(2) + 2.0);
+            s.left_pressed(NOW);
+            s.left_released(NOW);
+            s.tick(NOW + 1.0);
+        }),
+        ("left heavy", |s| {
+            s.key(&ch("3"), Some("3"), NOW);
+        }),
+        ("icicle", |s| {
+            s.key(&ch("2"), Some("2"), NOW);
+        }),
+        ("merge the hovered bar", |s| {
+            s.key(&ch("m"), Some("m"), NOW);
+        }),
+        ("table", |s| {
+            s.key(&ch("4"), Some("4"), NOW);
+        }),
+        ("undo", |s| {
+            s.key(&ch("u"), Some("u"), NOW);
+        }),
+        ("flame graph", |s| {
+            s.key(&ch("1"), Some("1"), NOW);
+        }),
+        ("sandwich", |s| {
+            s.key(&ch("6"), Some("6"), NOW);
+        }),
+    ];
+    let text = "main;a;f 1\nmain;b;f 3\nmain;c 2\n";
+    let (mut now, mut later) = (session(text), session(text));
+    later.open_in_background();
+    for (what, step) in steps {
+        step(&mut now);
+        step(&mut later);
+        assert!(now.take_open_job().is_none(), "{what}: at once, no job");
+        let pending = later.opening();
+        let shown = settle(&mut later);
+        assert_eq!(pending.is_some(), shown, "{what}: a job and its view");
+        assert_eq!(seen(&now), seen(&later), "after {what}");
+    }
+    // The next event and a time range of samples.
+    let (mut now, mut later) = (sampled_session(), sampled_session());
+    later.open_in_background();
+    let steps: &[(&str, Step)] = &[
+        ("next event", |s| {
+            s.key(&ch("e"), Some("e"), NOW);
+        }),
+        ("flame graph of it", |s| {
+            s.key(&ch("2"), Some("2"), NOW);
+        }),
+        ("first event again", |s| {
+            s.key(&ch("e"), Some("e"), NOW);
+        }),
+        ("back to the timeline", |s| {
+            let n = views_for(VIEWS, &s.document().unwrap())
+                .iter()
+                .position(|e| e.kind == crate::view::ViewKind::TIMELINE)
+                .unwrap();
+            s.switch_view(n, NOW);
+        }),
+        ("a range of it in the flame graph", |s| {
+            let g = timeline(s).geometry(1.0);
+            let total = timeline(s).tracks().layout.total_ticks;
+            let cam = timeline(s).state().camera;
+            let x_of = |t: u64| g.graph.x + cam.x_of(t) as f32;
+            let y = g.axis.y + g.axis.h / 2.0;
+            s.pointer_moved(x_of(0), y);
+            s.left_pressed(NOW);
+            s.pointer_moved(x_of(total * 4 / 10), y);
+            s.left_released(NOW);
+            s.key(&ch("2"), Some("2"), NOW);
+        }),
+    ];
+    for (what, step) in steps {
+        step(&mut now);
+        step(&mut later);
+        settle(&mut later);
+        assert_eq!(seen(&now), seen(&later), "after {what}");
+    }
+    assert_eq!(shown_total(&later).0, shown_total(&now).0);
+}
+
+/// While a view is made the one shown stays live (hover, status), the status line says
+/// what is coming, a later request supersedes an earlier one, the shown view's own key
+/// takes the request back, and a new document drops it.
+#[test]
+fn a_view_being_made_leaves_the_window_live_and_the_latest_request_wins() {
+    let mut s = session("main;a 1\nmain;b 3\n");
+    s.open_in_background();
+    s.key(&ch("2"), Some("2"), NOW);
+    assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::FLAME_GRAPH);
+    assert_eq!(s.opening(), Some(crate::view::ViewKind::ICICLE));
+    assert!(
+        status(&s).status.right.contains("opening the icicle view…"),
+        "{:?}",
+        status(&s).status
+    );
+    // The flame graph still answers the pointer.
+    let g = flame(&s).geometry(1.0);
+    s.pointer_moved(g.graph.x + g.graph.w * 0.1, g.row_top(2) + 2.0);
+    assert_eq!(s.view().unwrap().tooltip()[0], "a");
+    let first = s.take_open_job().expect("the icicle's job");
+    // Pressed again: nothing more to make.
+    s.key(&ch("2"), Some("2"), NOW);
+    assert!(s.take_open_job().is_none());
+    // Left heavy supersedes the icicle: its view, when it comes, is not shown.
+    s.key(&ch("3"), Some("3"), NOW);
+    let second = s.take_open_job().expect("left heavy's job");
+    let id = first.id;
+    assert!(!s.opened(id, first.run(), NOW));
+    assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::FLAME_GRAPH);
+    let id = second.id;
+    assert!(s.opened(id, second.run(), NOW));
+    assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::LEFT_HEAVY);
+    assert_eq!(s.opening(), None);
+    assert!(!status(&s).status.right.contains("opening"));
+    // The shown view's key while another is being made: back to it, nothing made.
+    s.key(&ch("4"), Some("4"), NOW);
+    assert_eq!(s.opening(), Some(crate::view::ViewKind::TABLE));
+    s.key(&ch("3"), Some("3"), NOW);
+    assert_eq!(s.opening(), None);
+    assert!(s.take_open_job().is_none());
+    // A transform while a view is made applies to the document it is made of, and the
+    // view asked for next shows the transformed document.
+    s.key(&ch("1"), Some("1"), NOW);
+    s.key(&ch("/"), Some("/"), NOW);
+    type_text(&mut s, "b");
+    s.key(&Key::Enter, None, NOW);
+    s.key(&Key::Escape, None, NOW);
+    let before = s.document().unwrap();
+    s.apply_transform(
+        crate::model::transform::Transform::parse("drop:b").unwrap(),
+        NOW,
+    );
+    let dropped = s.document().unwrap();
+    assert!(
+        !same_document(&before, &dropped),
+        "the transformed document"
+    );
+    s.key(&ch("4"), Some("4"), NOW);
+    assert!(settle(&mut s));
+    assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::TABLE);
+    assert!(same_document(&s.view().unwrap().document(), &dropped));
+    assert_eq!(shown_total(&s).0, 1);
+    // A new document drops the view being made.
+    s.key(&ch("1"), Some("1"), NOW);
+    let job = s.take_open_job().expect("a job");
+    let p = load_bytes("u.folded", b"x;y 2\n", Limits::default()).unwrap();
+    let doc = Document::Profile(Arc::new(p));
+    let opts = ViewOptions {
+        style: crate::app::window_style(),
+        ..ViewOptions::default()
+    };
+    s.show(default_view(&doc, &opts), opts);
+    let id = job.id;
+    assert!(!s.opened(id, job.run(), NOW));
+    assert_eq!(shown_total(&s).0, 2);
 }

@@ -5,7 +5,7 @@ use super::Session;
 use crate::model::Document;
 use crate::model::transform::{self, Transform};
 use crate::view::shot::ShotState;
-use crate::view::views_for;
+use crate::view::{ViewKind, ViewMemo, views_for};
 use std::sync::Arc;
 
 /// Documents the undo stack keeps besides the first (the one before any transform): the
@@ -44,7 +44,22 @@ impl Session {
         Option<Document>,
         Vec<(Transform, transform::TransformError)>,
     ) {
-        let Some(Document::Profile(mut p)) = self.document() else {
+        match self.document() {
+            Some(doc) => self.push_transforms_onto(doc, ts),
+            None => (None, Vec::new()),
+        }
+    }
+
+    /// [`Session::push_transforms`] onto `doc` (the document about to be shown).
+    pub(super) fn push_transforms_onto(
+        &mut self,
+        doc: Document,
+        ts: Vec<Transform>,
+    ) -> (
+        Option<Document>,
+        Vec<(Transform, transform::TransformError)>,
+    ) {
+        let Document::Profile(mut p) = doc else {
             return (None, Vec::new());
         };
         let spy = p.meta.spy_name.clone();
@@ -115,8 +130,19 @@ impl Session {
     /// kind, with its colors, fit and function; places in the old tree do not carry over.
     pub(super) fn show_transformed(&mut self, doc: Document, now_s: f64) {
         let Some(current) = &self.view else { return };
-        let kind = current.kind();
-        let mut memo = current.memo();
+        let (memo, kind) = (current.memo(), self.opening().unwrap_or(current.kind()));
+        self.open_transformed(doc, kind, memo, now_s);
+    }
+
+    /// [`Session::show_transformed`] in a view of `kind` (else the first that shows
+    /// `doc`), taking over `memo`.
+    pub(super) fn open_transformed(
+        &mut self,
+        doc: Document,
+        kind: ViewKind,
+        mut memo: ViewMemo,
+        now_s: f64,
+    ) {
         memo.focus_path = None;
         memo.zoom_path = None;
         memo.fraction = None;
