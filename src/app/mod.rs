@@ -146,9 +146,9 @@ pub enum UserEvent {
     Opened {
         /// Which request.
         id: u64,
-        /// The view (with its bars uploaded when the device was up), or why it cannot be
-        /// shown.
-        result: Result<Loaded, String>,
+        /// What was made (and its bars, uploaded when the device was up), or why there
+        /// is nothing to show.
+        result: Result<(session::Made, Option<Scenes>), String>,
     },
 }
 
@@ -348,11 +348,11 @@ impl App {
 
     /// Shows the view of request `id` (and its bars), unless a later request or a new
     /// document superseded it.
-    fn opened(&mut self, id: u64, result: Result<Loaded, String>) {
+    fn opened(&mut self, id: u64, result: Result<(session::Made, Option<Scenes>), String>) {
         let now = self.now_s();
         match result {
-            Ok(Loaded { view, scenes }) => {
-                if self.session.opened(id, Ok(view), now)
+            Ok((made, scenes)) => {
+                if self.session.opened(id, Ok(made), now)
                     && let (Some(gfx), Some(s)) = (&mut self.gfx, scenes)
                 {
                     gfx.scenes = s;
@@ -1004,7 +1004,8 @@ fn spawn_opener(
                     next = Some(newer);
                     continue;
                 }
-                let result = made.map(|view| {
+                let result = made.map(|made| {
+                    let view = &made.view;
                     let made_ms = t.elapsed().as_secs_f64() * 1000.0;
                     let sources = view.bar_sources();
                     let scenes = device.get().and_then(|(gpu, layout)| {
@@ -1040,7 +1041,7 @@ fn spawn_opener(
                         t.elapsed().as_secs_f64() * 1000.0 - made_ms
                     );
                     drop(sources);
-                    Loaded { view, scenes }
+                    (made, scenes)
                 });
                 if proxy.send_event(UserEvent::Opened { id, result }).is_err() {
                     return;

@@ -104,14 +104,56 @@ pub struct OpenJob {
     pub id: u64,
     /// What is opened, for the log.
     pub kind: ViewKind,
-    make: Box<dyn FnOnce() -> Result<Box<dyn View>, String> + Send>,
+    make: Box<dyn FnOnce() -> Result<Made, String> + Send>,
 }
 
 impl OpenJob {
     /// Makes the view (or says why it cannot be shown).
-    pub fn run(self) -> Result<Box<dyn View>, String> {
+    pub fn run(self) -> Result<Made, String> {
         (self.make)()
     }
+}
+
+/// What a view job made: the view, the transforms it applied on the way (each with the
+/// document it was applied to, stacked for undo when the view is shown), the memo it
+/// takes over when not the one asked with, and what to say once it is shown.
+pub struct Made {
+    /// The view.
+    pub view: Box<dyn View>,
+    applied: Vec<(Transform, Document)>,
+    memo: Option<ViewMemo>,
+    say: Option<String>,
+}
+
+impl Made {
+    /// A view alone.
+    fn view(view: Box<dyn View>) -> Made {
+        Made {
+            view,
+            applied: Vec::new(),
+            memo: None,
+            say: None,
+        }
+    }
+}
+
+/// The view of `kind` (else the first of `views` that shows `doc`) opened on `doc`; a
+/// timeline of samples whose time order would not fit in the memory is refused.
+fn make_view(
+    views: &'static [ViewEntry],
+    kind: ViewKind,
+    doc: &Document,
+    opts: &ViewOptions,
+) -> Result<Box<dyn View>, String> {
+    let shown = views_for(views, doc);
+    let entry = shown
+        .iter()
+        .find(|e| e.kind == kind)
+        .or(shown.first())
+        .ok_or_else(|| "no view shows this document".to_string())?;
+    time_order_fits(entry.kind, doc, crate::import::limits::available_memory())
+        .map_err(|why| format!("no timeline: {why}"))?;
+    Ok((entry.open)(doc, opts))
 }
 
 /// A view requested and not yet shown.
@@ -123,6 +165,8 @@ struct Pending {
     doc: Option<Document>,
     /// What it takes over from the view shown.
     memo: ViewMemo,
+    /// What the status line says meanwhile.
+    note: String,
 }
 
 /// How long a status message stays.
@@ -187,20 +231,44 @@ impl Session {
     /// The view of job `id` (or why it could not be made), shown in place of the current
     /// one, taking over the place the current one had when it was asked for; nothing
     /// when a later request or a new document superseded it. True when it was shown.
-    pub fn opened(&mut self, id: u64, made: Result<Box<dyn View>, String>, now_s: f64) -> bool {
+    pub fn opened(&mut self, id: u64, made: Result<Made, String>, now_s: f64) -> bool {
         let Some(p) = self.pending.take_if(|p| p.id == id) else {
             return false;
         };
+        self.finish_open(p.memo, made, now_s)
+    }
+
+    /// Shows what a view job made (its transforms stacked), or says why there is
+    /// nothing to show.
+    fn finish_open(&mut self, memo: ViewMemo, made: Result<Made, String>, now_s: f64) -> bool {
         self.redraw = true;
         match made {
-            Ok(view) => {
-                self.replace_with(view, Some(p.memo), now_s);
+            Ok(m) => {
+                self.stack_transforms(m.applied);
+                self.replace_with(m.view, Some(m.memo.unwrap_or(memo)), now_s);
+                if let Some(msg) = m.say {
+                    self.say(msg, now_s);
+                }
                 true
             }
             Err(why) => {
                 self.say(why, now_s);
                 false
             }
+        }
+    }
+
+    /// Whether commands that change the document may run: not while the document a
+    /// view is being made of is itself being made (a transform, an undo made again, the
+    /// next event's time order); the status line then says to wait.
+    fn document_ready(&mut self, now_s: f64) -> bool {
+        match &self.pending {
+            Some(p) if p.doc.is_none() => {
+                let msg = format!("wait: {}", p.note);
+                self.say(msg, now_s);
+                false
+            }
+            _ => true,
         }
     }
 
@@ -217,14 +285,12 @@ impl Session {
         kind: ViewKind,
         doc: Option<Document>,
         memo: ViewMemo,
-        make: impl FnOnce() -> Result<Box<dyn View>, String> + Send + 'static,
+        note: String,
+        make: impl FnOnce() -> Result<Made, String> + Send + 'static,
         now_s: f64,
     ) {
         if !self.background_opens {
-            match make() {
-                Ok(view) => self.replace_with(view, Some(memo), now_s),
-                Err(why) => self.say(why, now_s),
-            }
+            self.finish_open(memo, make(), now_s);
             return;
         }
         self.next_open += 1;
@@ -239,6 +305,7 @@ impl Session {
             kind,
             doc,
             memo,
+            note,
         });
         self.redraw = true;
     }
@@ -293,8 +360,12 @@ impl Session {
         // Transforms were made of the preview: apply them again to the whole document.
         let ts: Vec<Transform> = self.transforms.drain(..).map(|(t, _)| t).collect();
         self.replace_with(view, memo, now_s);
-        if let (Some(doc), _) = self.push_transforms(ts) {
-            self.show_transformed(doc, now_s);
+        if ts.is_empty() {
+            return;
+        }
+        if let Some(v) = &self.view {
+            let (doc, kind, memo) = (v.document(), v.kind(), v.memo());
+            self.open_transformed(doc, ts, kind, memo, now_s);
         }
     }
 
@@ -320,6 +391,9 @@ impl Session {
     /// the same document, takes over what the current view carries (colors, place) and
     /// runs the same search. False when there is no such view or it is the current one.
     pub fn switch_view(&mut self, n: usize, now_s: f64) -> bool {
+        if !self.document_ready(now_s) {
+            return false;
+        }
         let (Some(current), Some(doc)) = (&self.view, self.document()) else {
             return false;
         };
@@ -360,6 +434,9 @@ impl Session {
     /// A sampled input with several events: the current view again on the next event's
     /// samples (the same time range, colors and place). False when there is no other.
     pub fn next_event(&mut self, now_s: f64) -> bool {
+        if !self.document_ready(now_s) {
+            return false;
+        }
         let Some(current) = &self.view else {
             return false;
         };
@@ -392,28 +469,47 @@ impl Session {
                 kind,
                 None,
                 memo,
+                format!("opening the timeline of {name}…"),
                 move || {
                     new.check_time_order(crate::import::limits::available_memory())
                         .map_err(|why| format!("no timeline of {label}: {why}"))?;
-                    Ok(open(
+                    Ok(Made::view(open(
                         &Document::Trace(std::sync::Arc::new(new.trace())),
                         &opts,
-                    ))
+                    )))
                 },
                 now_s,
             );
         } else {
-            let doc = match new.profile() {
-                Ok(p) => Document::Profile(std::sync::Arc::new(p)),
-                Err(e) => {
-                    self.say(format!("{name} cannot be shown: {e}"), now_s);
-                    return false;
-                }
+            // Its call tree, and the transforms applied again to it, made with the view.
+            let ts: Vec<Transform> = self.transforms.drain(..).map(|(t, _)| t).collect();
+            let memo = if ts.is_empty() {
+                memo
+            } else {
+                transforms::cleared(memo)
             };
-            if !(entry.shows)(&doc) {
-                return false;
-            }
-            self.open_reselected(entry, &doc, memo, now_s);
+            let (views, opts) = (self.views, self.opts_for(&memo));
+            let label = name.clone();
+            self.request_view(
+                kind,
+                None,
+                memo,
+                format!("opening the {} view of {name}…", kind.0),
+                move || {
+                    let p = new
+                        .profile()
+                        .map_err(|e| format!("{label} cannot be shown: {e}"))?;
+                    let doc = Document::Profile(std::sync::Arc::new(p));
+                    let (out, applied, _) = transforms::apply_all(doc.clone(), ts);
+                    Ok(Made {
+                        view: make_view(views, kind, &out.unwrap_or(doc), &opts)?,
+                        applied,
+                        memo: None,
+                        say: None,
+                    })
+                },
+                now_s,
+            );
         }
         self.say(format!("event {name}"), now_s);
         true
@@ -424,13 +520,11 @@ impl Session {
     /// call trees.
     fn open_reselected(&mut self, entry: &ViewEntry, doc: &Document, memo: ViewMemo, now_s: f64) {
         let ts: Vec<Transform> = self.transforms.drain(..).map(|(t, _)| t).collect();
-        if !ts.is_empty()
-            && let (Some(d), _) = self.push_transforms_onto(doc.clone(), ts)
-        {
-            self.open_transformed(d, entry.kind, memo, now_s);
-            return;
+        if ts.is_empty() {
+            self.open_entry(entry, doc, memo, now_s);
+        } else {
+            self.open_transformed(doc.clone(), ts, entry.kind, memo, now_s);
         }
-        self.open_entry(entry, doc, memo, now_s);
     }
 
     /// How a view opens that takes over `memo`.
@@ -452,10 +546,11 @@ impl Session {
             kind,
             Some(doc.clone()),
             memo,
+            format!("opening the {} view…", kind.0),
             move || {
                 time_order_fits(kind, &d, crate::import::limits::available_memory())
                     .map_err(|why| format!("no timeline: {why}"))?;
-                Ok(open(&d, &opts))
+                Ok(Made::view(open(&d, &opts)))
             },
             now_s,
         );
@@ -911,8 +1006,8 @@ impl Session {
             right = l.to_string();
         }
         // The view shown stays live while the next one is made.
-        if let Some(kind) = self.opening() {
-            let note = format!("opening the {} view…", kind.0);
+        if let Some(p) = &self.pending {
+            let note = p.note.clone();
             right = if right.is_empty() {
                 note
             } else {

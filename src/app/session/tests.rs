@@ -1114,28 +1114,42 @@ fn a_view_being_made_leaves_the_window_live_and_the_latest_request_wins() {
     s.key(&ch("3"), Some("3"), NOW);
     assert_eq!(s.opening(), None);
     assert!(s.take_open_job().is_none());
-    // A transform while a view is made applies to the document it is made of, and the
-    // view asked for next shows the transformed document.
+    // A transform while a view is made applies to the document it is made of; the
+    // transform runs with the next view's making, and commands that change the document
+    // wait for it (said on the status line).
     s.key(&ch("1"), Some("1"), NOW);
-    s.key(&ch("/"), Some("/"), NOW);
-    type_text(&mut s, "b");
-    s.key(&Key::Enter, None, NOW);
-    s.key(&Key::Escape, None, NOW);
-    let before = s.document().unwrap();
+    let shown = s.view().unwrap().document();
     s.apply_transform(
         crate::model::transform::Transform::parse("drop:b").unwrap(),
         NOW,
     );
-    let dropped = s.document().unwrap();
+    assert_eq!(s.opening(), Some(crate::view::ViewKind::FLAME_GRAPH));
     assert!(
-        !same_document(&before, &dropped),
-        "the transformed document"
+        status(&s).status.right.contains("applying"),
+        "{:?}",
+        status(&s).status
     );
+    assert_eq!(s.transforms().count(), 0, "stacked once shown");
+    s.key(&ch("4"), Some("4"), NOW);
+    assert!(
+        status(&s).status.right.contains("wait: applying"),
+        "{:?}",
+        status(&s).status
+    );
+    assert_eq!(s.opening(), Some(crate::view::ViewKind::FLAME_GRAPH));
+    assert!(settle(&mut s));
+    assert_eq!(s.transforms().count(), 1);
+    assert!(!same_document(&s.view().unwrap().document(), &shown));
+    assert_eq!(shown_total(&s).0, 1);
     s.key(&ch("4"), Some("4"), NOW);
     assert!(settle(&mut s));
     assert_eq!(s.view().unwrap().kind(), crate::view::ViewKind::TABLE);
-    assert!(same_document(&s.view().unwrap().document(), &dropped));
     assert_eq!(shown_total(&s).0, 1);
+    // Undone: the document before it, in the table.
+    s.key(&ch("u"), Some("u"), NOW);
+    assert!(settle(&mut s));
+    assert!(same_document(&s.view().unwrap().document(), &shown));
+    assert_eq!(s.transforms().count(), 0);
     // A new document drops the view being made.
     s.key(&ch("1"), Some("1"), NOW);
     let job = s.take_open_job().expect("a job");
@@ -1149,4 +1163,76 @@ fn a_view_being_made_leaves_the_window_live_and_the_latest_request_wins() {
     let id = job.id;
     assert!(!s.opened(id, job.run(), NOW));
     assert_eq!(shown_total(&s).0, 2);
+}
+
+/// Transforms and undo (past the documents the undo stack keeps, so that undo makes
+/// them again), the next event with a transform applied again to it, and a screenshot
+/// state restored: the same whether views open at once or as jobs.
+#[test]
+fn transforms_undo_and_restores_as_jobs_end_where_they_do_at_once() {
+    use crate::model::transform::Transform;
+    let text: String = (0..8)
+        .map(|i| format!("main;f{i};g{i} {}\n", i + 1))
+        .collect();
+    let (mut now, mut later) = (session(&text), session(&text));
+    later.open_in_background();
+    let both = |now: &mut Session, later: &mut Session, what: &str, step: &dyn Fn(&mut Session)| {
+        step(now);
+        step(later);
+        settle(later);
+        assert_eq!(seen(now), seen(later), "after {what}");
+    };
+    for i in 0..7 {
+        let t = Transform::parse(&format!("drop:f{i}")).unwrap();
+        both(&mut now, &mut later, &format!("drop f{i}"), &|s| {
+            s.apply_transform(t.clone(), NOW)
+        });
+    }
+    assert_eq!(shown_total(&later).0, 8);
+    let state = later.shot_state(None).unwrap();
+    for k in (0..7).rev() {
+        both(&mut now, &mut later, &format!("undo to {k}"), &|s| {
+            assert!(s.undo_transforms(k, NOW));
+        });
+        // f0 … f(k-1) still dropped: their 1 … k samples gone.
+        assert_eq!(
+            shown_total(&later).0,
+            36 - (k * (k + 1) / 2) as u64,
+            "undo to {k}"
+        );
+    }
+    assert_eq!(shown_total(&later).0, 36);
+    both(
+        &mut now,
+        &mut later,
+        "a transform of a name not there",
+        &|s| s.apply_transform(Transform::parse("drop:nothere").unwrap(), NOW),
+    );
+    both(&mut now, &mut later, "the screenshot's state", &|s| {
+        s.restore_shot(&state, NOW)
+    });
+    assert_eq!(later.transforms().count(), 7);
+    assert_eq!(shown_total(&later).0, 8);
+
+    let (mut now, mut later) = (sampled_session(), sampled_session());
+    later.open_in_background();
+    both(&mut now, &mut later, "the flame graph", &|s| {
+        s.key(&ch("2"), Some("2"), NOW);
+    });
+    both(&mut now, &mut later, "drop a", &|s| {
+        s.apply_transform(Transform::parse("drop:a").unwrap(), NOW)
+    });
+    both(
+        &mut now,
+        &mut later,
+        "the next event, a dropped again",
+        &|s| {
+            s.key(&ch("e"), Some("e"), NOW);
+        },
+    );
+    both(&mut now, &mut later, "the first event again", &|s| {
+        s.key(&ch("e"), Some("e"), NOW);
+    });
+    assert_eq!(later.transforms().count(), 1);
+    assert!(!shown_total(&later).1.iter().any(|n| n == "a"));
 }
