@@ -1034,12 +1034,19 @@ fn spawn_opener(
                             }
                         }
                     });
-                    eprintln!(
-                        "scorch: {} view made in {made_ms:.0} ms, {} uploaded in {:.0} ms",
-                        kind.0,
-                        crate::view::draw::describe(&sources),
-                        t.elapsed().as_secs_f64() * 1000.0 - made_ms
-                    );
+                    let bars = crate::view::draw::describe(&sources);
+                    if scenes.is_some() {
+                        eprintln!(
+                            "scorch: {} view made in {made_ms:.0} ms, {bars} uploaded in {:.0} ms",
+                            kind.0,
+                            t.elapsed().as_secs_f64() * 1000.0 - made_ms
+                        );
+                    } else {
+                        eprintln!(
+                            "scorch: {} view made in {made_ms:.0} ms ({bars} left to upload)",
+                            kind.0
+                        );
+                    }
                     drop(sources);
                     (made, scenes)
                 });
