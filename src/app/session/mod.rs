@@ -539,19 +539,14 @@ impl Session {
     /// timeline of samples whose time order would not fit in the memory is refused, the
     /// reason said).
     fn open_entry(&mut self, entry: &ViewEntry, doc: &Document, memo: ViewMemo, now_s: f64) {
-        let opts = self.opts_for(&memo);
-        let (open, kind) = (entry.open, entry.kind);
+        let (views, opts, kind) = (self.views, self.opts_for(&memo), entry.kind);
         let d = doc.clone();
         self.request_view(
             kind,
             Some(doc.clone()),
             memo,
             format!("opening the {} view…", kind.0),
-            move || {
-                time_order_fits(kind, &d, crate::import::limits::available_memory())
-                    .map_err(|why| format!("no timeline: {why}"))?;
-                Ok(Made::view(open(&d, &opts)))
-            },
+            move || Ok(Made::view(make_view(views, kind, &d, &opts)?)),
             now_s,
         );
     }

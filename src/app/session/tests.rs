@@ -941,6 +941,16 @@ fn a_time_order_too_big_for_the_memory_is_refused_with_its_size() {
     assert_eq!(trace.spans.len() as u64, spans);
 }
 
+/// A step of a scripted session.
+type Step = Box<dyn Fn(&mut Session)>;
+
+/// The step that presses key `k`.
+fn press(k: &'static str) -> Step {
+    Box::new(move |s: &mut Session| {
+        s.key(&ch(k), Some(k), NOW);
+    })
+}
+
 /// Runs the view job the session asked for, as the window's opener thread does, and
 /// hands its view back: whether one was shown.
 fn settle(s: &mut Session) -> bool {
@@ -989,41 +999,29 @@ fn seen(
 /// the next event, a time range counted by the flame graph.
 #[test]
 fn views_opened_as_jobs_end_where_views_opened_at_once_do() {
-    type Step = fn(&mut Session);
-    let steps: &[(&str, Step)] = &[
-        ("click a", |s| {
-            let g = flame(s).geometry(1.0);
-            s.pointer_moved(g.graph.x + g.graph.w * 0.1, g.row_top(2) + 2.0);
-            s.left_pressed(NOW);
-            s.left_released(NOW);
-            s.tick(NOW + 1.0);
-        }),
-        ("left heavy", |s| {
-            s.key(&ch("3"), Some("3"), NOW);
-        }),
-        ("icicle", |s| {
-            s.key(&ch("2"), Some("2"), NOW);
-        }),
-        ("merge the hovered bar", |s| {
-            s.key(&ch("m"), Some("m"), NOW);
-        }),
-        ("table", |s| {
-            s.key(&ch("4"), Some("4"), NOW);
-        }),
-        ("undo", |s| {
-            s.key(&ch("u"), Some("u"), NOW);
-        }),
-        ("flame graph", |s| {
-            s.key(&ch("1"), Some("1"), NOW);
-        }),
-        ("sandwich", |s| {
-            s.key(&ch("6"), Some("6"), NOW);
-        }),
+    let steps: Vec<(&str, Step)> = vec![
+        (
+            "click a",
+            Box::new(|s: &mut Session| {
+                let g = flame(s).geometry(1.0);
+                s.pointer_moved(g.graph.x + g.graph.w * 0.1, g.row_top(2) + 2.0);
+                s.left_pressed(NOW);
+                s.left_released(NOW);
+                s.tick(NOW + 1.0);
+            }),
+        ),
+        ("left heavy", press("3")),
+        ("icicle", press("2")),
+        ("merge the hovered bar", press("m")),
+        ("table", press("4")),
+        ("undo", press("u")),
+        ("flame graph", press("1")),
+        ("sandwich", press("6")),
     ];
     let text = "main;a;f 1\nmain;b;f 3\nmain;c 2\n";
     let (mut now, mut later) = (session(text), session(text));
     later.open_in_background();
-    for (what, step) in steps {
+    for (what, step) in &steps {
         step(&mut now);
         step(&mut later);
         assert!(now.take_open_job().is_none(), "{what}: at once, no job");
@@ -1035,37 +1033,37 @@ fn views_opened_as_jobs_end_where_views_opened_at_once_do() {
     // The next event and a time range of samples.
     let (mut now, mut later) = (sampled_session(), sampled_session());
     later.open_in_background();
-    let steps: &[(&str, Step)] = &[
-        ("next event", |s| {
-            s.key(&ch("e"), Some("e"), NOW);
-        }),
-        ("flame graph of it", |s| {
-            s.key(&ch("2"), Some("2"), NOW);
-        }),
-        ("first event again", |s| {
-            s.key(&ch("e"), Some("e"), NOW);
-        }),
-        ("back to the timeline", |s| {
-            let n = views_for(VIEWS, &s.document().unwrap())
-                .iter()
-                .position(|e| e.kind == crate::view::ViewKind::TIMELINE)
-                .unwrap();
-            s.switch_view(n, NOW);
-        }),
-        ("a range of it in the flame graph", |s| {
-            let g = timeline(s).geometry(1.0);
-            let total = timeline(s).tracks().layout.total_ticks;
-            let cam = timeline(s).state().camera;
-            let x_of = |t: u64| g.graph.x + cam.x_of(t) as f32;
-            let y = g.axis.y + g.axis.h / 2.0;
-            s.pointer_moved(x_of(0), y);
-            s.left_pressed(NOW);
-            s.pointer_moved(x_of(total * 4 / 10), y);
-            s.left_released(NOW);
-            s.key(&ch("2"), Some("2"), NOW);
-        }),
+    let steps: Vec<(&str, Step)> = vec![
+        ("next event", press("e")),
+        ("flame graph of it", press("2")),
+        ("first event again", press("e")),
+        (
+            "back to the timeline",
+            Box::new(|s: &mut Session| {
+                let n = views_for(VIEWS, &s.document().unwrap())
+                    .iter()
+                    .position(|e| e.kind == crate::view::ViewKind::TIMELINE)
+                    .unwrap();
+                s.switch_view(n, NOW);
+            }),
+        ),
+        (
+            "a range of it in the flame graph",
+            Box::new(|s: &mut Session| {
+                let g = timeline(s).geometry(1.0);
+                let total = timeline(s).tracks().layout.total_ticks;
+                let cam = timeline(s).state().camera;
+                let x_of = |t: u64| g.graph.x + cam.x_of(t) as f32;
+                let y = g.axis.y + g.axis.h / 2.0;
+                s.pointer_moved(x_of(0), y);
+                s.left_pressed(NOW);
+                s.pointer_moved(x_of(total * 4 / 10), y);
+                s.left_released(NOW);
+                s.key(&ch("2"), Some("2"), NOW);
+            }),
+        ),
     ];
-    for (what, step) in steps {
+    for (what, step) in &steps {
         step(&mut now);
         step(&mut later);
         settle(&mut later);
@@ -1216,9 +1214,7 @@ fn transforms_undo_and_restores_as_jobs_end_where_they_do_at_once() {
 
     let (mut now, mut later) = (sampled_session(), sampled_session());
     later.open_in_background();
-    both(&mut now, &mut later, "the flame graph", &|s| {
-        s.key(&ch("2"), Some("2"), NOW);
-    });
+    both(&mut now, &mut later, "the flame graph", &press("2"));
     both(&mut now, &mut later, "drop a", &|s| {
         s.apply_transform(Transform::parse("drop:a").unwrap(), NOW)
     });
