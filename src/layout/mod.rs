@@ -20,7 +20,10 @@ use crate::model::{CallTree, NameId, NodeId};
 
 mod lanes;
 pub mod timeline;
+mod unit;
+
 use std::ops::Range;
+pub use unit::TickUnit;
 
 /// One row of bars, sorted by `x0`, non-overlapping.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -4,7 +4,10 @@
 //! tiers) into instance buffers once (rows back to back, split into chunks that respect
 //! the adapter's `max_buffer_size`; a row may span chunks). A bar is 16 bytes: its ticks
 //! as 32-bit offsets from its segment's 64-bit base (a list is cut into segments at chunk
-//! boundaries and wherever its ticks would pass 2^32 past the base), its name, and one
+//! boundaries and wherever its ticks would pass 2^32 past the base; positions are counted
+//! in the layout's [`TickUnit`], a sampling period where every value is a multiple of
+//! one, so that a profile of days in nanoseconds needs a segment per list, not one per
+//! 4.3 s of its ticks), its name, and one
 //! word of color inputs computed at upload ([`ValueCodec`]). A frame then only writes the
 //! [`BarGlobals`] uniform and, per visible row and segment, binds the instance range the
 //! view's draw data names ([`RowDraw`]), passes the segment's base as immediate data and
@@ -18,6 +21,7 @@
 use super::gpu::{Gpu, IMMEDIATE_BYTES, PipelineSpec, render_pipeline, uniform_buffer};
 use super::names::{NameHashes, PackedKeys};
 use crate::color::{ColorMode, DiffPalette, HEAT_STOPS, PALETTE, diff_percent, ratio_to_percent};
+use crate::layout::TickUnit;
 use crate::lod::TierRef;
 use crate::view::draw::{BarSource, BarValues, GLOBALS_BYTES, INSTANCE_BYTES, NameFlags, RowDraw};
 use bytemuck::{Pod, Zeroable};
@@ -175,6 +179,19 @@ fn rgba(c: [u8; 3]) -> [f32; 4] {
 }
 
 impl BarGlobals {
+    /// The view counted in units of `unit` ticks instead of ticks: the start tick divided
+    /// (its remainder joins the fraction), the scale multiplied.
+    fn in_units(&mut self, unit: u64) {
+        if unit <= 1 {
+            return;
+        }
+        let start = u64::from(self.view_start[0]) | u64::from(self.view_start[1]) << 32;
+        let (q, r) = (start / unit, start % unit);
+        self.view_start = split(q);
+        self.view_start_frac = ((r as f64 + f64::from(self.view_start_frac)) / unit as f64) as f32;
+        self.px_per_tick = (f64::from(self.px_per_tick) * unit as f64) as f32;
+    }
+
     /// The color tables of a mode and palette, with the view fields zeroed.
     pub fn new(mode: ColorMode, diff: &DiffPalette) -> BarGlobals {
         let mut palette = [[0.0; 4]; PALETTE.len()];
@@ -416,6 +433,8 @@ struct Plan {
     /// tiers are); one more entry at the end holding the total.
     rows: Vec<(u64, bool, Vec<usize>)>,
     total: u64,
+    /// What positions are counted in: the largest tick count dividing all of them.
+    unit: TickUnit,
 }
 
 /// Appends the segments of a list of `len` bars whose ticks `x0(i)` and `x1(i)` give
@@ -458,6 +477,30 @@ impl Plan {
     /// less).
     fn new(src: &BarSource<'_>, chunk_cap: u64, span: u64) -> Plan {
         let (layout, lod) = (src.layout, src.lod);
+        let unit = match src.only_at {
+            // Every list: the rows' positions (the tiers' are some of them).
+            None => TickUnit::of_layout(layout),
+            // One list a row: only its positions need to be multiples.
+            Some(_) => {
+                let mut u = TickUnit::none();
+                for (r, row) in layout.rows.iter().enumerate() {
+                    if u.is_one() {
+                        break;
+                    }
+                    if src.wants(r, TierRef::Row) {
+                        u = u.with_all(&row.x0).with_all(&row.x1);
+                    }
+                    for (i, tier) in lod.rows.get(r).into_iter().flatten().enumerate() {
+                        if src.wants(r, TierRef::Tier(i)) {
+                            for j in 0..tier.len() {
+                                u = u.with(tier.x0(row, j)).with(tier.x1(row, j));
+                            }
+                        }
+                    }
+                }
+                u.found()
+            }
+        };
         let mut table = SegmentTable::default();
         let mut rows = Vec::with_capacity(layout.rows.len() + 1);
         let mut at = 0u64;
@@ -472,8 +515,8 @@ impl Plan {
                 &mut at,
                 if own { row.len() } else { 0 },
                 caps,
-                |i| row.x0[i],
-                |i| row.x1[i],
+                |i| unit.of(row.x0[i]),
+                |i| unit.of(row.x1[i]),
             );
             let mut tiers = Vec::new();
             for (i, tier) in lod
@@ -490,8 +533,8 @@ impl Plan {
                         &mut at,
                         tier.len(),
                         caps,
-                        |j| tier.x0(row, j),
-                        |j| tier.x1(row, j),
+                        |j| unit.of(tier.x0(row, j)),
+                        |j| unit.of(tier.x1(row, j)),
                     );
                     tiers.push(i);
                 }
@@ -504,6 +547,7 @@ impl Plan {
             table,
             rows,
             total: at,
+            unit,
         }
     }
 }
@@ -609,6 +653,7 @@ fn fill_row(src: &BarSource<'_>, plan: &Plan, r: usize, s: &mut FillScratch, out
     let row = &src.layout.rows[r];
     let values = &src.values;
     let codec = ValueCodec::new(values);
+    let unit = plan.unit;
     s.vals.clear();
     if values.read {
         values.of_row(src.layout, r, &mut s.vals);
@@ -621,7 +666,7 @@ fn fill_row(src: &BarSource<'_>, plan: &Plan, r: usize, s: &mut FillScratch, out
                 } else {
                     ValueCodec::unread(false)
                 };
-                out.put(seg.instance(row.x0[k], row.x1[k], row.name[k], value));
+                out.put(seg.instance(unit.of(row.x0[k]), unit.of(row.x1[k]), row.name[k], value));
             }
         }
     }
@@ -651,7 +696,10 @@ fn fill_row(src: &BarSource<'_>, plan: &Plan, r: usize, s: &mut FillScratch, out
                 } else {
                     ValueCodec::unread(merged)
                 };
-                let (x0, x1) = (row.x0[members.start], row.x1[members.end - 1]);
+                let (x0, x1) = (
+                    unit.of(row.x0[members.start]),
+                    unit.of(row.x1[members.end - 1]),
+                );
                 out.put(seg.instance(x0, x1, tier.name[j], value));
             }
         }
@@ -753,6 +801,8 @@ pub struct BarScene {
     pub gpu_bytes: u64,
     max_self: f32,
     diff_ticks: Option<(u64, u64)>,
+    /// Ticks per unit of the instances' and segments' positions ([`TickUnit`]).
+    unit: u64,
     /// The search generation whose flags `name_flags` holds.
     search_uploaded: std::cell::Cell<Option<u64>>,
 }
@@ -824,6 +874,7 @@ impl BarScene {
             c.unmap();
         }
         let instance_bytes = plan.total * stride;
+        let unit = plan.unit.ticks();
         let table = plan.table;
 
         let globals = uniform_buffer(
@@ -883,6 +934,7 @@ impl BarScene {
             gpu_bytes,
             max_self: values.max_self,
             diff_ticks: values.diff_ticks,
+            unit,
             search_uploaded: std::cell::Cell::new(None),
         })
     }
@@ -910,9 +962,11 @@ impl BarScene {
         self.max_self
     }
 
-    /// Fills the profile-dependent fields of `g` (whether the bars carry diff positions).
+    /// Fills the profile-dependent fields of `g` (whether the bars carry diff positions)
+    /// and puts its view in the unit the scene's positions are counted in.
     pub fn complete_globals(&self, g: &mut BarGlobals) {
         g.diff_scene = u32::from(self.diff_ticks.is_some());
+        g.in_units(self.unit);
     }
 
     /// Writes this frame's uniform block.
@@ -1060,7 +1114,8 @@ mod tests {
                         let x0 = s.base0 + u64::from(b.x0);
                         let x1 = s.base1 + u64::from(b.x1);
                         assert!(x0 - s.base0 < span && x1 - s.base1 < span, "{s:?} {d}");
-                        out.push((x0, x1, b.name, b.value));
+                        let u = plan.unit.ticks();
+                        out.push((x0 * u, x1 * u, b.name, b.value));
                     }
                 }
                 l += 1;
@@ -1143,6 +1198,94 @@ mod tests {
                         "chunk_cap {chunk_cap}, span {span}, only_at {only_at:?}, diff {diff:?}, \
                          read {read}"
                     );
+                }
+            }
+        }
+    }
+
+    /// A profile in nanoseconds sampled every 10 ms (Go's CPU profiles) spans 2^49 ticks
+    /// and more, but its positions are multiples of 10^7: counted in that unit, each list
+    /// is one segment (counted in ticks, a segment per 2^32 ticks of every row and tier),
+    /// the instances decode to the exact ticks, and the view in units puts every bar's
+    /// edges on the pixels the view in ticks does.
+    #[test]
+    fn positions_are_counted_in_the_sampling_period() {
+        let mut text = Vec::new();
+        let opts = crate::generator::GenOptions {
+            workload: crate::generator::Workload::parse("w1").unwrap(),
+            format: None,
+            seed: 5,
+            limit: Some(crate::generator::Limit::Bytes(2 << 20)),
+        };
+        crate::generator::generate(&opts, &mut text).unwrap();
+        let p = crate::import::folded::parse("w1.folded", &text).unwrap();
+        let mut layout = crate::layout::flame_layout(&p.tree);
+        let period = 10_000_000u64;
+        for row in &mut layout.rows {
+            row.x0.iter_mut().for_each(|x| *x *= period);
+            row.x1.iter_mut().for_each(|x| *x *= period);
+        }
+        layout.total_ticks *= period;
+        assert!(layout.total_ticks > 100 << 32, "{}", layout.total_ticks);
+        let lod = crate::lod::Lod::build(&layout);
+        // Every list (a window), and one list a row (an export).
+        for only_at in [None, Some(layout.total_ticks as f64 / 900.0)] {
+            let src = BarSource {
+                key: crate::view::draw::SceneKey(1),
+                layout: &layout,
+                lod: &lod,
+                names: &p.names,
+                spy: None,
+                values: crate::view::draw::BarValues {
+                    of: Box::new(|_| [1.0, 0.0, 0.0]),
+                    merge: |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2]],
+                    max_self: 1.0,
+                    diff_ticks: None,
+                    read: false,
+                    nested: false,
+                },
+                only_at,
+                noun: "bars",
+            };
+            let chunk_cap = 1 << 24;
+            let plan = Plan::new(&src, chunk_cap, SEGMENT_SPAN);
+            assert_eq!(plan.unit.ticks(), period);
+            let lists = plan.table.lists.len() - 1;
+            let nonempty = (0..lists)
+                .filter(|&l| plan.table.lists[l] < plan.table.lists[l + 1])
+                .count();
+            assert_eq!(plan.table.segments.len(), nonempty, "one segment a list");
+            let want = reference(&src);
+            let mut mem = vec![[0u8; INSTANCE_BYTES]; want.len()];
+            fill(&src, &plan, vec![wgpu::WriteOnly::from_mut(&mut mem[..])]);
+            let got: &[BarInstance] = bytemuck::cast_slice(&mem);
+            assert!(decode(&plan, got, chunk_cap, SEGMENT_SPAN) == want);
+        }
+
+        // The shader's x: (x - view start) in 64 bits, less the fraction, times the scale.
+        let x_of = |g: &BarGlobals, x: u64| {
+            let start = u64::from(g.view_start[0]) | u64::from(g.view_start[1]) << 32;
+            let rel = x as f64 - start as f64;
+            (rel - f64::from(g.view_start_frac)) * f64::from(g.px_per_tick)
+        };
+        let total = layout.total_ticks;
+        for (start, frac, width) in [
+            (0u64, 0.0f32, total),
+            (total / 3 + 12_345, 0.25, total / 1000),
+            (total / 2 + 7, 0.5, period * 3),
+        ] {
+            let mut g = BarGlobals::new(ColorMode::default(), crate::color::diff_palette(false));
+            g.view_start = split(start);
+            g.view_start_frac = frac;
+            g.px_per_tick = (1920.0 / width as f64) as f32;
+            let mut u = g;
+            u.in_units(period);
+            for row in layout.rows.iter().take(12) {
+                for &x in row.x0.iter().chain(&row.x1).step_by(97) {
+                    let (a, b) = (x_of(&g, x), x_of(&u, x / period));
+                    if a.abs() < 1e5 {
+                        assert!((a - b).abs() < 0.01 + a.abs() * 1e-6, "{x}: {a} vs {b}");
+                    }
                 }
             }
         }
