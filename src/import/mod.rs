@@ -13,7 +13,8 @@
 //! input is decompressed into memory by [`decode`], at most [`Limits::max_input_bytes`].
 //!
 //! [`load_any_path_progressive`] first hands a quick [`preview`] of a big input (slices
-//! sampled across a folded or perf file, the head of a Chrome trace) to the caller.
+//! sampled across a folded or perf file, the head of a Chrome trace) to the caller; a
+//! gzipped pprof's, made from its decompressed bytes, once they are decompressed.
 //!
 //! Every error names the input and a position in it (line, column, byte, or the JSON path
 //! and bar index) and says what was expected; nothing in here panics on bad input. Damage
@@ -654,10 +655,57 @@ pub fn load_any_path_progressive(
     preview: Option<&preview::PreviewOptions>,
     on_preview: impl FnOnce(preview::Preview),
 ) -> Result<Imported, ImportError> {
-    if let Some(p) = preview.and_then(|o| preview::preview_path(path, o)) {
+    let Some(opts) = preview else {
+        return load_any_path_with_options(path, options, progress);
+    };
+    if let Some(p) = preview::preview_path(path, opts) {
+        on_preview(p);
+        return load_any_path_with_options(path, options, progress);
+    }
+    // A gzipped pprof has its preview made from the decompressed bytes the load reads.
+    let file = path.display().to_string();
+    let t0 = std::time::Instant::now();
+    let bytes = read_input_limited(path, options.limits)?;
+    Progress::stage(progress, "read", t0.elapsed());
+    let imported =
+        load_gzipped_pprof_progressive(&file, &bytes, options, progress, opts, on_preview)
+            .unwrap_or_else(|| load_any_bytes_with(&file, &bytes, options, progress));
+    if bytes.is_mapped() && bytes.len() >= UNMAP_IN_BACKGROUND_BYTES {
+        let _ = std::thread::Builder::new()
+            .name("scorch-unmap".into())
+            .spawn(move || drop(bytes));
+    }
+    imported
+}
+
+/// A gzipped pprof of at least [`PreviewOptions::min_gzip_bytes`](preview::PreviewOptions):
+/// decompressed whole, its preview handed to `on_preview` (when it has one), then parsed;
+/// `None` for any other input (nothing done).
+fn load_gzipped_pprof_progressive(
+    file: &str,
+    bytes: &[u8],
+    options: ImportOptions<'_>,
+    progress: Option<&Progress>,
+    opts: &preview::PreviewOptions,
+    on_preview: impl FnOnce(preview::Preview),
+) -> Option<Result<Imported, ImportError>> {
+    if !bytes.starts_with(&decode::GZIP_MAGIC) || (bytes.len() as u64) < opts.min_gzip_bytes {
+        return None;
+    }
+    let mut head = Vec::new();
+    let mut dec = std::io::Read::take(flate2::read::MultiGzDecoder::new(bytes), 64 << 10);
+    std::io::Read::read_to_end(&mut dec, &mut head).ok()?;
+    if detect::detect(&head, Some(file)) != Ok(SourceFormat::Pprof) {
+        return None;
+    }
+    let decoded = match decode::decode(file, bytes, options.limits) {
+        Ok(d) => d,
+        Err(e) => return Some(Err(e)),
+    };
+    if let Some(p) = preview::pprof_decompressed(file, &decoded.text, opts) {
         on_preview(p);
     }
-    load_any_path_with_options(path, options, progress)
+    Some(import_decoded(file, decoded, options, progress, true))
 }
 
 /// Mapped inputs at least this large are unmapped on a thread of their own.
