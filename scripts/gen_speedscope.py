@@ -5,6 +5,8 @@
 weights 0.01 s. A 500 MB file holds ~4.3 M samples.
 
     python3 scripts/gen_speedscope.py 500000000 ss-500m.json
+    python3 scripts/gen_speedscope.py 500000000 ss-500m.json 7 last   # `shared` after
+        # the profiles, as speedscope's own exports and py-spy write it
 """
 import random
 import sys
@@ -12,10 +14,15 @@ import sys
 size = int(sys.argv[1])
 rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 7)
 nf = 5000
+shared_last = len(sys.argv) > 4 and sys.argv[4] == "last"
 out = open(sys.argv[2], "w")
-out.write('{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[')
-out.write(",".join('{"name":"func_%d","file":"mod%d.py","line":%d}' % (i, i % 97, i) for i in range(nf)))
-out.write(']},"profiles":[{"type":"sampled","name":"main","unit":"seconds",'
+shared = ('"shared":{"frames":['
+          + ",".join('{"name":"func_%d","file":"mod%d.py","line":%d}' % (i, i % 97, i) for i in range(nf))
+          + ']}')
+out.write('{"$schema":"https://www.speedscope.app/file-format-schema.json",')
+if not shared_last:
+    out.write(shared + ",")
+out.write('"profiles":[{"type":"sampled","name":"main","unit":"seconds",'
           '"startValue":0,"endValue":1,"samples":[')
 stacks = []
 for _ in range(20000):
@@ -31,4 +38,5 @@ while written < size:
 out.write(",".join(chosen))
 out.write('],"weights":[')
 out.write(",".join("0.01" for _ in range(n)))
-out.write("]}]}")
+out.write("]}]")
+out.write("," + shared + "}" if shared_last else "}")

@@ -41,6 +41,13 @@
 //!   same preview once the full load has decompressed it whole (its tables end the
 //!   stream, and the protobuf parser needs all of it anyway): [`pprof_decompressed`].
 //!
+//! - **speedscope**: the first sampled profile's first [`PreviewOptions::head_bytes`] of
+//!   samples, with the frames (`shared`, usually written after the profiles: found from
+//!   the end of the file) and as many weights (written after the samples: the key found
+//!   past them without parsing them) as a small document of its own
+//!   (`speedscope::head`): the start of the profile, exact as far as it goes. A gzipped
+//!   one, or one whose first profile is evented, gets none.
+//!
 //! Other formats (flamebearer, TiDB: one JSON document that cannot be cut; UTF-16 text,
 //! which must be converted whole) get no preview, nor do inputs under
 //! [`PreviewOptions::min_bytes`], which load in about a second anyway.
@@ -272,6 +279,8 @@ fn preview_with(
             }
             Kind::Spans(format) => span_doc_preview(file, text, format, true, extent(text.len())),
             Kind::Firefox => firefox_preview(file, text, true, extent(text.len())),
+            // Its frames and weights are usually written after the samples.
+            Kind::Speedscope => None,
         };
     }
     if (bytes.len() as u64) < opts.min_bytes {
@@ -332,6 +341,19 @@ fn preview_with(
         Kind::Firefox => {
             let (head, extent) = plain_head(text.len(), opts);
             firefox_preview(file, &text[..head], false, extent)
+        }
+        Kind::Speedscope => {
+            let h = super::speedscope::head::head_document(text, opts.head_bytes)?;
+            let p = super::speedscope::parse(file, &h.doc)
+                .ok()?
+                .aggregate(Default::default())
+                .ok()?;
+            let extent = PreviewExtent::Head {
+                head_bytes: h.sample_bytes as u64,
+                total_bytes: text.len() as u64,
+                gzipped: false,
+            };
+            Some(profile_preview(p, false, extent))
         }
         Kind::CpuProfile => {
             let head = text.len().min(opts.head_bytes);
@@ -410,6 +432,9 @@ enum Kind {
     Spans(SourceFormat),
     /// A Firefox profile (one document: the threads whose tables the head holds).
     Firefox,
+    /// A speedscope file (its first sampled profile's first samples, with their frames
+    /// and weights found where they are written).
+    Speedscope,
 }
 
 /// The format of `text` judged from its first 4 MiB (as much as detection reads of text
@@ -425,6 +450,7 @@ fn detect_head(file: &str, text: &[u8]) -> Option<Kind> {
         Ok(SourceFormat::CpuProfile) => Some(Kind::CpuProfile),
         Ok(f @ (SourceFormat::Jaeger | SourceFormat::Otlp)) => Some(Kind::Spans(f)),
         Ok(SourceFormat::FirefoxProfile) => Some(Kind::Firefox),
+        Ok(SourceFormat::Speedscope) => Some(Kind::Speedscope),
         // A V8 CPU profile's samples come after its node list, often past the head.
         _ if head.trim_ascii_start().starts_with(b"{\"nodes\"")
             && detect::find(head, b"\"callFrame\"").is_some() =>
@@ -878,6 +904,60 @@ mod tests {
         // Damage never panics: no preview, or one with what parsed.
         assert!(preview_bytes("t.folded", b"\n\n\n\n", &opts(1)).is_none());
         assert!(preview_bytes("t.folded", &[0x1f, 0x8b, 1, 2, 3], &opts(1)).is_none());
+    }
+
+    /// A big sampled speedscope file, its frames written after the profiles as speedscope
+    /// exports them: the preview is its first samples (the head's worth), weighed, named,
+    /// marked as the head; gzipped, none.
+    #[test]
+    fn speedscope_previews_its_first_samples() {
+        let mut samples = Vec::new();
+        for i in 0..20_000u32 {
+            // The first half all under f0, the second all under f1.
+            let top = u32::from(i >= 10_000);
+            samples.push(format!("[{top},{},{}]", 2 + i % 5, 7 + i % 3));
+        }
+        let weights = vec!["2"; 20_000].join(",");
+        let frames: Vec<String> = (0..10).map(|i| format!("{{\"name\":\"f{i}\"}}")).collect();
+        let text = format!(
+            "{{\"profiles\":[{{\"type\":\"sampled\",\"name\":\"m\",\"unit\":\"none\",\
+             \"startValue\":0,\"endValue\":40000,\"samples\":[{}],\"weights\":[{weights}]}}],\
+             \"shared\":{{\"frames\":[{}]}}}}",
+            samples.join(","),
+            frames.join(",")
+        );
+        let p = preview_bytes("t.speedscope.json", text.as_bytes(), &opts(1)).expect("a preview");
+        let PreviewExtent::Head {
+            head_bytes,
+            total_bytes,
+            gzipped: false,
+        } = p.extent
+        else {
+            panic!("{:?}", p.extent)
+        };
+        assert_eq!(total_bytes, text.len() as u64);
+        assert!(
+            (64 << 10..(64 << 10) + 16).contains(&head_bytes),
+            "{head_bytes}"
+        );
+        let Imported::Profile(part) = p.imported else {
+            panic!("a profile")
+        };
+        // 64 KiB of 8-byte samples (with their commas), each weighing 2, all in the first
+        // half: under f0.
+        let n = part.tree.grand_total() / 2;
+        assert_eq!(n, 8193, "samples");
+        let root_children: Vec<&str> = part
+            .tree
+            .children(0)
+            .iter()
+            .map(|&c| part.names.get(part.tree.name(c)))
+            .collect();
+        assert_eq!(root_children, ["f0"]);
+        assert!(preview_bytes("t.speedscope.json", text.as_bytes(), &opts(1 << 30)).is_none());
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
+        assert!(preview_bytes("t.json.gz", &gz.finish().unwrap(), &opts(1)).is_none());
     }
 
     /// A big Jaeger or OTLP document previews as the traces (resources) complete in its

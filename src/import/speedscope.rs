@@ -32,6 +32,8 @@
 //! parse; stacks are stored flat (one `u32` per frame reference) and never walked
 //! recursively, and nothing in the file sizes an allocation.
 
+pub mod head;
+
 use super::ImportError;
 use crate::model::samples::{EMPTY_STACK, Samples, StackId, ThreadInfo};
 use crate::model::units::{Unit, ValueFormat};
