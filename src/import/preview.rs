@@ -41,12 +41,12 @@
 //!   same preview once the full load has decompressed it whole (its tables end the
 //!   stream, and the protobuf parser needs all of it anyway): [`pprof_decompressed`].
 //!
-//! - **speedscope**: the first sampled profile's first [`PreviewOptions::head_bytes`] of
-//!   samples, with the frames (`shared`, usually written after the profiles: found from
-//!   the end of the file) and as many weights (written after the samples: the key found
-//!   past them without parsing them) as a small document of its own
-//!   (`speedscope::head`): the start of the profile, exact as far as it goes. A gzipped
-//!   one, or one whose first profile is evented, gets none.
+//! - **speedscope**: the first profile's first [`PreviewOptions::head_bytes`] of samples,
+//!   with the frames (`shared`, usually written after the profiles: found from the end of
+//!   the file) and as many weights (written after the samples: the key found past them
+//!   without parsing them), or of events, each frame still open closed at the last one's
+//!   time, as a small document of its own (`speedscope::head`): the start of the profile,
+//!   exact as far as it goes. A gzipped one gets none.
 //!
 //! Other formats (flamebearer, TiDB: one JSON document that cannot be cut; UTF-16 text,
 //! which must be converted whole) get no preview, nor do inputs under
@@ -432,7 +432,7 @@ enum Kind {
     Spans(SourceFormat),
     /// A Firefox profile (one document: the threads whose tables the head holds).
     Firefox,
-    /// A speedscope file (its first sampled profile's first samples, with their frames
+    /// A speedscope file (its first profile's first samples or events, with the frames
     /// and weights found where they are written).
     Speedscope,
 }

@@ -1,6 +1,7 @@
-//! The start of a big sampled speedscope file as a small document of its own, for a
-//! preview: the file's `shared` frames, and the first profile's header, first samples
-//! and as many of its weights.
+//! The start of a big speedscope file as a small document of its own, for a preview: the
+//! file's `shared` frames, and the first profile's header with its first samples and as
+//! many of its weights (sampled), or its first events and a close at the last one's time
+//! for each frame still open there (evented).
 //!
 //! speedscope's own exports, py-spy's and most of the corpus' files write `shared` after
 //! the profiles, and a profile's `weights` after its `samples`: the head of a big file holds
@@ -14,11 +15,11 @@
 use memchr::memmem;
 use serde::de::IgnoredAny;
 
-/// The document, and how many bytes of the input's samples it holds.
+/// The document, and how many bytes of the input's samples or events it holds.
 pub struct Head {
-    /// `{"shared":…,"profiles":[{…,"samples":[…],"weights":[…]}]}`.
+    /// `{"shared":…,"profiles":[{…,"samples":[…],"weights":[…]}]}`, or with `"events"`.
     pub doc: Vec<u8>,
-    /// Bytes of samples taken.
+    /// Bytes of samples or events taken.
     pub sample_bytes: usize,
 }
 
@@ -62,9 +63,10 @@ fn find_key(text: &[u8], name: &[u8], from: usize, open: u8) -> Option<usize> {
     None
 }
 
-/// The document of the first profile's first samples (up to `budget` bytes of them, whole
-/// samples), or `None` when the file is not laid out as expected (the first profile is
-/// not sampled, has its weights before its samples, or the frames cannot be found).
+/// The document of the first profile's first samples or events (up to `budget` bytes of
+/// them, whole ones), or `None` when the file is not laid out as expected (a sampled
+/// profile's weights before its samples, an evented one's events not the last of its
+/// members, events that do not nest, no frames).
 pub fn head_document(text: &[u8], budget: usize) -> Option<Head> {
     // The profiles array and its first profile.
     let profiles = find_key(text, b"\"profiles\"", 0, b'[')?;
@@ -72,6 +74,108 @@ pub fn head_document(text: &[u8], budget: usize) -> Option<Head> {
     if text.get(first) != Some(&b'{') {
         return None;
     }
+    // Its members up to the first array, which is its samples or its events.
+    let arrays = [&b"\"samples\""[..], b"\"events\""];
+    let (key, is_events) = arrays
+        .iter()
+        .enumerate()
+        .filter_map(|(i, name)| Some((memmem::find(&text[first..], name)? + first, i == 1)))
+        .min()?;
+    if is_events {
+        evented(text, first, key, budget)
+    } else {
+        sampled(text, first, budget)
+    }
+}
+
+/// The frames: `shared` written after the profiles (the last such key in the file), or
+/// before them; its value's range.
+fn shared(text: &[u8]) -> Option<std::ops::Range<usize>> {
+    let finder = memmem::FinderRev::new(b"\"shared\"");
+    let mut to = text.len();
+    let start = loop {
+        let key = finder.rfind(&text[..to])?;
+        if let Some(v) = after_colon(text, key, 8)
+            && text.get(v) == Some(&b'{')
+        {
+            break v;
+        }
+        to = key;
+    };
+    Some(start..value_end(text, start)?)
+}
+
+/// An evented profile whose `events` key is at `key`: its first whole events, then a close
+/// for each frame left open, innermost first, at the last event's time.
+fn evented(text: &[u8], first: usize, key: usize, budget: usize) -> Option<Head> {
+    let header = &text[first..key];
+    memmem::find(header, b"\"evented\"")?;
+    let events = after_colon(text, key, 8).filter(|&v| text.get(v) == Some(&b'['))?;
+    let mut at = events + 1;
+    let start = at;
+    let mut end = at;
+    let mut open: Vec<f64> = Vec::new();
+    let mut last_at = None;
+    let mut closed_array = false;
+    loop {
+        at = skip_ws(text, at);
+        match text.get(at) {
+            Some(b',') => at += 1,
+            Some(b'{') => {
+                if end - start >= budget {
+                    break;
+                }
+                // Events are flat objects: the first `}` ends one.
+                let close = at + memchr::memchr(b'}', text.get(at..)?)?;
+                let ev: super::Ev = serde_json::from_slice(&text[at..=close]).ok()?;
+                match ev.kind {
+                    super::EvKind::Open => open.push(ev.frame),
+                    // Only the innermost frame closes (the reader refuses the rest).
+                    super::EvKind::Close if open.pop() != Some(ev.frame) => return None,
+                    _ => {}
+                }
+                last_at = Some(ev.at);
+                at = close + 1;
+                end = at;
+            }
+            Some(b']') => {
+                closed_array = true;
+                break;
+            }
+            _ => return None,
+        }
+    }
+    let last_at = last_at?;
+    // Members after the events (rare) are left out: only a profile ending with them is
+    // read, so that nothing of its own is lost.
+    if closed_array {
+        let after = skip_ws(text, at + 1);
+        if text.get(after) != Some(&b'}') {
+            return None;
+        }
+    }
+    let shared = shared(text)?;
+    let mut doc = Vec::with_capacity(header.len() + (end - start) + open.len() * 48 + 64);
+    doc.extend_from_slice(b"{\"shared\":");
+    doc.extend_from_slice(&text[shared]);
+    doc.extend_from_slice(b",\"profiles\":[");
+    doc.extend_from_slice(header);
+    doc.extend_from_slice(b"\"events\":[");
+    doc.extend_from_slice(&text[start..end]);
+    for frame in open.iter().rev() {
+        doc.extend_from_slice(
+            format!(",{{\"type\":\"C\",\"frame\":{frame},\"at\":{last_at}}}").as_bytes(),
+        );
+    }
+    doc.extend_from_slice(b"]}]}");
+    Some(Head {
+        doc,
+        sample_bytes: end - start,
+    })
+}
+
+/// A sampled profile starting at `first`: its first whole samples and as many weights.
+fn sampled(text: &[u8], first: usize, budget: usize) -> Option<Head> {
     let samples = find_key(text, b"\"samples\"", first, b'[')?;
     // Everything of the profile before its samples: its type, name, unit, start and end
     // (whole values; the samples key's own quote is where it stops).
@@ -124,26 +228,11 @@ pub fn head_document(text: &[u8], budget: usize) -> Option<Head> {
         }
         w_end += stop + 1;
     }
-    // The frames: `shared` written after the profiles (the last such key in the file), or
-    // before them.
-    let shared = {
-        let finder = memmem::FinderRev::new(b"\"shared\"");
-        let mut to = text.len();
-        loop {
-            let key = finder.rfind(&text[..to])?;
-            if let Some(v) = after_colon(text, key, 8)
-                && text.get(v) == Some(&b'{')
-            {
-                break v;
-            }
-            to = key;
-        }
-    };
-    let shared_end = value_end(text, shared)?;
+    let shared = shared(text)?;
 
     let mut doc = Vec::with_capacity(header.len() + (end - start) + (w_end - weights) + 64);
     doc.extend_from_slice(b"{\"shared\":");
-    doc.extend_from_slice(&text[shared..shared_end]);
+    doc.extend_from_slice(&text[shared]);
     doc.extend_from_slice(b",\"profiles\":[");
     doc.extend_from_slice(header);
     doc.extend_from_slice(b"\"samples\":[");
@@ -251,6 +340,103 @@ mod tests {
         }
     }
 
+    /// An evented profile (speedscope's export of a trace): `n` nested opens and closes
+    /// over 30 frames, every frame closed by the end.
+    fn evented_file(n: usize, seed: u64) -> (Value, Vec<u8>) {
+        let mut rng = Rng(seed);
+        let mut open: Vec<u64> = Vec::new();
+        let mut events = Vec::new();
+        let mut t = 0u64;
+        for _ in 0..n {
+            t += rng.next() % 3;
+            if open.is_empty() || (open.len() < 20 && rng.next().is_multiple_of(2)) {
+                let f = rng.next() % 30;
+                open.push(f);
+                events.push(json!({"type": "O", "frame": f, "at": t}));
+            } else {
+                let f = open.pop().unwrap();
+                events.push(json!({"type": "C", "at": t, "frame": f}));
+            }
+        }
+        while let Some(f) = open.pop() {
+            t += 1;
+            events.push(json!({"type": "C", "frame": f, "at": t}));
+        }
+        let frames: Vec<Value> = (0..30).map(|i| json!({"name": format!("g{i}")})).collect();
+        let shared = json!({"frames": frames});
+        let ev = json!(events);
+        let text = format!(
+            "{{\"profiles\":[{{\"type\":\"evented\",\"name\":\"t\",\"unit\":\"microseconds\",\
+             \"startValue\":0,\"endValue\":{t},\"events\":{ev}}}],\"shared\":{shared}}}"
+        );
+        (
+            json!({"shared": shared, "events": ev, "end": t}),
+            text.into_bytes(),
+        )
+    }
+
+    /// The first `k` events of `v`, each frame still open closed at the last one's time.
+    fn first_events(v: &Value, k: usize) -> Vec<u8> {
+        let mut evs: Vec<Value> = v["events"].as_array().unwrap()[..k].to_vec();
+        let mut open = Vec::new();
+        for e in &evs {
+            if e["type"] == "O" {
+                open.push(e["frame"].clone());
+            } else {
+                open.pop();
+            }
+        }
+        let at = evs[k - 1]["at"].clone();
+        while let Some(f) = open.pop() {
+            evs.push(json!({"type": "C", "frame": f, "at": at}));
+        }
+        serde_json::to_vec(
+            &json!({"shared": v["shared"], "profiles": [{"type": "evented",
+            "name": "t", "unit": "microseconds", "startValue": 0, "endValue": v["end"],
+            "events": evs}]}),
+        )
+        .unwrap()
+    }
+
+    /// An evented profile's head is its first events with the frames open there closed
+    /// at the last one: the profile of a file of those events alone; all of them, the
+    /// whole profile.
+    #[test]
+    fn an_evented_head_closes_what_is_open_at_its_end() {
+        for seed in [5, 6] {
+            let (v, text) = evented_file(4000, seed);
+            let whole = profile(&text);
+            let all = v["events"].as_array().unwrap().len();
+            for budget in [200, 700, 30_000, 1 << 30] {
+                let h = head_document(&text, budget).expect("a head");
+                let doc: Value = serde_json::from_slice(&h.doc).unwrap();
+                let got_events = doc["profiles"][0]["events"].as_array().unwrap();
+                // The events taken are whole and in order; the closes come after them.
+                let k = (1..=all)
+                    .rev()
+                    .find(|&k| got_events.get(..k) == v["events"].as_array().unwrap().get(..k))
+                    .unwrap();
+                let got = profile(&h.doc);
+                let want = profile(&first_events(&v, k));
+                assert_eq!(got.tree.grand_total(), want.tree.grand_total());
+                assert_eq!(got.tree.len(), want.tree.len());
+                for n in 0..got.tree.len() as u32 {
+                    assert_eq!(got.tree.total(n), want.tree.total(n), "node {n}");
+                }
+                if budget >= 1 << 30 {
+                    assert_eq!(k, all);
+                    assert_eq!(got.tree.grand_total(), whole.tree.grand_total());
+                } else {
+                    assert!(k < all && h.sample_bytes >= budget, "{k} events");
+                }
+            }
+        }
+        // Events that do not nest: none.
+        let bad = r#"{"profiles":[{"type":"evented","events":[{"type":"O","frame":0,"at":0},
+            {"type":"C","frame":1,"at":1}]}],"shared":{"frames":[{"name":"a"},{"name":"b"}]}}"#;
+        assert!(head_document(bad.as_bytes(), 1 << 20).is_none());
+    }
+
     /// Laid out otherwise: no head (the full load reads it).
     #[test]
     fn other_layouts_get_none() {
@@ -262,7 +448,11 @@ mod tests {
             {"type":"C","frame":0,"at":10}]},{"type":"sampled","samples":[[0]],"weights":[1]}],
             "shared":{"frames":[{"name":"a"}]}}"#;
         assert!(serde_json::from_str::<Value>(evented_first).is_ok());
-        assert!(head_document(evented_first.as_bytes(), 1 << 20).is_none());
+        // Previewed as its events (the sampled profile after it is left out).
+        let h = head_document(evented_first.as_bytes(), 1 << 20).expect("evented head");
+        let doc: Value = serde_json::from_slice(&h.doc).unwrap();
+        assert_eq!(doc["profiles"].as_array().unwrap().len(), 1);
+        assert_eq!(doc["profiles"][0]["events"].as_array().unwrap().len(), 2);
         // Weights before samples.
         let w = r#"{"shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"sampled","weights":[1,2],"samples":[[0],[0]]}]}"#;
         assert!(head_document(w.as_bytes(), 1 << 20).is_none());
