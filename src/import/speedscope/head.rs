@@ -88,6 +88,44 @@ pub fn head_document(text: &[u8], budget: usize) -> Option<Head> {
     }
 }
 
+/// `text[from..to]` without the white space and commas around it, if it is a list of
+/// object members (`"k": value, …`; empty is fine): what a profile holds between the end
+/// of its samples or events and its next member or its end, such as the `startValue`,
+/// `type` and `unit` of a writer that sorts keys.
+fn members(text: &[u8], from: usize, to: usize) -> Option<&[u8]> {
+    let part = text.get(from..to)?;
+    let trim = |b: &u8| b.is_ascii_whitespace() || *b == b',';
+    let a = part.iter().position(|b| !trim(b)).unwrap_or(part.len());
+    let z = part.iter().rposition(|b| !trim(b)).map_or(a, |z| z + 1);
+    let part = &part[a..z];
+    let mut obj = Vec::with_capacity(part.len() + 2);
+    obj.push(b'{');
+    obj.extend_from_slice(part);
+    obj.push(b'}');
+    serde_json::from_slice::<IgnoredAny>(&obj).ok()?;
+    Some(part)
+}
+
+/// The end of the object whose members continue at `at` (just past one member's value):
+/// the index of its `}`, each further member skipped whole.
+fn object_end(text: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        at = skip_ws(text, at);
+        match text.get(at)? {
+            b'}' => return Some(at),
+            b',' => {
+                let key = skip_ws(text, at + 1);
+                let colon = skip_ws(text, value_end(text, key)?);
+                if text.get(colon) != Some(&b':') {
+                    return None;
+                }
+                at = value_end(text, skip_ws(text, colon + 1))?;
+            }
+            _ => return None,
+        }
+    }
+}
+
 /// The frames: `shared` written after the profiles (the last such key in the file), or
 /// before them; its value's range.
 fn shared(text: &[u8]) -> Option<std::ops::Range<usize>> {
@@ -109,7 +147,6 @@ fn shared(text: &[u8]) -> Option<std::ops::Range<usize>> {
 /// for each frame left open, innermost first, at the last event's time.
 fn evented(text: &[u8], first: usize, key: usize, budget: usize) -> Option<Head> {
     let header = &text[first..key];
-    memmem::find(header, b"\"evented\"")?;
     let events = after_colon(text, key, 8).filter(|&v| text.get(v) == Some(&b'['))?;
     let mut at = events + 1;
     let start = at;
@@ -146,13 +183,23 @@ fn evented(text: &[u8], first: usize, key: usize, budget: usize) -> Option<Head>
         }
     }
     let last_at = last_at?;
-    // Members after the events (rare) are left out: only a profile ending with them is
-    // read, so that nothing of its own is lost.
-    if closed_array {
-        let after = skip_ws(text, at + 1);
-        if text.get(after) != Some(&b'}') {
-            return None;
-        }
+    // The members after the events, where a writer that sorts keys puts `name`,
+    // `startValue`, `type` and `unit` (events hold no arrays: theirs ends at the next
+    // `]`). Looked for when the header does not say the type, or when the events ended
+    // within the budget; else the rest of the events is not read.
+    let typed = memmem::find(header, b"\"evented\"").is_some();
+    let tail = if closed_array || !typed {
+        let close = if closed_array {
+            at
+        } else {
+            end + memchr::memchr(b']', &text[end..])?
+        };
+        members(text, close + 1, object_end(text, close + 1)?)?
+    } else {
+        &[]
+    };
+    if !typed && memmem::find(tail, b"\"evented\"").is_none() {
+        return None;
     }
     let shared = shared(text)?;
     let mut doc = Vec::with_capacity(header.len() + (end - start) + open.len() * 48 + 64);
@@ -167,7 +214,12 @@ fn evented(text: &[u8], first: usize, key: usize, budget: usize) -> Option<Head>
             format!(",{{\"type\":\"C\",\"frame\":{frame},\"at\":{last_at}}}").as_bytes(),
         );
     }
-    doc.extend_from_slice(b"]}]}");
+    doc.push(b']');
+    if !tail.is_empty() {
+        doc.push(b',');
+        doc.extend_from_slice(tail);
+    }
+    doc.extend_from_slice(b"}]}");
     Some(Head {
         doc,
         sample_bytes: end - start,
@@ -181,8 +233,7 @@ fn sampled(text: &[u8], first: usize, budget: usize) -> Option<Head> {
     // (whole values; the samples key's own quote is where it stops).
     let key = memmem::rfind(&text[first..samples], b"\"samples\"")? + first;
     let header = &text[first..key];
-    if memmem::find(header, b"\"sampled\"").is_none()
-        || memmem::find(header, b"\"weights\"").is_some()
+    if memmem::find(header, b"\"weights\"").is_some()
         || memmem::find(header, b"\"events\"").is_some()
     {
         return None;
@@ -219,6 +270,17 @@ fn sampled(text: &[u8], first: usize, budget: usize) -> Option<Head> {
     }
     // Their weights: the first `taken` numbers of the profile's weights array.
     let weights = find_key(text, b"\"weights\"", if all { at } else { end }, b'[')?;
+    // The members between the samples and the weights (a writer that sorts keys puts
+    // `startValue`, `type` and `unit` there): the samples end at the last `]` before the
+    // weights' key.
+    let w_key = memmem::rfind(&text[end..weights], b"\"weights\"")? + end;
+    let close = end + memchr::memrchr(b']', &text[end..w_key])?;
+    let tail = members(text, close + 1, w_key)?;
+    if memmem::find(header, b"\"sampled\"").is_none()
+        && memmem::find(tail, b"\"sampled\"").is_none()
+    {
+        return None;
+    }
     let mut w_end = weights + 1;
     for k in 0..taken {
         let rest = text.get(w_end..)?;
@@ -237,7 +299,12 @@ fn sampled(text: &[u8], first: usize, budget: usize) -> Option<Head> {
     doc.extend_from_slice(header);
     doc.extend_from_slice(b"\"samples\":[");
     doc.extend_from_slice(&text[start..end]);
-    doc.extend_from_slice(b"],\"weights\":");
+    doc.push(b']');
+    if !tail.is_empty() {
+        doc.push(b',');
+        doc.extend_from_slice(tail);
+    }
+    doc.extend_from_slice(b",\"weights\":");
     doc.extend_from_slice(&text[weights..w_end - 1]);
     doc.extend_from_slice(b"]}]}");
     Some(Head {
@@ -435,6 +502,46 @@ mod tests {
         let bad = r#"{"profiles":[{"type":"evented","events":[{"type":"O","frame":0,"at":0},
             {"type":"C","frame":1,"at":1}]}],"shared":{"frames":[{"name":"a"},{"name":"b"}]}}"#;
         assert!(head_document(bad.as_bytes(), 1 << 20).is_none());
+    }
+
+    /// A writer that sorts keys (Go maps, Python's `sort_keys`) puts `startValue`, `type`
+    /// and `unit` after the samples or events: they are carried over.
+    #[test]
+    fn sorted_keys_are_read_too() {
+        let (v, _) = file(2000, false, 8);
+        let sorted =
+            serde_json::to_vec(&json!({"profiles": [v["profile"]], "shared": v["shared"]}))
+                .unwrap();
+        let text = String::from_utf8(sorted.clone()).unwrap();
+        assert!(text.find("\"type\"").unwrap() > text.find("\"samples\"").unwrap());
+        let h = head_document(&sorted, 3000).expect("a sampled head");
+        let doc: Value = serde_json::from_slice(&h.doc).unwrap();
+        let k = doc["profiles"][0]["samples"].as_array().unwrap().len();
+        assert!(k > 10 && k < 2000, "{k}");
+        assert_eq!(doc["profiles"][0]["unit"], "milliseconds");
+        let (got, want) = (profile(&h.doc), profile(&first(&v, k)));
+        assert_eq!(got.tree.grand_total(), want.tree.grand_total());
+        assert_eq!(got.tree.len(), want.tree.len());
+
+        let (v, _) = evented_file(3000, 9);
+        let p = json!({"type": "evented", "name": "t", "unit": "microseconds", "startValue": 0,
+            "endValue": v["end"], "events": v["events"]});
+        let sorted = serde_json::to_vec(&json!({"profiles": [p], "shared": v["shared"]})).unwrap();
+        for budget in [2000, 1 << 30] {
+            let h = head_document(&sorted, budget).expect("an evented head");
+            let doc: Value = serde_json::from_slice(&h.doc).unwrap();
+            assert_eq!(doc["profiles"][0]["unit"], "microseconds");
+            let k = doc["profiles"][0]["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .zip(v["events"].as_array().unwrap())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let (got, want) = (profile(&h.doc), profile(&first_events(&v, k)));
+            assert_eq!(got.tree.grand_total(), want.tree.grand_total());
+            assert_eq!(got.tree.len(), want.tree.len());
+        }
     }
 
     /// Laid out otherwise: no head (the full load reads it).
