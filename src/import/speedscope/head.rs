@@ -544,6 +544,36 @@ mod tests {
         }
     }
 
+    /// Damage anywhere (bytes changed, the file cut short) gives no head or one the
+    /// reader reads or refuses, never a panic.
+    #[test]
+    fn damaged_files_never_panic() {
+        let (_, sampled) = file(300, false, 10);
+        let (_, evented) = evented_file(600, 11);
+        let mut rng = Rng(12);
+        let mut heads = 0;
+        for round in 0..3000u32 {
+            let mut t = if round.is_multiple_of(2) {
+                sampled.clone()
+            } else {
+                evented.clone()
+            };
+            for _ in 0..1 + rng.next() % 4 {
+                let i = (rng.next() % t.len() as u64) as usize;
+                t[i] = b"[]{},:\" 0123456789\\aOC"[(rng.next() % 22) as usize];
+            }
+            if rng.next().is_multiple_of(3) {
+                t.truncate((rng.next() % t.len() as u64) as usize);
+            }
+            let budget = [1, 100, 5000, 1 << 30][(rng.next() % 4) as usize];
+            if let Some(h) = head_document(&t, budget) {
+                heads += 1;
+                let _ = super::super::parse("t.json", &h.doc);
+            }
+        }
+        assert!(heads > 300, "{heads} heads");
+    }
+
     /// Laid out otherwise: no head (the full load reads it).
     #[test]
     fn other_layouts_get_none() {
