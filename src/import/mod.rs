@@ -630,13 +630,25 @@ pub fn load_any_path_with_options(
     options: ImportOptions<'_>,
     progress: Option<&Progress>,
 ) -> Result<Imported, ImportError> {
+    with_input(path, options.limits, progress, |file, bytes| {
+        load_any_bytes_with(file, bytes, options, progress)
+    })
+}
+
+/// Reads (maps) `path` and hands its name and bytes to `load`; a large mapping is then
+/// unmapped on a thread of its own (8-11 ms for 200 MB: every page table entry is
+/// cleared, and nothing waits for it).
+fn with_input(
+    path: &Path,
+    limits: Limits,
+    progress: Option<&Progress>,
+    load: impl FnOnce(&str, &[u8]) -> Result<Imported, ImportError>,
+) -> Result<Imported, ImportError> {
     let file = path.display().to_string();
     let t0 = std::time::Instant::now();
-    let bytes = read_input_limited(path, options.limits)?;
+    let bytes = read_input_limited(path, limits)?;
     Progress::stage(progress, "read", t0.elapsed());
-    let imported = load_any_bytes_with(&file, &bytes, options, progress);
-    // Unmapping a large input takes a while (8-11 ms for 200 MB: every page table entry
-    // is cleared), and nothing waits for it: it happens on a thread of its own.
+    let imported = load(&file, &bytes);
     if bytes.is_mapped() && bytes.len() >= UNMAP_IN_BACKGROUND_BYTES {
         let _ = std::thread::Builder::new()
             .name("scorch-unmap".into())
@@ -663,19 +675,10 @@ pub fn load_any_path_progressive(
         return load_any_path_with_options(path, options, progress);
     }
     // A gzipped pprof has its preview made from the decompressed bytes the load reads.
-    let file = path.display().to_string();
-    let t0 = std::time::Instant::now();
-    let bytes = read_input_limited(path, options.limits)?;
-    Progress::stage(progress, "read", t0.elapsed());
-    let imported =
-        load_gzipped_pprof_progressive(&file, &bytes, options, progress, opts, on_preview)
-            .unwrap_or_else(|| load_any_bytes_with(&file, &bytes, options, progress));
-    if bytes.is_mapped() && bytes.len() >= UNMAP_IN_BACKGROUND_BYTES {
-        let _ = std::thread::Builder::new()
-            .name("scorch-unmap".into())
-            .spawn(move || drop(bytes));
-    }
-    imported
+    with_input(path, options.limits, progress, |file, bytes| {
+        load_gzipped_pprof_progressive(file, bytes, options, progress, opts, on_preview)
+            .unwrap_or_else(|| load_any_bytes_with(file, bytes, options, progress))
+    })
 }
 
 /// A gzipped pprof of at least [`PreviewOptions::min_gzip_bytes`](preview::PreviewOptions):
