@@ -31,6 +31,7 @@ pub mod dtrace;
 pub mod firefox;
 pub mod flamebearer;
 pub mod folded;
+mod gecko_head;
 pub mod jaeger;
 pub(crate) mod json_tree;
 pub mod limits;
