@@ -81,7 +81,8 @@ const PROCESSED_NEWEST: u64 = 70;
 /// Reads a Firefox Profiler file: its samples, and the spans of its interval markers when
 /// it has any.
 pub fn parse(file: &str, text: &[u8]) -> Result<(Samples, Option<SpanSet>), ImportError> {
-    let doc = Json::from_slice(text).map_err(|e| ImportError::json(file, &e))?;
+    // A big profile's threads and processes are read into the tree on all cores.
+    let doc = Json::from_slice_parallel(text, 16 << 20).map_err(|e| ImportError::json(file, &e))?;
     let mut r = Reader::new(file);
     read(&mut r, doc.view())?;
     // The tree goes before the samples are laid out: the two need not be held at once.

@@ -71,6 +71,65 @@ impl<'a> Json<'a> {
         serde_json::from_slice(text)
     }
 
+    /// [`from_slice`](Self::from_slice), the elements of the root's `threads` and
+    /// `processes` arrays (and of those of a root `profile`) read on all cores: the
+    /// root is read first with each such element kept as its text (serde checks it whole,
+    /// so a syntax error is reported where the file has it), then the elements, largest
+    /// first, each by one thread. The same tree as `from_slice`; under `min_bytes`, or
+    /// with fewer than two such elements, it is `from_slice`.
+    pub fn from_slice_parallel(
+        text: &'a [u8],
+        min_bytes: usize,
+    ) -> Result<Json<'a>, serde_json::Error> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if text.len() < min_bytes || threads < 2 {
+            return Self::from_slice(text);
+        }
+        // Anything the outline does not expect (or damage) is read in one, for its error.
+        let Some(outline) = outline(text) else {
+            return Self::from_slice(text);
+        };
+        let mut units: Vec<&'a [u8]> = Vec::new();
+        outline.collect(&mut units);
+        if units.len() < 2 {
+            return Self::from_slice(text);
+        }
+        let mut order: Vec<usize> = (0..units.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(units[i].len()));
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let work = || {
+            let mut read = Vec::new();
+            loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&i) = order.get(k) else {
+                    return read;
+                };
+                read.push((i, Self::from_slice(units[i])));
+            }
+        };
+        let mut parsed: Vec<Option<Json<'a>>> = vec![None; units.len()];
+        let results = std::thread::scope(|s| {
+            let others: Vec<_> = (1..threads.min(units.len()))
+                .map(|_| s.spawn(work))
+                .collect();
+            let mut all = work();
+            for h in others {
+                all.extend(crate::par::join(h));
+            }
+            all
+        });
+        for (i, r) in results {
+            match r {
+                Ok(j) => parsed[i] = Some(j),
+                // An element that does not read: the whole document read in one, for an
+                // error that says where in the file.
+                Err(_) => return Self::from_slice(text),
+            }
+        }
+        let mut parsed = parsed.into_iter().map(|j| j.unwrap_or(Json::Null));
+        Ok(outline.assemble(&mut parsed))
+    }
+
     /// The same document owning its strings.
     pub fn into_owned(self) -> Json<'static> {
         let own = |s: Cow<'a, str>| Cow::Owned(s.into_owned());
@@ -375,6 +434,202 @@ impl<'de> Visitor<'de> for NodeVisitor {
         members.shrink_to_fit();
         Ok(Json::Obj(members))
     }
+}
+
+/// A document's root read with the elements of its `threads` and `processes` arrays (and
+/// those of a root `profile`'s) kept as their text, for [`Json::from_slice_parallel`].
+struct Outline<'a> {
+    /// The object's members in file order.
+    members: Vec<(Cow<'a, str>, Member<'a>)>,
+}
+
+enum Member<'a> {
+    Node(Json<'a>),
+    /// The elements of an array to read on all cores.
+    Units(Vec<&'a [u8]>),
+    /// A root `profile` object, read as a root.
+    Profile(Outline<'a>),
+}
+
+impl<'a> Outline<'a> {
+    /// The texts to read, in document order.
+    fn collect(&self, out: &mut Vec<&'a [u8]>) {
+        for (_, m) in &self.members {
+            match m {
+                Member::Units(u) => out.extend_from_slice(u),
+                Member::Profile(p) => p.collect(out),
+                Member::Node(_) => {}
+            }
+        }
+    }
+
+    /// The tree, the texts read (`read`, in the order `collect` gave them) in place.
+    fn assemble(self, read: &mut impl Iterator<Item = Json<'a>>) -> Json<'a> {
+        let mut out = Vec::with_capacity(self.members.len());
+        for (k, m) in self.members {
+            let v = match m {
+                Member::Node(j) => j,
+                Member::Units(u) => {
+                    // Pushed as `from_slice` pushes elements: the same node kinds.
+                    let mut b = SeqBuilder::default();
+                    for j in read.by_ref().take(u.len()) {
+                        b.push(j);
+                    }
+                    b.finish()
+                }
+                Member::Profile(p) => p.assemble(read),
+            };
+            out.push((k, v));
+        }
+        Json::Obj(out)
+    }
+}
+
+/// Byte classes for [`skip_value`]: 1 opens, 2 closes, 3 starts a string.
+const CLASS: [u8; 256] = {
+    let mut c = [0u8; 256];
+    c[b'[' as usize] = 1;
+    c[b'{' as usize] = 1;
+    c[b']' as usize] = 2;
+    c[b'}' as usize] = 2;
+    c[b'"' as usize] = 3;
+    c
+};
+
+fn skip_ws(text: &[u8], mut at: usize) -> usize {
+    while text.get(at).is_some_and(u8::is_ascii_whitespace) {
+        at += 1;
+    }
+    at
+}
+
+/// Past the closing quote of the string whose opening quote is at `at`.
+fn skip_string(text: &[u8], at: usize) -> Option<usize> {
+    let mut i = at + 1;
+    loop {
+        i += memchr::memchr2(b'"', b'\\', text.get(i..)?)?;
+        if text[i] == b'"' {
+            return Some(i + 1);
+        }
+        i += 2;
+    }
+}
+
+/// The end of the value starting at `at` (no white space before it), found by its
+/// brackets and strings alone: not checked (its own read checks it).
+fn skip_value(text: &[u8], at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = at;
+    loop {
+        let b = *text.get(i)?;
+        match CLASS[b as usize] {
+            1 => {
+                depth += 1;
+                i += 1;
+            }
+            2 => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            3 => {
+                i = skip_string(text, i)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ if depth == 0 => {
+                // A scalar: up to the next delimiter.
+                while text
+                    .get(i)
+                    .is_some_and(|c| !matches!(c, b',' | b']' | b'}') && !c.is_ascii_whitespace())
+                {
+                    i += 1;
+                }
+                return Some(i);
+            }
+            _ => i += 1,
+        }
+    }
+}
+
+/// The outline of the object at `text[at..]`, and its end: members read whole, but the
+/// elements of `threads` and `processes` kept as their texts, and a `profile` object
+/// outlined in turn (`nested`: not below one already).
+fn outline_object<'a>(text: &'a [u8], at: usize, nested: bool) -> Option<(Outline<'a>, usize)> {
+    if text.get(at) != Some(&b'{') {
+        return None;
+    }
+    let mut members = Vec::new();
+    let mut i = skip_ws(text, at + 1);
+    if text.get(i) == Some(&b'}') {
+        return Some((Outline { members }, i + 1));
+    }
+    loop {
+        if text.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = skip_string(text, i)?;
+        let key = KeySeed
+            .deserialize(&mut serde_json::Deserializer::from_slice(&text[i..key_end]))
+            .ok()?;
+        i = skip_ws(text, key_end);
+        if text.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(text, i + 1);
+        let member = match (key.as_ref(), text.get(i)) {
+            ("threads" | "processes", Some(b'[')) => {
+                let mut units = Vec::new();
+                i = skip_ws(text, i + 1);
+                if text.get(i) == Some(&b']') {
+                    i += 1;
+                } else {
+                    loop {
+                        let end = skip_value(text, i)?;
+                        units.push(&text[i..end]);
+                        i = skip_ws(text, end);
+                        match text.get(i)? {
+                            b',' => i = skip_ws(text, i + 1),
+                            b']' => {
+                                i += 1;
+                                break;
+                            }
+                            _ => return None,
+                        }
+                    }
+                }
+                Member::Units(units)
+            }
+            ("profile", Some(b'{')) if !nested => {
+                let (o, end) = outline_object(text, i, true)?;
+                i = end;
+                Member::Profile(o)
+            }
+            _ => {
+                let end = skip_value(text, i)?;
+                let node = Json::from_slice(&text[i..end]).ok()?;
+                i = end;
+                Member::Node(node)
+            }
+        };
+        members.push((key, member));
+        i = skip_ws(text, i);
+        match text.get(i)? {
+            b',' => i = skip_ws(text, i + 1),
+            b'}' => return Some((Outline { members }, i + 1)),
+            _ => return None,
+        }
+    }
+}
+
+/// A document's outline, when it is one object and nothing after it.
+fn outline(text: &[u8]) -> Option<Outline<'_>> {
+    let at = skip_ws(text, 0);
+    let (o, end) = outline_object(text, at, false)?;
+    (skip_ws(text, end) == text.len()).then_some(o)
 }
 
 /// An element of an array being read, pushed into its builder; a row of numbers (a
@@ -803,6 +1058,50 @@ mod tests {
                 assert_eq!(back.as_str(), v.as_str());
             }
         }
+    }
+
+    /// Read on all cores, a document is the tree read in one: threads and processes of
+    /// every kind, a `profile` wrapper, escaped keys, white space anywhere; damaged, the
+    /// same error.
+    #[test]
+    fn a_document_read_on_all_cores_is_the_one_read_in_one() {
+        let docs = [
+            r#"{"meta": {"v": 1}, "threads": [{"a": [[1, 2], [3]]}, {"b": "x"}, "str", 3, [1, [2]], null], "processes": [{"threads": [{"c": 1}]}], "z": []}"#,
+            r#" { "profile" : { "meta" : {} , "threads" : [ {"s": {"data": [[1,2.5,null]]}} , { } ] } , "x\"y" : [ "\u00e9", {"threads": [1]} ] } "#,
+            r#"{"threads": [], "processes": [[]], "profile": 3, "t\u0068reads": [{"k": 1}, {"k": 2}]}"#,
+            r#"{"threads": [{"q": "a]}\"[{"}, {"r": ["]", "}"]}], "threads": [{"dup": true}, 7]}"#,
+            r#"{"profile": {"profile": {"threads": [{"a": 1}, {"b": 2}]}, "threads": [1, 2]}}"#,
+        ];
+        let mut rng = crate::generator::Rng(3);
+        for doc in docs {
+            // Compared as printed: a null in a number array is a NaN, unequal to itself.
+            let whole = format!("{:?}", Json::from_slice(doc.as_bytes()).unwrap());
+            let all = format!(
+                "{:?}",
+                Json::from_slice_parallel(doc.as_bytes(), 0).unwrap()
+            );
+            assert_eq!(all, whole, "{doc}");
+            for _ in 0..400 {
+                let mut t = doc.as_bytes().to_vec();
+                let at = (rng.next() % t.len() as u64) as usize;
+                match rng.next() % 3 {
+                    0 => t[at] = b"{}[]\",: 0a"[(rng.next() % 10) as usize],
+                    1 => {
+                        t.remove(at);
+                    }
+                    _ => t.truncate(at),
+                }
+                let one = Json::from_slice(&t)
+                    .map(|j| format!("{j:?}"))
+                    .map_err(|e| e.to_string());
+                let all = Json::from_slice_parallel(&t, 0)
+                    .map(|j| format!("{j:?}"))
+                    .map_err(|e| e.to_string());
+                assert_eq!(all, one, "{}", String::from_utf8_lossy(&t));
+            }
+        }
+        // Under the size: read in one (no outline at all).
+        assert!(Json::from_slice_parallel(b"{\"threads\": [1, 2]}", 1 << 20).is_ok());
     }
 
     #[test]
