@@ -47,6 +47,20 @@ def thread_tables(rng):
     return strings, frames, stacks
 
 
+def write_rows(out, row, budget):
+    """Writes rows made by `row()`, comma-separated, until `budget` bytes are written."""
+    written, first, rows = 0, True, []
+    while written < budget:
+        r = row()
+        rows.append(r)
+        written += len(r) + 1
+        if len(rows) == 10000:
+            out.write(("" if first else ",") + ",".join(rows))
+            first, rows = False, []
+    if rows:
+        out.write(("" if first else ",") + ",".join(rows))
+
+
 def write_thread(out, k, budget, rng):
     strings, frames, stacks = thread_tables(rng)
     marker_name = len(strings) - 1
@@ -55,38 +69,29 @@ def write_thread(out, k, budget, rng):
         '"tid":%d,"pid":100,' % (k, 100 + k)
     )
     out.write('"samples":{"schema":{"stack":0,"time":1,"eventDelay":2},"data":[')
-    written, t, stack, first = 0, 0.0, rng.randrange(STACKS), True
-    sample_budget = budget * 4 // 5
-    rows = []
-    while written < sample_budget:
+    state = {"t": 0.0, "stack": rng.randrange(STACKS)}
+
+    def sample():
         if rng.random() >= 0.7:
-            stack = rng.randrange(STACKS)
-        t += 1.0
-        row = "[%d,%.1f,0]" % (stack, t)
-        rows.append(row)
-        written += len(row) + 1
-        if len(rows) == 10000:
-            out.write(("" if first else ",") + ",".join(rows))
-            first, rows = False, []
-    if rows:
-        out.write(("" if first else ",") + ",".join(rows))
-    out.write(']},"markers":{"schema":{"name":0,"startTime":1,"endTime":2,"phase":3,"category":4,"data":5},"data":[')
-    written, t, first, rows = 0, 0.0, True, []
-    while written < budget - sample_budget:
-        t += 3.0 + rng.random()
-        row = '[%d,%.1f,%.1f,1,3,{"type":"DOMEvent","eventType":"click \\"stackTable\\": %d"}]' % (
+            state["stack"] = rng.randrange(STACKS)
+        state["t"] += 1.0
+        return "[%d,%.1f,0]" % (state["stack"], state["t"])
+
+    def marker():
+        state["t"] += 3.0 + rng.random()
+        t = state["t"]
+        return '[%d,%.1f,%.1f,1,3,{"type":"DOMEvent","eventType":"click \\"stackTable\\": %d"}]' % (
             marker_name,
             t,
             t + 0.5,
             rng.randrange(1000),
         )
-        rows.append(row)
-        written += len(row) + 1
-        if len(rows) == 10000:
-            out.write(("" if first else ",") + ",".join(rows))
-            first, rows = False, []
-    if rows:
-        out.write(("" if first else ",") + ",".join(rows))
+
+    sample_budget = budget * 4 // 5
+    write_rows(out, sample, sample_budget)
+    out.write(']},"markers":{"schema":{"name":0,"startTime":1,"endTime":2,"phase":3,"category":4,"data":5},"data":[')
+    state["t"] = 0.0
+    write_rows(out, marker, budget - sample_budget)
     out.write("]},")
     out.write('"stackTable":{"schema":{"prefix":0,"frame":1},"data":')
     out.write(json.dumps(stacks, separators=(",", ":")))

@@ -13,8 +13,8 @@
 //! samples taken are exact, as far as they go: the preview is the threads before the cut
 //! whole and the first samples of the one it stops in.
 
-use memchr::memmem;
-use serde::de::IgnoredAny;
+use super::chrome::scan::{skip_string, skip_ws};
+use super::speedscope::head::{find_key, value_end};
 
 /// The document, and how many bytes of the input it takes as they are.
 pub struct Head {
@@ -25,8 +25,8 @@ pub struct Head {
     pub head_bytes: usize,
 }
 
-/// The tables a gecko thread needs besides its samples.
-const TABLES: [&[u8]; 3] = [b"stackTable", b"frameTable", b"stringTable"];
+/// The tables a gecko thread needs besides its samples, as their keys are written.
+const TABLES: [&[u8]; 3] = [b"\"stackTable\"", b"\"frameTable\"", b"\"stringTable\""];
 
 /// A container open at the cut.
 struct Open {
@@ -50,35 +50,6 @@ struct Scan {
     /// Some `samples` object has a `schema`: gecko's rows, not the processed format's
     /// columns.
     gecko: bool,
-}
-
-/// The end of the JSON value starting at `text[at..]`, if it is whole.
-fn value_end(text: &[u8], at: usize) -> Option<usize> {
-    let mut values =
-        serde_json::Deserializer::from_slice(text.get(at..)?).into_iter::<IgnoredAny>();
-    values.next()?.ok()?;
-    Some(at + values.byte_offset())
-}
-
-/// `at` past white space.
-fn skip_ws(text: &[u8], mut at: usize) -> usize {
-    while text.get(at).is_some_and(u8::is_ascii_whitespace) {
-        at += 1;
-    }
-    at
-}
-
-/// The end of the string whose opening quote is at `at` (past its closing quote), or
-/// `None` when it runs past `text`.
-fn string_end(text: &[u8], at: usize) -> Option<usize> {
-    let mut i = at + 1;
-    loop {
-        i += memchr::memchr2(b'"', b'\\', text.get(i..)?)?;
-        if text[i] == b'"' {
-            return Some(i + 1);
-        }
-        i += 2;
-    }
 }
 
 /// Scans `head` for the containers open where it ends. `None` when it is not JSON from
@@ -152,7 +123,7 @@ fn scan(head: &[u8]) -> Option<Scan> {
             }
             b'"' => {
                 // A string the head cuts ends the scan, as a number does.
-                let Some(end) = string_end(head, i) else {
+                let Some(end) = skip_string(head, i + 1) else {
                     break;
                 };
                 let top = s.open.last()?;
@@ -189,29 +160,6 @@ fn scan(head: &[u8]) -> Option<Scan> {
     Some(s)
 }
 
-/// The value range of the first key `"name"` at or after `from` whose value starts with
-/// `open` (a key: the quote before it is not escaped, a colon follows).
-fn find_key(text: &[u8], name: &[u8], from: usize, open: u8) -> Option<(usize, usize)> {
-    let mut quoted = Vec::with_capacity(name.len() + 2);
-    quoted.push(b'"');
-    quoted.extend_from_slice(name);
-    quoted.push(b'"');
-    let finder = memmem::Finder::new(&quoted);
-    let mut at = from;
-    while let Some(i) = finder.find(text.get(at..)?) {
-        let k = at + i;
-        let colon = skip_ws(text, k + quoted.len());
-        if (k == 0 || text[k - 1] != b'\\') && text.get(colon) == Some(&b':') {
-            let v = skip_ws(text, colon + 1);
-            if text.get(v) == Some(&open) {
-                return Some((v, value_end(text, v)?));
-            }
-        }
-        at = k + 1;
-    }
-    None
-}
-
 fn closer(o: &Open) -> u8 {
     if o.obj { b'}' } else { b']' }
 }
@@ -229,7 +177,14 @@ pub fn head_document(text: &[u8], budget: usize) -> Option<Head> {
         return None;
     }
     let j = s.open.iter().rposition(|o| o.thread)?;
-    let key_is = |k: (usize, usize), name: &[u8]| &text[k.0..k.1] == name;
+    // Key ranges exclude the quotes; `name` may be quoted.
+    let key_is = |k: (usize, usize), name: &[u8]| {
+        let name = name
+            .strip_prefix(b"\"")
+            .and_then(|n| n.strip_suffix(b"\""))
+            .unwrap_or(name);
+        &text[k.0..k.1] == name
+    };
     let missing: Vec<&[u8]> = TABLES
         .iter()
         .copied()
@@ -251,13 +206,14 @@ pub fn head_document(text: &[u8], budget: usize) -> Option<Head> {
     };
     let mut tables = Vec::with_capacity(missing.len());
     for t in &missing {
-        let open = if *t == b"stringTable" { b'[' } else { b'{' };
-        tables.push((*t, find_key(text, t, cut, open)?));
+        let open = if *t == TABLES[2] { b'[' } else { b'{' };
+        let v = find_key(text, t, cut, open)?;
+        tables.push((*t, (v, value_end(text, v)?)));
     }
     let size = cut
         + tables
             .iter()
-            .map(|(t, (a, b))| t.len() + 4 + b - a)
+            .map(|(t, (a, b))| t.len() + 2 + b - a)
             .sum::<usize>()
         + s.open.len();
     let mut doc = Vec::with_capacity(size);
@@ -267,9 +223,8 @@ pub fn head_document(text: &[u8], budget: usize) -> Option<Head> {
         if has || k > 0 {
             doc.push(b',');
         }
-        doc.push(b'"');
         doc.extend_from_slice(name);
-        doc.extend_from_slice(b"\":");
+        doc.push(b':');
         doc.extend_from_slice(&text[*a..*b]);
     }
     doc.extend(s.open[..=j].iter().rev().map(closer));

@@ -15,6 +15,7 @@
 //! every accessor answers as `Value`'s does. Nesting is limited by `serde_json`'s recursion limit (128), so dropping
 //! a tree recurses at most that deep.
 
+use super::chrome::scan::{skip_string, skip_value, skip_ws};
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
@@ -485,76 +486,6 @@ impl<'a> Outline<'a> {
     }
 }
 
-/// Byte classes for [`skip_value`]: 1 opens, 2 closes, 3 starts a string.
-const CLASS: [u8; 256] = {
-    let mut c = [0u8; 256];
-    c[b'[' as usize] = 1;
-    c[b'{' as usize] = 1;
-    c[b']' as usize] = 2;
-    c[b'}' as usize] = 2;
-    c[b'"' as usize] = 3;
-    c
-};
-
-fn skip_ws(text: &[u8], mut at: usize) -> usize {
-    while text.get(at).is_some_and(u8::is_ascii_whitespace) {
-        at += 1;
-    }
-    at
-}
-
-/// Past the closing quote of the string whose opening quote is at `at`.
-fn skip_string(text: &[u8], at: usize) -> Option<usize> {
-    let mut i = at + 1;
-    loop {
-        i += memchr::memchr2(b'"', b'\\', text.get(i..)?)?;
-        if text[i] == b'"' {
-            return Some(i + 1);
-        }
-        i += 2;
-    }
-}
-
-/// The end of the value starting at `at` (no white space before it), found by its
-/// brackets and strings alone: not checked (its own read checks it).
-fn skip_value(text: &[u8], at: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut i = at;
-    loop {
-        let b = *text.get(i)?;
-        match CLASS[b as usize] {
-            1 => {
-                depth += 1;
-                i += 1;
-            }
-            2 => {
-                depth = depth.checked_sub(1)?;
-                i += 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            3 => {
-                i = skip_string(text, i)?;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ if depth == 0 => {
-                // A scalar: up to the next delimiter.
-                while text
-                    .get(i)
-                    .is_some_and(|c| !matches!(c, b',' | b']' | b'}') && !c.is_ascii_whitespace())
-                {
-                    i += 1;
-                }
-                return Some(i);
-            }
-            _ => i += 1,
-        }
-    }
-}
-
 /// The outline of the object at `text[at..]`, and its end: members read whole, but the
 /// elements of `threads` and `processes` kept as their texts, and a `profile` object
 /// outlined in turn (`nested`: not below one already).
@@ -571,7 +502,7 @@ fn outline_object<'a>(text: &'a [u8], at: usize, nested: bool) -> Option<(Outlin
         if text.get(i) != Some(&b'"') {
             return None;
         }
-        let key_end = skip_string(text, i)?;
+        let key_end = skip_string(text, i + 1)?;
         let key = KeySeed
             .deserialize(&mut serde_json::Deserializer::from_slice(&text[i..key_end]))
             .ok()?;

@@ -23,7 +23,7 @@ pub(super) fn err_at(
 pub(super) use crate::import::text::line_col;
 
 #[inline]
-pub(super) fn skip_ws(text: &[u8], mut i: usize) -> usize {
+pub(in crate::import) fn skip_ws(text: &[u8], mut i: usize) -> usize {
     while i < text.len() && text[i].is_ascii_whitespace() {
         i += 1;
     }

@@ -12,6 +12,7 @@
 //! written before the profiles). The samples taken are exact, as far as they go: the
 //! preview is the profile's first samples, as a Chrome trace's is its first events.
 
+use crate::import::chrome::scan::skip_ws;
 use memchr::memmem;
 use serde::de::IgnoredAny;
 
@@ -24,19 +25,11 @@ pub struct Head {
 }
 
 /// The end of the JSON value starting at `text[at..]` (after white space), if it is whole.
-fn value_end(text: &[u8], at: usize) -> Option<usize> {
+pub(in crate::import) fn value_end(text: &[u8], at: usize) -> Option<usize> {
     let mut values =
         serde_json::Deserializer::from_slice(text.get(at..)?).into_iter::<IgnoredAny>();
     values.next()?.ok()?;
     Some(at + values.byte_offset())
-}
-
-/// `at` past white space.
-fn skip_ws(text: &[u8], mut at: usize) -> usize {
-    while text.get(at).is_some_and(u8::is_ascii_whitespace) {
-        at += 1;
-    }
-    at
 }
 
 /// Where the value of the key `"name"` found at `key` starts (past `:` and white space),
@@ -46,14 +39,20 @@ fn after_colon(text: &[u8], key: usize, name_len: usize) -> Option<usize> {
     (text.get(at) == Some(&b':')).then(|| skip_ws(text, at + 1))
 }
 
-/// The value range of the first key `name` (quoted) at or after `from` whose value starts
-/// with `open`.
-fn find_key(text: &[u8], name: &[u8], from: usize, open: u8) -> Option<usize> {
+/// Where the value of the first key `name` (quoted) at or after `from` starts, when it
+/// starts with `open` (a key: the quote before it is not escaped, a colon follows).
+pub(in crate::import) fn find_key(
+    text: &[u8],
+    name: &[u8],
+    from: usize,
+    open: u8,
+) -> Option<usize> {
     let finder = memmem::Finder::new(name);
     let mut at = from;
     while let Some(i) = finder.find(text.get(at..)?) {
         let key = at + i;
-        if let Some(v) = after_colon(text, key, name.len())
+        if (key == 0 || text[key - 1] != b'\\')
+            && let Some(v) = after_colon(text, key, name.len())
             && text.get(v) == Some(&open)
         {
             return Some(v);
