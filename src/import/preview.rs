@@ -48,7 +48,13 @@
 //!   time, as a small document of its own (`speedscope::head`): the start of the profile,
 //!   exact as far as it goes. A gzipped one gets none.
 //!
-//! Other formats (flamebearer, TiDB: one JSON document that cannot be cut; UTF-16 text,
+//! - **flamebearer**: its names and first levels, as many whole ones as half of
+//!   [`PreviewOptions::head_bytes`] holds, closed as a document of its own (with the
+//!   wrapper's `metadata` from the end of the file): its levels are the flame graph's rows
+//!   from the root down, so this is the top of the flame graph, exact as far as it goes.
+//!   A gzipped one gets the same from its decompressed prefix (without the metadata).
+//!
+//! Other formats (TiDB: one JSON document that cannot be cut; UTF-16 text,
 //! which must be converted whole) get no preview, nor do inputs under
 //! [`PreviewOptions::min_bytes`], which load in about a second anyway.
 //!
@@ -281,6 +287,7 @@ fn preview_with(
             Kind::Firefox => firefox_preview(file, text, true, extent(text.len())),
             // Its frames and weights are usually written after the samples.
             Kind::Speedscope => None,
+            Kind::Flamebearer => flamebearer_preview(file, text, text.len(), extent),
         };
     }
     if (bytes.len() as u64) < opts.min_bytes {
@@ -369,6 +376,17 @@ fn preview_with(
             };
             Some(profile_preview(p, false, extent))
         }
+        Kind::Flamebearer => {
+            // Half the head, as for gecko: its levels read at ~90 MB/s here.
+            let head = text.len().min(opts.head_bytes / 2);
+            prefetch(bom, head);
+            let extent = |n: usize| PreviewExtent::Head {
+                head_bytes: n as u64,
+                total_bytes: text.len() as u64,
+                gzipped: false,
+            };
+            flamebearer_preview(file, text, head, extent)
+        }
         Kind::CpuProfile => {
             let head = text.len().min(opts.head_bytes);
             prefetch(bom, head);
@@ -421,6 +439,20 @@ fn pprof_sampled(
     Some(profile_preview(p, decompressed, extent))
 }
 
+/// A flamebearer file's names and first levels, as many whole ones as `head` bytes hold.
+fn flamebearer_preview(
+    file: &str,
+    text: &[u8],
+    head: usize,
+    extent: impl Fn(usize) -> PreviewExtent,
+) -> Option<Preview> {
+    let (doc, read) = super::flamebearer::head_document(text, head)?;
+    let p = super::flamebearer::parse(file, &doc).ok()?;
+    let extent = extent(read);
+    let gzipped = matches!(extent, PreviewExtent::Head { gzipped: true, .. });
+    Some(profile_preview(p, gzipped, extent))
+}
+
 /// How much of a plain input of `len` bytes a head preview reads, and its extent.
 fn plain_head(len: usize, opts: &PreviewOptions) -> (usize, PreviewExtent) {
     let head = len.min(opts.head_bytes);
@@ -449,6 +481,8 @@ enum Kind {
     /// A speedscope file (its first profile's first samples or events, with the frames
     /// and weights found where they are written).
     Speedscope,
+    /// A flamebearer file (its names and first levels: the top of the flame graph).
+    Flamebearer,
 }
 
 /// The format of `text` judged from its first 4 MiB (as much as detection reads of text
@@ -465,6 +499,9 @@ fn detect_head(file: &str, text: &[u8]) -> Option<Kind> {
         Ok(f @ (SourceFormat::Jaeger | SourceFormat::Otlp)) => Some(Kind::Spans(f)),
         Ok(SourceFormat::FirefoxProfile) => Some(Kind::Firefox),
         Ok(SourceFormat::Speedscope) => Some(Kind::Speedscope),
+        Ok(SourceFormat::FlamebearerSingle | SourceFormat::FlamebearerDiff) => {
+            Some(Kind::Flamebearer)
+        }
         // A V8 CPU profile's samples come after its node list, often past the head.
         _ if head.trim_ascii_start().starts_with(b"{\"nodes\"")
             && detect::find(head, b"\"callFrame\"").is_some() =>
@@ -907,8 +944,8 @@ mod tests {
         let text = folded_text(2000);
         assert!(preview_bytes("t.folded", text.as_bytes(), &opts(1 << 30)).is_none());
         assert!(preview_bytes("t.folded", text.as_bytes(), &opts(1)).is_some());
-        let fb = br#"{"flamebearer":{"names":["total"],"levels":[[0,1,1,0]],"numTicks":1,"maxSelf":1},"metadata":{}}"#;
-        assert!(preview_bytes("t.json", fb, &opts(1)).is_none());
+        let tidb = br#"{"span_sets":[{"node_type":"TiDB","spans":[]}]}"#;
+        assert!(preview_bytes("t.json", tidb, &opts(1)).is_none());
         let utf16: Vec<u8> = "a;b 1\n"
             .repeat(100)
             .encode_utf16()
@@ -1110,6 +1147,56 @@ mod tests {
         assert!(n > 6_500 && n < 8_500, "{n} of 20000 samples");
         o.head_bytes = gecko.len();
         assert!(preview_bytes("g.json", gecko.as_bytes(), &o).is_some());
+    }
+
+    /// A flamebearer file's preview is its names and the levels its head holds whole (half
+    /// the head budget): the top of the flame graph, with the whole profile's totals.
+    #[test]
+    fn flamebearer_head_is_the_top_of_the_flame_graph() {
+        // Root, 2 000 children, 2 000 grandchildren (one each).
+        let kids: Vec<String> = (0..2000)
+            .map(|i| format!("{},5,0,{}", u64::from(i == 0), 1 + i % 3))
+            .collect();
+        let grandkids: Vec<String> = (0..2000)
+            .map(|i| format!("{},5,5,4", u64::from(i == 0)))
+            .collect();
+        let doc = format!(
+            r#"{{"version":1,"flamebearer":{{"names":["total","a","b","c","d"],"levels":[[0,12001,2001,0],[{}],[{}]],"numTicks":12001,"maxSelf":2001}},"metadata":{{"format":"single","units":"bytes","spyName":"gospy"}}}}"#,
+            kids.join(","),
+            grandkids.join(",")
+        );
+        let whole = super::super::flamebearer::parse("f.json", doc.as_bytes()).unwrap();
+        assert_eq!(whole.tree.max_depth(), 2);
+        let preview = |head: usize| {
+            let mut o = opts(1);
+            o.head_bytes = head;
+            preview_bytes("f.json", doc.as_bytes(), &o)
+        };
+        // Half the head reaches into the grandchildren: root and children, exact.
+        let third = doc.rfind("[1,5,5,4").unwrap();
+        let p = preview(2 * (third + 100)).expect("a flamebearer preview");
+        let PreviewExtent::Head {
+            head_bytes,
+            total_bytes,
+            ..
+        } = p.extent
+        else {
+            panic!("a head")
+        };
+        assert!(head_bytes as usize <= third && total_bytes == doc.len() as u64);
+        let Imported::Profile(p) = p.imported else {
+            panic!("a profile")
+        };
+        assert_eq!(p.tree.max_depth(), 1);
+        assert_eq!(p.tree.grand_total(), 12_001);
+        assert_eq!(p.tree.children(0).len(), 2000);
+        assert_eq!(p.values.unit, whole.values.unit);
+        // Half the head within the children: level 0 alone, the root.
+        let p = preview(2 * (third - 100)).expect("a flamebearer preview");
+        let Imported::Profile(p) = p.imported else {
+            panic!("a profile")
+        };
+        assert_eq!((p.tree.max_depth(), p.tree.grand_total()), (0, 12_001));
     }
 
     #[test]
