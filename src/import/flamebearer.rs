@@ -828,7 +828,8 @@ impl<'a> LevelText<'a> {
                 let start = i;
                 let mut v = 0u64;
                 while let Some(d) = t.get(i).map(|c| c.wrapping_sub(b'0')).filter(|&d| d < 10) {
-                    v = v * 10 + u64::from(d);
+                    // Wraps past 19 digits: such a number goes to serde below.
+                    v = v.wrapping_mul(10).wrapping_add(u64::from(d));
                     i += 1;
                 }
                 // 1..=19 digits always fit; longer ones, a leading zero, and anything not a
@@ -1015,13 +1016,14 @@ impl Linker {
                 self.misplaced += 1;
             }
             cursor = bar.x1;
-            child_sum[p] += bar.x1 - bar.x0;
+            // (Saturating: overlapping bars of a damaged file may add up past 2^64.)
+            child_sum[p] = child_sum[p].saturating_add(bar.x1 - bar.x0);
             let id = b.push_child(self.prev_ids[p], name_ids[bar.name as usize]);
             b.set_stated(id, bar.x1 - bar.x0, bar.self_, row.left(j));
             ids.push(id);
         }
         for (k, parent) in prev.iter().enumerate() {
-            if parent.self_ + child_sum[k] != parent.x1 - parent.x0 {
+            if parent.self_.saturating_add(child_sum[k]) != parent.x1 - parent.x0 {
                 self.self_mismatch += 1;
             }
         }
@@ -1211,9 +1213,11 @@ mod tests {
                 };
                 let rs = r * (rng.next() % 50) / 100;
                 if diff {
-                    // Left and right: half of x each (only their sum is a position).
+                    // Left and right: half of x each (only their sum is a position; the
+                    // halves may run back, wrapping: such files fail, read either way).
                     let (lx, rx) = (x / 2, x - x / 2);
-                    nums.extend([lx - l_end, t - r, s.min(t - r), rx - r_end, r, rs.min(r)]);
+                    let (lo, ro) = (lx.wrapping_sub(l_end), rx.wrapping_sub(r_end));
+                    nums.extend([lo, t - r, s.min(t - r), ro, r, rs.min(r)]);
                     l_end = lx + t - r;
                     r_end = rx + r;
                 } else {
