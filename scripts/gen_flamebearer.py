@@ -16,16 +16,10 @@ self time (as Pyroscope lays them out). Only two levels are held in memory.
 import random
 import sys
 
+from gen_gecko import parse_size
+
 NAMES = 20000
 TICKS = 10**12
-
-
-def parse_size(s):
-    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    s = s.strip().upper()
-    if s and s[-1] in mult:
-        return int(float(s[:-1]) * mult[s[-1]])
-    return int(s)
 
 
 def main():

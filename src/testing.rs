@@ -42,3 +42,16 @@ pub fn chrome_x_events(n: usize, prefix: &str, names: usize, sep: &str) -> Strin
     }
     out
 }
+
+/// Damages `t` once at a random place: a byte replaced by one of `alphabet`, a byte
+/// removed, or the input cut there (one of the three at random).
+pub fn damage(rng: &mut crate::generator::Rng, t: &mut Vec<u8>, alphabet: &[u8]) {
+    let at = (rng.next() % t.len() as u64) as usize;
+    match rng.next() % 3 {
+        0 => t[at] = alphabet[(rng.next() % alphabet.len() as u64) as usize],
+        1 => {
+            t.remove(at);
+        }
+        _ => t.truncate(at),
+    }
+}

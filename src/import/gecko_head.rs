@@ -396,14 +396,7 @@ mod tests {
                 if t.is_empty() {
                     break;
                 }
-                let at = (rng.next() % t.len() as u64) as usize;
-                match rng.next() % 3 {
-                    0 => t[at] = b"{}[]\",:\\ 0a"[(rng.next() % 11) as usize],
-                    1 => {
-                        t.remove(at);
-                    }
-                    _ => t.truncate(at),
-                }
+                crate::testing::damage(&mut rng, &mut t, b"{}[]\",:\\ 0a");
             }
             let budget = (rng.next() % (t.len() as u64 + 1)) as usize;
             if let Some(h) = head_document(&t, budget) {

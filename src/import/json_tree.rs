@@ -1014,14 +1014,7 @@ mod tests {
             assert_eq!(all, whole, "{doc}");
             for _ in 0..400 {
                 let mut t = doc.as_bytes().to_vec();
-                let at = (rng.next() % t.len() as u64) as usize;
-                match rng.next() % 3 {
-                    0 => t[at] = b"{}[]\",: 0a"[(rng.next() % 10) as usize],
-                    1 => {
-                        t.remove(at);
-                    }
-                    _ => t.truncate(at),
-                }
+                crate::testing::damage(&mut rng, &mut t, b"{}[]\",: 0a");
                 let one = Json::from_slice(&t)
                     .map(|j| format!("{j:?}"))
                     .map_err(|e| e.to_string());
