@@ -368,7 +368,11 @@ fn merge_into(src: Bars<'_>, shift: u32, out: &mut Tier) {
 }
 
 /// `f` of every row, in row order: a big layout's rows on all cores, each thread taking
-/// the next row not yet taken (rows differ a lot in size) and keeping its own scratch `S`.
+/// the next row not yet taken and keeping its own scratch `S`.
+///
+/// Rows differ a lot in size (a flame graph's deepest rows can hold a third of its bars),
+/// so they are taken largest first: a big row taken last would run alone on one core
+/// while the others wait (the longest-first order ends within one small row of even).
 pub(crate) fn per_row<T: Send + Default + Clone, S: Default>(
     layout: &Layout,
     f: impl Fn(&Row, &mut S) -> T + Sync,
@@ -379,16 +383,17 @@ pub(crate) fn per_row<T: Send + Default + Clone, S: Default>(
         let mut scratch = S::default();
         return rows.iter().map(|r| f(r, &mut scratch)).collect();
     }
+    let order = largest_first(rows);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let work = || {
         let mut scratch = S::default();
         let mut built = Vec::new();
         loop {
-            let r = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(row) = rows.get(r) else {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&r) = order.get(i) else {
                 return built;
             };
-            built.push((r, f(row, &mut scratch)));
+            built.push((r, f(&rows[r], &mut scratch)));
         }
     };
     let mut out = vec![T::default(); rows.len()];
@@ -406,6 +411,13 @@ pub(crate) fn per_row<T: Send + Default + Clone, S: Default>(
         }
     });
     out
+}
+
+/// Row indices, most bars first (ties in row order).
+fn largest_first(rows: &[Row]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by_key(|&r| std::cmp::Reverse(rows[r].len()));
+    order
 }
 
 #[cfg(test)]
@@ -520,6 +532,42 @@ mod tests {
             }
         }
         Lod::build(&tracks.layout);
+    }
+
+    /// Rows are taken largest first on all cores, and come back in row order.
+    #[test]
+    fn rows_on_all_cores_come_back_in_row_order() {
+        // Row sizes out of order, the biggest one last (as a flame graph's deepest rows).
+        let sizes = [3usize, 40_000, 7, 1, 0, 25_000, 90_000];
+        let rows: Vec<Row> = sizes
+            .iter()
+            .map(|&n| {
+                row(&(0..n as u64)
+                    .map(|i| (2 * i, 2 * i + 1))
+                    .collect::<Vec<_>>())
+            })
+            .collect();
+        assert_eq!(largest_first(&rows), [6, 1, 5, 2, 0, 3, 4]);
+        let layout = Layout {
+            rows,
+            total_ticks: 180_000,
+        };
+        assert!(
+            layout.bar_count() >= 1 << 16,
+            "small layouts stay on one thread"
+        );
+        let seen = per_row(&layout, |r, _: &mut ()| r.len());
+        assert_eq!(seen, sizes);
+        // The same tiers as one thread's, row by row.
+        let pyramid = Lod::build(&layout);
+        let mut scratch = Default::default();
+        for (i, r) in layout.rows.iter().enumerate() {
+            assert_eq!(
+                pyramid.rows[i],
+                view_lod::view_row(r, f64::INFINITY, true, &mut scratch),
+                "row {i}"
+            );
+        }
     }
 
     #[test]
