@@ -54,6 +54,11 @@ fn detect_json(text: &[u8]) -> Result<SourceFormat, String> {
     if top_has("traceEvents") {
         return Ok(SourceFormat::ChromeTrace);
     }
+    // speedscope without `$schema`, its `shared` frames after profiles longer than the
+    // sniffed megabyte (as speedscope and py-spy order them).
+    if top_has("profiles") && top_has("shared") {
+        return Ok(SourceFormat::Speedscope);
+    }
     if top_has("span_sets") {
         return Ok(SourceFormat::TiDBTrace);
     }
@@ -456,6 +461,16 @@ mod tests {
         doc.push_str(r#"],"startTime":0,"endTime":100,"samples":[1,2],"timeDeltas":[1,1]}"#);
         assert!(doc.len() > 2 * JSON_SNIFF_BYTES, "{}", doc.len());
         assert_eq!(detect(doc.as_bytes(), None), Ok(SourceFormat::CpuProfile));
+    }
+
+    #[test]
+    fn speedscope_without_schema_whose_frames_follow_the_first_megabyte_is_recognised() {
+        let samples = vec!["[0,1,2]"; 400_000].join(",");
+        let doc = format!(
+            r#"{{"exporter":"x","profiles":[{{"type":"sampled","name":"m","unit":"none","startValue":0,"endValue":1,"samples":[{samples}],"weights":[]}}],"shared":{{"frames":[{{"name":"a"}}]}}}}"#
+        );
+        assert!(doc.len() > 2 * JSON_SNIFF_BYTES, "{}", doc.len());
+        assert_eq!(detect(doc.as_bytes(), None), Ok(SourceFormat::Speedscope));
     }
 
     #[test]

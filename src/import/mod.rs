@@ -14,7 +14,8 @@
 //!
 //! [`load_any_path_progressive`] first hands a quick [`preview`] of a big input (slices
 //! sampled across a folded or perf file, the head of a Chrome trace) to the caller; a
-//! gzipped pprof's, made from its decompressed bytes, once they are decompressed.
+//! gzipped pprof's, speedscope or Firefox file's, made from its decompressed bytes, once
+//! they are decompressed (the parts these previews need end the stream).
 //!
 //! Every error names the input and a position in it (line, column, byte, or the JSON path
 //! and bar index) and says what was expected; nothing in here panics on bad input. Damage
@@ -675,17 +676,19 @@ pub fn load_any_path_progressive(
         on_preview(p);
         return load_any_path_with_options(path, options, progress);
     }
-    // A gzipped pprof has its preview made from the decompressed bytes the load reads.
+    // A gzipped pprof, speedscope or Firefox file whose decompressed prefix gives none
+    // has its preview made from the decompressed bytes the load reads.
     with_input(path, options.limits, progress, |file, bytes| {
-        load_gzipped_pprof_progressive(file, bytes, options, progress, opts, on_preview)
+        load_gzipped_progressive(file, bytes, options, progress, opts, on_preview)
             .unwrap_or_else(|| load_any_bytes_with(file, bytes, options, progress))
     })
 }
 
-/// A gzipped pprof of at least [`PreviewOptions::min_gzip_bytes`](preview::PreviewOptions):
-/// decompressed whole, its preview handed to `on_preview` (when it has one), then parsed;
-/// `None` for any other input (nothing done).
-fn load_gzipped_pprof_progressive(
+/// A gzipped pprof, speedscope or Firefox file of at least
+/// [`PreviewOptions::min_gzip_bytes`](preview::PreviewOptions): decompressed whole, its
+/// preview handed to `on_preview` (when it has one), then parsed; `None` for any other
+/// input (nothing done).
+fn load_gzipped_progressive(
     file: &str,
     bytes: &[u8],
     options: ImportOptions<'_>,
@@ -699,14 +702,17 @@ fn load_gzipped_pprof_progressive(
     let mut head = Vec::new();
     let mut dec = std::io::Read::take(flate2::read::MultiGzDecoder::new(bytes), 64 << 10);
     std::io::Read::read_to_end(&mut dec, &mut head).ok()?;
-    if detect::detect(&head, Some(file)) != Ok(SourceFormat::Pprof) {
+    if !matches!(
+        detect::detect(&head, Some(file)),
+        Ok(SourceFormat::Pprof | SourceFormat::Speedscope | SourceFormat::FirefoxProfile)
+    ) {
         return None;
     }
     let decoded = match decode::decode(file, bytes, options.limits) {
         Ok(d) => d,
         Err(e) => return Some(Err(e)),
     };
-    if let Some(p) = preview::pprof_decompressed(file, &decoded.text, opts) {
+    if let Some(p) = preview::decompressed(file, &decoded.text, bytes.len() as u64, opts) {
         on_preview(p);
     }
     Some(import_decoded(file, decoded, options, progress, true))

@@ -26,7 +26,11 @@
 //!   time), before the samples and their time deltas, most of the file, are read.
 //! - **gzip**: decompressing is the slow part and a stream cannot be entered in the
 //!   middle, so the preview is a decompressed prefix, cut at the last line or sample
-//!   boundary and read as above (the head of the profile or trace).
+//!   boundary and read as above (the head of the profile or trace). Where that prefix
+//!   gives none because what the preview needs ends the stream (a pprof's tables, a
+//!   speedscope file's frames, the tables Firefox writes after a thread's samples), the
+//!   full load decompresses the stream whole, as it must anyway before parsing, and the
+//!   preview is made from those bytes as from a plain file's ([`decompressed`]).
 //!
 //! - **Jaeger and OTLP JSON**: the file's first [`PreviewOptions::head_bytes`], read as far
 //!   as whole traces (the query API's `{"data": [traces …`, or an array of traces or
@@ -34,19 +38,27 @@
 //!   start of the file, exact as far as they go. Other shapes of these documents (one
 //!   trace holding every span) get none.
 //!
+//! - **Firefox profiles** (processed, and Firefox's own gecko format): the threads the
+//!   file's first [`PreviewOptions::head_bytes`] can draw; Firefox writes a gecko
+//!   thread's tables after its samples, so the thread the head stops in is given its
+//!   tables found after the cut (`gecko_head`). A gzipped one gets the threads of its
+//!   decompressed prefix, or, where that draws none, the same as a plain file once the
+//!   full load has decompressed it whole ([`decompressed`]).
+//!
 //! - **pprof** (plain protobuf): its tables come after the samples, so the whole input is
 //!   read for them, then runs of samples from across it (half of folded stacks' budget, in
 //!   runs of 64 KiB from the sample fields the tables pass marks), aggregated as the full
 //!   load does: proportions, like the slices of folded stacks. A gzipped pprof gets the
 //!   same preview once the full load has decompressed it whole (its tables end the
-//!   stream, and the protobuf parser needs all of it anyway): [`pprof_decompressed`].
+//!   stream, and the protobuf parser needs all of it anyway): [`decompressed`].
 //!
 //! - **speedscope**: the first profile's first [`PreviewOptions::head_bytes`] of samples,
 //!   with the frames (`shared`, usually written after the profiles: found from the end of
 //!   the file) and as many weights (written after the samples: the key found past them
 //!   without parsing them), or of events, each frame still open closed at the last one's
 //!   time, as a small document of its own (`speedscope::head`): the start of the profile,
-//!   exact as far as it goes. A gzipped one gets none.
+//!   exact as far as it goes. A gzipped one gets the same once the full load has
+//!   decompressed it whole, as a gzipped pprof does ([`decompressed`]).
 //!
 //! - **flamebearer**: its names and first levels, as many whole ones as half of
 //!   [`PreviewOptions::head_bytes`] holds, closed as a document of its own (with the
@@ -285,7 +297,8 @@ fn preview_with(
             }
             Kind::Spans(format) => span_doc_preview(file, text, format, true, extent(text.len())),
             Kind::Firefox => firefox_preview(file, text, true, extent(text.len())),
-            // Its frames and weights are usually written after the samples.
+            // Its frames and weights are usually written after the samples: the load
+            // makes it from the decompressed bytes ([`decompressed`]).
             Kind::Speedscope => None,
             Kind::Flamebearer => flamebearer_preview(file, text, text.len(), extent),
         };
@@ -345,37 +358,8 @@ fn preview_with(
             let (head, extent) = plain_head(text.len(), opts);
             span_doc_preview(file, &text[..head], format, false, extent)
         }
-        Kind::Firefox => {
-            let (head, extent) = plain_head(text.len(), opts);
-            // Firefox's own profiles write a thread's tables after its samples: the
-            // thread the head stops in, given its tables found after the cut. Half the
-            // head: gecko's rows read at ~80 MB/s here, so half keeps the preview near
-            // half a second, a million samples of a Firefox thread.
-            if let Some(h) = super::gecko_head::head_document(text, head / 2) {
-                let extent = PreviewExtent::Head {
-                    head_bytes: h.head_bytes as u64,
-                    total_bytes: text.len() as u64,
-                    gzipped: false,
-                };
-                if let Some(p) = firefox_preview(file, &h.doc, false, extent) {
-                    return Some(p);
-                }
-            }
-            firefox_preview(file, &text[..head], false, extent)
-        }
-        Kind::Speedscope => {
-            let h = super::speedscope::head::head_document(text, opts.head_bytes)?;
-            let p = super::speedscope::parse(file, &h.doc)
-                .ok()?
-                .aggregate(Default::default())
-                .ok()?;
-            let extent = PreviewExtent::Head {
-                head_bytes: h.sample_bytes as u64,
-                total_bytes: text.len() as u64,
-                gzipped: false,
-            };
-            Some(profile_preview(p, false, extent))
-        }
+        Kind::Firefox => firefox_whole_preview(file, text, opts, None),
+        Kind::Speedscope => speedscope_preview(file, text, opts, None),
         Kind::Flamebearer => {
             // Half the head, as for gecko: its levels read at ~90 MB/s here.
             let head = text.len().min(opts.head_bytes / 2);
@@ -401,7 +385,7 @@ fn preview_with(
 
 /// A plain pprof input: its tables (written after the samples, so the whole input is read)
 /// and [`PreviewOptions::slices`] runs of samples from across it. A gzipped one gets none
-/// here (its tables are at the end of the stream): see [`pprof_decompressed`].
+/// here (its tables are at the end of the stream): see [`decompressed`].
 fn pprof_preview(file: &str, bytes: &[u8], opts: &PreviewOptions) -> Option<Preview> {
     pprof_sampled(file, bytes, opts, false)
 }
@@ -411,7 +395,7 @@ fn pprof_preview(file: &str, bytes: &[u8], opts: &PreviewOptions) -> Option<Prev
 /// tables end it), so it hands them over before parsing them all (about a second for
 /// 200 MB, where the whole takes several). `None` for anything but a pprof of at least
 /// [`PreviewOptions::min_bytes`], or one whose tables cannot be read.
-pub fn pprof_decompressed(file: &str, bytes: &[u8], opts: &PreviewOptions) -> Option<Preview> {
+fn pprof_decompressed(file: &str, bytes: &[u8], opts: &PreviewOptions) -> Option<Preview> {
     if (bytes.len() as u64) < opts.min_bytes
         || detect::detect(bytes, Some(file)) != Ok(SourceFormat::Pprof)
     {
@@ -437,6 +421,53 @@ fn pprof_sampled(
         decompressed,
     };
     Some(profile_preview(p, decompressed, extent))
+}
+
+/// A speedscope file's first samples or events with their frames (`text` the whole
+/// document: the frames are usually at its end); `gzipped` the compressed size, when
+/// `text` was decompressed from a gzip stream.
+fn speedscope_preview(
+    file: &str,
+    text: &[u8],
+    opts: &PreviewOptions,
+    gzipped: Option<u64>,
+) -> Option<Preview> {
+    let h = super::speedscope::head::head_document(text, opts.head_bytes)?;
+    let p = super::speedscope::parse(file, &h.doc)
+        .ok()?
+        .aggregate(Default::default())
+        .ok()?;
+    let extent = PreviewExtent::Head {
+        head_bytes: h.sample_bytes as u64,
+        total_bytes: gzipped.unwrap_or(text.len() as u64),
+        gzipped: gzipped.is_some(),
+    };
+    Some(profile_preview(p, gzipped.is_some(), extent))
+}
+
+/// A preview of a gzipped input made from its decompressed bytes, for the formats whose
+/// preview needs the end of the file (`compressed` bytes of gzip gave `text`): a pprof's
+/// tables end the stream, a speedscope file's frames are usually written after its
+/// profiles, and Firefox writes a thread's tables after its samples, so a decompressed
+/// prefix shows nothing of them. The full load decompresses
+/// the stream whole before parsing anyway; it hands the preview over in between.
+/// `None` for other formats (their prefix gives a preview: [`preview_path`]).
+pub fn decompressed(
+    file: &str,
+    text: &[u8],
+    compressed: u64,
+    opts: &PreviewOptions,
+) -> Option<Preview> {
+    if compressed < opts.min_gzip_bytes || (text.len() as u64) < opts.min_bytes {
+        return None;
+    }
+    let text = plain_text(text)?;
+    match detect_head(file, text)? {
+        Kind::Pprof => pprof_decompressed(file, text, opts),
+        Kind::Speedscope => speedscope_preview(file, text, opts, Some(compressed)),
+        Kind::Firefox => firefox_whole_preview(file, text, opts, Some(compressed)),
+        _ => None,
+    }
 }
 
 /// A flamebearer file's names and first levels, as many whole ones as `head` bytes hold.
@@ -587,6 +618,32 @@ fn chrome_preview(
 
 /// The flame graph of the samples of the threads `head` (a Firefox profile's start) can
 /// draw.
+/// A Firefox profile's first threads, from `text`, the whole document (`gzipped`: the
+/// compressed size, when it was decompressed from a gzip stream).
+fn firefox_whole_preview(
+    file: &str,
+    text: &[u8],
+    opts: &PreviewOptions,
+    gzipped: Option<u64>,
+) -> Option<Preview> {
+    let head = text.len().min(opts.head_bytes);
+    let extent = |head_bytes: usize| PreviewExtent::Head {
+        head_bytes: head_bytes as u64,
+        total_bytes: gzipped.unwrap_or(text.len() as u64),
+        gzipped: gzipped.is_some(),
+    };
+    // Firefox's own profiles write a thread's tables after its samples: the thread the
+    // head stops in, given its tables found after the cut. Half the head: gecko's rows
+    // read at ~80 MB/s here, so half keeps the preview near half a second, a million
+    // samples of a Firefox thread.
+    if let Some(h) = super::gecko_head::head_document(text, head / 2)
+        && let Some(p) = firefox_preview(file, &h.doc, gzipped.is_some(), extent(h.head_bytes))
+    {
+        return Some(p);
+    }
+    firefox_preview(file, &text[..head], gzipped.is_some(), extent(head))
+}
+
 fn firefox_preview(
     file: &str,
     head: &[u8],
