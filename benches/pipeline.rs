@@ -323,5 +323,42 @@ fn bench_frame(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_parse, bench_layout_and_pick, bench_frame);
+/// Interning a million distinct names, each looked up ten times in random order (a
+/// profile whose frames carry addresses or line numbers): lookups that miss the caches.
+fn bench_names(c: &mut Criterion) {
+    let n = 1_000_000usize;
+    let pool: Vec<String> = (0..n)
+        .map(|i| format!("pkg{}.Class{}.method_{i}", i % 300, i % 7000))
+        .collect();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let order: Vec<&str> = (0..10 * n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            pool[(x % n as u64) as usize].as_str()
+        })
+        .collect();
+    let mut g = c.benchmark_group("names");
+    g.throughput(Throughput::Elements(order.len() as u64));
+    g.sample_size(10);
+    g.bench_function("intern/1M-distinct-10M-lookups", |b| {
+        b.iter_with_large_drop(|| {
+            let mut names = scorch::model::Names::new();
+            for s in &order {
+                black_box(names.intern(s));
+            }
+            names
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_parse,
+    bench_layout_and_pick,
+    bench_frame,
+    bench_names
+);
 criterion_main!(benches);

