@@ -449,9 +449,9 @@ fn speedscope_preview(
 /// preview needs the end of the file (`compressed` bytes of gzip gave `text`): a pprof's
 /// tables end the stream, a speedscope file's frames are usually written after its
 /// profiles, and Firefox writes a thread's tables after its samples, so a decompressed
-/// prefix shows nothing of them. The full load decompresses
-/// the stream whole before parsing anyway; it hands the preview over in between.
-/// `None` for other formats (their prefix gives a preview: [`preview_path`]).
+/// prefix shows nothing of them. The full load decompresses the stream whole before
+/// parsing anyway; it hands the preview over in between. `None` for other formats (their
+/// prefix gives a preview: [`preview_path`]), or under the sizes for previews.
 pub fn decompressed(
     file: &str,
     text: &[u8],
@@ -616,8 +616,6 @@ fn chrome_preview(
     })
 }
 
-/// The flame graph of the samples of the threads `head` (a Firefox profile's start) can
-/// draw.
 /// A Firefox profile's first threads, from `text`, the whole document (`gzipped`: the
 /// compressed size, when it was decompressed from a gzip stream).
 fn firefox_whole_preview(
@@ -644,6 +642,8 @@ fn firefox_whole_preview(
     firefox_preview(file, &text[..head], gzipped.is_some(), extent(head))
 }
 
+/// The flame graph of the samples of the threads `head` (a Firefox profile's start) can
+/// draw.
 fn firefox_preview(
     file: &str,
     head: &[u8],
