@@ -210,14 +210,20 @@ pub(super) struct ShownPreview {
     pub(super) failed: bool,
 }
 
-/// How far the full load is, for the preview's status: reading (with a percentage when
+/// How far the full load is, for the preview's status: reading (with a percentage once
 /// the importer reports one), or laying out and uploading (which reports none).
 fn full_load_stage(l: &super::Loading) -> String {
-    match l.progress.fraction() {
+    load_stage(l.progress.fraction())
+}
+
+fn load_stage(fraction: Option<f64>) -> String {
+    match fraction {
         Some(f) if f >= 1.0 => "whole file read, laying it out".to_string(),
-        // Floored: "100 %" only once the reading is done.
-        Some(f) => format!("loading the whole file {:.0} %", (f * 100.0).floor()),
-        None => "loading the whole file…".to_string(),
+        // Floored: "100 %" only once the reading is done. Nothing reported yet (a
+        // decompressed document's format being detected, a parser that reports none):
+        // no percentage sitting at zero.
+        Some(f) if f > 0.0 => format!("loading the whole file {:.0} %", (f * 100.0).floor()),
+        _ => "loading the whole file…".to_string(),
     }
 }
 
@@ -369,6 +375,18 @@ fn counts_note(doc: &Document, extent: &PreviewExtent) -> &'static str {
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    /// The preview's status gives a percentage only once the load reports one: none
+    /// while nothing is reported (a total set, no byte parsed yet), none at all for a
+    /// parser that reports nothing, floored below 100 % until the reading is done.
+    #[test]
+    fn the_load_stage_shows_no_percentage_before_one_is_reported() {
+        assert_eq!(load_stage(Some(0.0)), "loading the whole file…");
+        assert_eq!(load_stage(None), "loading the whole file…");
+        assert_eq!(load_stage(Some(0.4)), "loading the whole file 40 %");
+        assert_eq!(load_stage(Some(0.999)), "loading the whole file 99 %");
+        assert_eq!(load_stage(Some(1.0)), "whole file read, laying it out");
+    }
 
     fn folded(lines: usize) -> String {
         let mut s = String::new();

@@ -54,8 +54,8 @@ fn detect_json(text: &[u8]) -> Result<SourceFormat, String> {
     if top_has("traceEvents") {
         return Ok(SourceFormat::ChromeTrace);
     }
-    // speedscope without `$schema`, its `shared` frames after profiles longer than the
-    // sniffed megabyte (as speedscope and py-spy order them).
+    // speedscope without `$schema` whose `shared` frames follow profiles longer than the
+    // sniffed megabyte (a preview, which sniffs the head only, still sees none).
     if top_has("profiles") && top_has("shared") {
         return Ok(SourceFormat::Speedscope);
     }

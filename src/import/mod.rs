@@ -898,6 +898,10 @@ fn import_decoded(
     traces: bool,
 ) -> Result<Imported, ImportError> {
     let text = decoded.text.as_ref();
+    // Known at once: a small input's device is opened while it parses (render::warmup).
+    if let Some(p) = progress {
+        p.set_total(text.len() as u64);
+    }
     if text.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(ImportError::Empty {
             file: file.to_string(),
@@ -929,11 +933,10 @@ fn import_decoded(
             | SourceFormat::Jaeger
             | SourceFormat::Otlp
     );
-    if let Some(p) = progress {
-        // The other parsers report no progress: the total stays unknown rather than let a
-        // percentage sit at zero (set once the format is known: detecting a big JSON
-        // document scans all of its top level).
-        p.set_total(if reports { text.len() as u64 } else { 0 });
+    if !reports && let Some(p) = progress {
+        // The other parsers report no progress: say the total is unknown rather than let
+        // a percentage sit at zero.
+        p.set_total(0);
     }
     let (spans, samples) = match (importer.parse)(file, text, options, progress)? {
         Parsed::Spans(spans) => (spans, None),

@@ -639,7 +639,11 @@ fn firefox_whole_preview(
     {
         return Some(p);
     }
-    firefox_preview(file, &text[..head], gzipped.is_some(), extent(head))
+    // A gzipped file's prefix was tried before it was decompressed whole.
+    if gzipped.is_some() {
+        return None;
+    }
+    firefox_preview(file, &text[..head], false, extent(head))
 }
 
 /// The flame graph of the samples of the threads `head` (a Firefox profile's start) can

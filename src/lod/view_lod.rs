@@ -47,7 +47,7 @@ pub(super) fn pyramid(layout: &Layout) -> Lod {
 
 /// Buffers a thread reuses from row to row.
 #[derive(Default)]
-pub(super) struct Scratch {
+struct Scratch {
     /// Per run (by its first bar): the first bar of the next run (`n` after the last).
     next: Vec<u32>,
     /// Per run: the first bar of the previous run.
@@ -71,7 +71,7 @@ fn bits(v: u64) -> u32 {
 
 /// One row's tier (or none, when the frame draws the row itself), as `build_row` of
 /// `crate::lod` gives it; with `keep_all`, every tier it keeps, as for the whole pyramid.
-pub(super) fn view_row(row: &Row, ticks_per_px: f64, keep_all: bool, s: &mut Scratch) -> Vec<Tier> {
+fn view_row(row: &Row, ticks_per_px: f64, keep_all: bool, s: &mut Scratch) -> Vec<Tier> {
     let n = row.len();
     if n < 2 {
         return Vec::new();
