@@ -37,6 +37,48 @@ fn shares(p: &Profile) -> Vec<(String, f64)> {
     v
 }
 
+/// `data` gzipped.
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, data).unwrap();
+    gz.finish().unwrap()
+}
+
+/// `bytes` written to a file of the temporary directory named after this process and
+/// `suffix`.
+fn temp_file(suffix: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("scorch-preview-{}{suffix}", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// Previews of inputs from 1 MiB (gzip: 1 KiB) that read `head_bytes` of a head.
+fn small_inputs(head_bytes: usize) -> PreviewOptions {
+    PreviewOptions {
+        min_bytes: 1 << 20,
+        min_gzip_bytes: 1 << 10,
+        slices: 32,
+        max_sampled_bytes: 2 << 20,
+        head_bytes,
+    }
+}
+
+/// The progressive load of `path` with `opts`, and the preview it handed over, if any.
+fn load_previewed(
+    path: &std::path::Path,
+    opts: &PreviewOptions,
+) -> (
+    Result<Imported, import::ImportError>,
+    Option<scorch::import::preview::Preview>,
+) {
+    let mut seen = None;
+    let loaded =
+        import::load_any_path_progressive(path, Default::default(), None, Some(opts), |p| {
+            seen = Some(p)
+        });
+    (loaded, seen)
+}
+
 #[test]
 fn a_big_pprof_is_previewed_from_runs_of_samples_across_it() {
     let data = w1_pprof(4_000_000);
@@ -89,9 +131,7 @@ fn a_big_pprof_is_previewed_from_runs_of_samples_across_it() {
         ..opts
     };
     assert!(preview_bytes("w1.pb", &data, &big).is_none());
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut gz, &data).unwrap();
-    let gz = gz.finish().unwrap();
+    let gz = gzip(&data);
     assert!(preview_bytes("w1.pb.gz", &gz, &opts).is_none());
 }
 
@@ -100,34 +140,17 @@ fn a_big_pprof_is_previewed_from_runs_of_samples_across_it() {
 #[test]
 fn a_big_gzipped_pprof_is_previewed_once_decompressed() {
     let data = w1_pprof(4_000_000);
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut gz, &data).unwrap();
-    let gz = gz.finish().unwrap();
-    let path = std::env::temp_dir().join(format!("scorch-preview-{}.pb.gz", std::process::id()));
-    std::fs::write(&path, &gz).unwrap();
-    let opts = PreviewOptions {
-        min_bytes: 1 << 20,
-        min_gzip_bytes: 1 << 10,
-        slices: 32,
-        max_sampled_bytes: 2 << 20,
-        head_bytes: 64 << 10,
-    };
-    let mut seen = None;
-    let loaded =
-        import::load_any_path_progressive(&path, Default::default(), None, Some(&opts), |p| {
-            seen = Some(p)
-        });
+    let gz = gzip(&data);
+    let path = temp_file(".pb.gz", &gz);
+    let opts = small_inputs(64 << 10);
+    let (loaded, seen) = load_previewed(&path, &opts);
     let plain = import::load_any_path(&path);
     // Compressed under the size for previews: none.
-    let mut none = None;
     let small = PreviewOptions {
         min_gzip_bytes: gz.len() as u64 + 1,
         ..opts
     };
-    let also =
-        import::load_any_path_progressive(&path, Default::default(), None, Some(&small), |p| {
-            none = Some(p)
-        });
+    let (also, none) = load_previewed(&path, &small);
     std::fs::remove_file(&path).unwrap();
     assert!(none.is_none());
     let preview = seen.expect("a preview of the decompressed pprof");
@@ -203,30 +226,14 @@ fn speedscope_file(n: usize) -> Vec<u8> {
 #[test]
 fn a_big_gzipped_speedscope_file_is_previewed_once_decompressed() {
     let data = speedscope_file(200_000);
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut gz, &data).unwrap();
-    let gz = gz.finish().unwrap();
-    let path = std::env::temp_dir().join(format!(
-        "scorch-preview-{}.speedscope.json.gz",
-        std::process::id()
-    ));
-    std::fs::write(&path, &gz).unwrap();
-    let opts = PreviewOptions {
-        min_bytes: 1 << 20,
-        min_gzip_bytes: 1 << 10,
-        slices: 32,
-        max_sampled_bytes: 2 << 20,
-        head_bytes: 256 << 10,
-    };
+    let gz = gzip(&data);
+    let path = temp_file(".speedscope.json.gz", &gz);
+    let opts = small_inputs(256 << 10);
     assert!(
         preview_bytes("t.json.gz", &gz, &opts).is_none(),
         "not from the prefix"
     );
-    let mut seen = None;
-    let loaded =
-        import::load_any_path_progressive(&path, Default::default(), None, Some(&opts), |p| {
-            seen = Some(p)
-        });
+    let (loaded, seen) = load_previewed(&path, &opts);
     // Compressed under the size for previews, or decompressed under the plain one: none.
     let mut none = Vec::new();
     for small in [
@@ -239,11 +246,9 @@ fn a_big_gzipped_speedscope_file_is_previewed_once_decompressed() {
             ..opts
         },
     ] {
-        let also =
-            import::load_any_path_progressive(&path, Default::default(), None, Some(&small), |p| {
-                none.push(p)
-            });
+        let (also, preview) = load_previewed(&path, &small);
         assert!(matches!(also, Ok(Imported::Profile(_))));
+        none.extend(preview);
     }
     std::fs::remove_file(&path).unwrap();
     assert!(none.is_empty());
@@ -314,30 +319,14 @@ fn gecko_file(threads: usize, n: usize) -> Vec<u8> {
 #[test]
 fn a_big_gzipped_gecko_profile_is_previewed_once_decompressed() {
     let data = gecko_file(3, 60_000);
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut gz, &data).unwrap();
-    let gz = gz.finish().unwrap();
-    let path = std::env::temp_dir().join(format!(
-        "scorch-preview-{}.gecko.json.gz",
-        std::process::id()
-    ));
-    std::fs::write(&path, &gz).unwrap();
-    let opts = PreviewOptions {
-        min_bytes: 1 << 20,
-        min_gzip_bytes: 1 << 10,
-        slices: 32,
-        max_sampled_bytes: 2 << 20,
-        head_bytes: 256 << 10,
-    };
+    let gz = gzip(&data);
+    let path = temp_file(".gecko.json.gz", &gz);
+    let opts = small_inputs(256 << 10);
     assert!(
         preview_bytes("g.json.gz", &gz, &opts).is_none(),
         "not from the prefix"
     );
-    let mut seen = None;
-    let loaded =
-        import::load_any_path_progressive(&path, Default::default(), None, Some(&opts), |p| {
-            seen = Some(p)
-        });
+    let (loaded, seen) = load_previewed(&path, &opts);
     std::fs::remove_file(&path).unwrap();
     let preview = seen.expect("a preview of the decompressed gecko profile");
     let want = preview_bytes("g.json", &data, &opts).expect("the plain file's preview");

@@ -264,11 +264,7 @@ fn preview_with(
         }
         let head = gunzip_prefix(bytes, opts.head_bytes)?;
         let text = plain_text(&head)?;
-        let extent = |n: usize| PreviewExtent::Head {
-            head_bytes: n as u64,
-            total_bytes: bytes.len() as u64,
-            gzipped: true,
-        };
+        let extent = |n: usize| head_extent(n, text.len(), Some(bytes.len() as u64));
         return match detect_head(file, text)? {
             Kind::Folded => {
                 let cut = last_boundary(text, chunks::next_line_start);
@@ -364,11 +360,7 @@ fn preview_with(
             // Half the head, as for gecko: its levels read at ~90 MB/s here.
             let head = text.len().min(opts.head_bytes / 2);
             prefetch(bom, head);
-            let extent = |n: usize| PreviewExtent::Head {
-                head_bytes: n as u64,
-                total_bytes: text.len() as u64,
-                gzipped: false,
-            };
+            let extent = |n: usize| head_extent(n, text.len(), None);
             flamebearer_preview(file, text, head, extent)
         }
         Kind::CpuProfile => {
@@ -437,11 +429,7 @@ fn speedscope_preview(
         .ok()?
         .aggregate(Default::default())
         .ok()?;
-    let extent = PreviewExtent::Head {
-        head_bytes: h.sample_bytes as u64,
-        total_bytes: gzipped.unwrap_or(text.len() as u64),
-        gzipped: gzipped.is_some(),
-    };
+    let extent = head_extent(h.sample_bytes, text.len(), gzipped);
     Some(profile_preview(p, gzipped.is_some(), extent))
 }
 
@@ -484,14 +472,21 @@ fn flamebearer_preview(
     Some(profile_preview(p, gzipped, extent))
 }
 
+/// The extent of a preview of the first `head_bytes` of a text of `len` bytes; `gzipped`:
+/// the compressed size, when the text was decompressed from a gzip stream (the extent
+/// then gives that size).
+fn head_extent(head_bytes: usize, len: usize, gzipped: Option<u64>) -> PreviewExtent {
+    PreviewExtent::Head {
+        head_bytes: head_bytes as u64,
+        total_bytes: gzipped.unwrap_or(len as u64),
+        gzipped: gzipped.is_some(),
+    }
+}
+
 /// How much of a plain input of `len` bytes a head preview reads, and its extent.
 fn plain_head(len: usize, opts: &PreviewOptions) -> (usize, PreviewExtent) {
     let head = len.min(opts.head_bytes);
-    let extent = PreviewExtent::Head {
-        head_bytes: head as u64,
-        total_bytes: len as u64,
-        gzipped: false,
-    };
+    let extent = head_extent(head, len, None);
     (head, extent)
 }
 
@@ -625,11 +620,7 @@ fn firefox_whole_preview(
     gzipped: Option<u64>,
 ) -> Option<Preview> {
     let head = text.len().min(opts.head_bytes);
-    let extent = |head_bytes: usize| PreviewExtent::Head {
-        head_bytes: head_bytes as u64,
-        total_bytes: gzipped.unwrap_or(text.len() as u64),
-        gzipped: gzipped.is_some(),
-    };
+    let extent = |head_bytes: usize| head_extent(head_bytes, text.len(), gzipped);
     // Firefox's own profiles write a thread's tables after its samples: the thread the
     // head stops in, given its tables found after the cut. Half the head: gecko's rows
     // read at ~80 MB/s here, so half keeps the preview near half a second, a million
