@@ -237,6 +237,16 @@ fn bench_layout_and_pick(c: &mut Criterion) {
     g.bench_function(format!("build_for_view/{}bars", layout.bar_count()), |b| {
         b.iter(|| Lod::build_for_view(black_box(&layout), export_tpp))
     });
+    // One row of 4 Mi bars, as the last level of a large Pyroscope file holds: leaves of
+    // widths over many orders of magnitude, some gaps (merged in segments on all cores).
+    let big = one_big_row(4 << 20);
+    g.throughput(Throughput::Elements(big.bar_count() as u64));
+    g.sample_size(10);
+    g.bench_function(format!("build/one-row-{}bars", big.bar_count()), |b| {
+        b.iter(|| Lod::build(black_box(&big)))
+    });
+    g.throughput(Throughput::Elements(layout.bar_count() as u64));
+    g.sample_size(20);
     // Tier selection for every row at zoom levels from the whole profile down to a
     // thousandth of it: what a frame does before drawing.
     let lod = Lod::build(&layout);
@@ -363,3 +373,29 @@ criterion_group!(
     bench_names
 );
 criterion_main!(benches);
+
+/// A layout of one row of `n` bars: widths of 1 tick to 2^24 ticks (small ones far more
+/// often), a gap after one bar in four, a hundred names.
+fn one_big_row(n: usize) -> scorch::layout::Layout {
+    let mut row = scorch::layout::Row::with_capacity(n);
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut x = 0u64;
+    for i in 0..n {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let width = 1 + (state >> 40) % (1u64 << ((state >> 8) % 25).min((state >> 16) % 25));
+        if state.is_multiple_of(4) {
+            x += (state >> 20) % 4096;
+        }
+        row.x0.push(x);
+        row.x1.push(x + width);
+        row.name.push((state >> 33) as u32 % 100);
+        row.node.push(i as u32);
+        x += width;
+    }
+    scorch::layout::Layout {
+        rows: vec![row],
+        total_ticks: x,
+    }
+}

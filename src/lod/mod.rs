@@ -24,10 +24,13 @@
 //! builds those same tiers faster, by following merge events (`build_for_view` is its
 //! test oracle). The whole pyramid is built by the same merge events
 //! ([`Lod::build`]; [`Lod::build_by_passes`], a pass per threshold, is its oracle).
+//! Rows of 2 Mi bars or more are merged in segments on all cores first
+//! (`segments.rs`): one row of a profile can hold a third of its bars.
 
 use crate::layout::{Layout, Row};
 use crate::model::NameId;
 
+mod segments;
 mod view_lod;
 pub use view_lod::view_lod;
 
