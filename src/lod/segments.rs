@@ -11,14 +11,15 @@
 //! within a quarter segment of the nominal place. A pair of neighbours only ever gets
 //! wider runs, so a cut of level `L` cannot merge below it: up to the lowest cut's level
 //! minus one, every segment merges exactly as the whole row would there, by itself, in
-//! its own slice of the row's scratch, on any thread. Which tiers are kept depends on the
-//! whole row's count of runs after each threshold, so each segment runs those thresholds
-//! twice: first counting its runs after each (all segments on all threads), then, with
-//! the kept thresholds known, again, handing over its runs at those. Each segment's
-//! columns stay in the caches, so both runs together cost less than one pass of the
-//! whole row did. The last state is the whole row's at that threshold: the segments'
-//! ends are linked, their pairs filed, and the rest of the thresholds are merged on one
-//! thread with the usual passes, over the runs left (few, where the cuts are high).
+//! its own slice of the row's scratch, on any thread, its columns staying in the caches.
+//! (The lowest tenth of the cuts are dropped first: a stretch of narrow bars without
+//! gaps would otherwise hold every segment back.) Which tiers are kept depends on the
+//! whole row's count of runs after each threshold, known only once every segment is
+//! done, so each segment records which threshold absorbed each of its bars and which
+//! runs took another name, and its runs at the kept thresholds are read back from that
+//! record. The last state is the whole row's at that threshold: the segments' ends are
+//! linked, their pairs filed, and the rest of the thresholds are merged on one thread
+//! with the usual passes, over the runs left (few, where the cuts are high).
 
 use super::Tier;
 use super::view_lod::{Part, Scratch, Work, continue_passes, pair_level, top_level, view_row};
@@ -40,11 +41,11 @@ fn level_before(row: &Row, i: usize) -> u32 {
 }
 
 /// Where segments start (the first at 0) and the highest threshold they can merge at
-/// by themselves (0: none), for segments of about `segment` bars.
+/// by themselves (0: none), for segments of about `segment` bars (at least 4).
 fn cuts(row: &Row, segment: usize) -> (Vec<u32>, u32) {
+    assert!(segment >= 4, "segments of {segment} bars");
     let n = row.len();
-    let mut starts = vec![0u32];
-    let mut lowest = u32::MAX;
+    let mut cuts: Vec<(u32, u32)> = Vec::new();
     let quarter = segment / 4;
     let mut at = segment;
     while at + segment <= n {
@@ -58,11 +59,20 @@ fn cuts(row: &Row, segment: usize) -> (Vec<u32>, u32) {
                 best_level = l;
             }
         }
-        starts.push(best as u32);
-        lowest = lowest.min(best_level);
+        cuts.push((best as u32, best_level));
         at = best + segment;
     }
-    (starts, lowest.saturating_sub(1))
+    // The lowest tenth of the cuts dropped (their segments join their neighbours), so
+    // that a few low ones do not hold all the others back.
+    let mut levels: Vec<u32> = cuts.iter().map(|c| c.1).collect();
+    levels.sort_unstable();
+    let Some(&floor) = levels.get(levels.len() / 10) else {
+        return (vec![0], 0);
+    };
+    let starts = std::iter::once(0)
+        .chain(cuts.iter().filter(|c| c.1 >= floor).map(|c| c.0))
+        .collect();
+    (starts, floor.saturating_sub(1))
 }
 
 /// Runs `f` on every part, the parts shared out among all cores; results in part order.
@@ -101,6 +111,8 @@ pub(super) fn segmented_row(
     keep_all: bool,
     s: &mut Scratch,
 ) -> Vec<Tier> {
+    #[cfg(test)]
+    tests::SEGMENTED_ROWS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     segmented_with(row, ticks_per_px, keep_all, s, SEGMENT)
 }
 
@@ -193,6 +205,61 @@ mod tests {
     use crate::lod::Lod;
     use crate::lod::view_lod::tests::random_row;
 
+    /// Rows the row builders sent to segments (only `large_rows_are_built_in_segments`
+    /// has rows that large).
+    pub(super) static SEGMENTED_ROWS: std::sync::atomic::AtomicUsize =
+        std::sync::atomic::AtomicUsize::new(0);
+
+    /// Bars of width 2 without gaps: every pair, the cuts' included, merges at threshold
+    /// 2, so the segments merge by themselves at threshold 1 only (a segment merging at
+    /// its cuts' own level would keep a tier of one run per segment there).
+    #[test]
+    fn segments_stop_below_their_cuts_level() {
+        let mut row = Row::default();
+        for i in 0..40u64 {
+            row.push(2 * i, 2 * i + 2, i as u32 % 3, i as u32);
+        }
+        let (starts, cut_level) = cuts(&row, 8);
+        assert!(starts.len() >= 4, "{starts:?}");
+        assert_eq!(cut_level, 1);
+        let mut s = Scratch::default();
+        let layout = Layout {
+            rows: vec![row.clone()],
+            total_ticks: 80,
+        };
+        let want = Lod::build_by_passes(&layout).rows[0].clone();
+        assert_eq!(want[0].len(), 1, "{want:?}");
+        assert_eq!(segmented_with(&row, f64::INFINITY, true, &mut s, 8), want);
+    }
+
+    /// Cuts of the lowest tenth are dropped: a stretch of gapless 1-tick bars in a row of
+    /// wide gaps does not hold back the other segments.
+    #[test]
+    fn low_cuts_are_dropped() {
+        let mut row = Row::default();
+        let mut x = 0;
+        for i in 0..4000u64 {
+            let gap = if (1000..1100).contains(&i) {
+                0
+            } else {
+                1 << 20
+            };
+            x += gap;
+            row.push(x, x + 1, 0, i as u32);
+            x += 1;
+        }
+        let (starts, cut_level) = cuts(&row, 64);
+        assert!(cut_level >= 20, "{cut_level}");
+        assert!(starts.len() > 50, "{}", starts.len());
+        let mut s = Scratch::default();
+        let layout = Layout {
+            rows: vec![row.clone()],
+            total_ticks: x,
+        };
+        let want = Lod::build_by_passes(&layout).rows[0].clone();
+        assert_eq!(segmented_with(&row, f64::INFINITY, true, &mut s, 64), want);
+    }
+
     /// Segments of 8 to 256 bars give each random row the tiers of the whole-row passes,
     /// bar for bar, for one view and for the whole pyramid; most rows have cuts that
     /// merge by themselves, and some of those keep tiers made of the segments' runs.
@@ -240,7 +307,8 @@ mod tests {
     }
 
     /// A row of 2 Mi bars or more is built in segments by `Lod::build` and `view_lod`,
-    /// with the same tiers as the passes give.
+    /// with the tiers of the whole-row walk (the oracle's: the tests above and
+    /// `view_lod`'s).
     #[test]
     fn large_rows_are_built_in_segments() {
         let mut rng = Rng(5);
@@ -255,9 +323,22 @@ mod tests {
             rows: vec![row, random_row(&mut rng, 3000)],
             total_ticks: 0,
         };
-        assert_eq!(Lod::build(&layout).rows, Lod::build_by_passes(&layout).rows);
+        let mut s = Scratch::default();
+        let walk = |tpp: f64, all: bool, s: &mut Scratch| -> Vec<Vec<Tier>> {
+            layout
+                .rows
+                .iter()
+                .map(|r| view_row(r, tpp, all, s))
+                .collect()
+        };
+        let before = SEGMENTED_ROWS.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(Lod::build(&layout).rows, walk(f64::INFINITY, true, &mut s));
         let tpp = 3e4;
-        let want = Lod::build_for_view(&layout, tpp);
-        assert_eq!(crate::lod::view_lod(&layout, tpp).rows, want.rows);
+        assert_eq!(
+            crate::lod::view_lod(&layout, tpp).rows,
+            walk(tpp, false, &mut s)
+        );
+        let after = SEGMENTED_ROWS.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(after >= before + 2, "{before} → {after}: not in segments");
     }
 }

@@ -10,7 +10,8 @@
 //!
 //! [`view_lod`] gives the same tiers, bar for bar, by following only what changes. Each
 //! pair of neighbours merges at the first threshold `k` with `2^k` above both widths and
-//! the gap: its level, the largest of their bit lengths. Pairs wait in buckets by level;
+//! the gap: its level, the largest of their bit lengths (at least 1, the first threshold
+//! a pass merges at). Pairs wait in buckets by level;
 //! a pass at threshold `k` takes the pairs of levels up to `k` (all of them neighbours
 //! before the pass, as in a whole-row pass), merges each run they chain into one bar (its
 //! name the widest member's, the first one on a tie), and files the pairs the new bars
