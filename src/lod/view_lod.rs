@@ -120,6 +120,13 @@ impl Scratch {
     }
 }
 
+/// The first `k` items of `rest`, which keeps the others.
+fn front<'a, T>(rest: &mut &'a mut [T], k: usize) -> &'a mut [T] {
+    let (head, tail) = std::mem::take(rest).split_at_mut(k);
+    *rest = tail;
+    head
+}
+
 /// What a segment's passes changed: enough to list its runs after any of them.
 pub(super) struct Record<'a> {
     /// Per bar: the threshold that absorbed it (`u8::MAX`: none).
@@ -219,30 +226,18 @@ impl<'a> Part<'a> {
         for (i, &lo) in starts.iter().enumerate() {
             let hi = starts.get(i + 1).map_or(n as u32, |&h| h);
             let k = (hi - lo) as usize;
-            let (a, b) = std::mem::take(&mut next).split_at_mut(k);
-            next = b;
-            let (c, d) = std::mem::take(&mut prev).split_at_mut(k);
-            prev = d;
-            let (e, f) = std::mem::take(&mut name).split_at_mut(k);
-            name = f;
-            let (g, h) = std::mem::take(&mut joins).split_at_mut(k);
-            joins = h;
-            let (p, q) = std::mem::take(&mut filed).split_at_mut(k);
-            filed = q;
-            let (r, t) = std::mem::take(&mut absorbed).split_at_mut(k);
-            absorbed = t;
             parts.push(Part {
                 x0: &row.x0,
                 x1: &row.x1,
                 lo,
                 hi,
-                next: a,
-                prev: c,
-                name: e,
-                joins: g,
-                filed: p,
+                next: front(&mut next, k),
+                prev: front(&mut prev, k),
+                name: front(&mut name, k),
+                joins: front(&mut joins, k),
+                filed: front(&mut filed, k),
                 record: Some(Record {
-                    absorbed: r,
+                    absorbed: front(&mut absorbed, k),
                     log: Vec::new(),
                     log_at: Vec::new(),
                 }),
