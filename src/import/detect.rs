@@ -240,6 +240,14 @@ fn top_level_keys(text: &[u8]) -> Vec<String> {
     let mut i = start;
     let end = text.len().min(BUDGET);
     while i < end {
+        if depth >= 2 {
+            // Inside a nested value only strings and brackets count: jump to the next
+            // (a big file's arrays of numbers were read here a byte at a time).
+            i = next_structural(&text[..end], i);
+            if i >= end {
+                break;
+            }
+        }
         match text[i] {
             b'"' => {
                 let s = i + 1;
@@ -285,6 +293,13 @@ fn top_level_keys(text: &[u8]) -> Vec<String> {
         i += 1;
     }
     keys
+}
+
+/// The first `"`, bracket or brace at or after `i` (`text.len()` if none).
+fn next_structural(text: &[u8], i: usize) -> usize {
+    let t = &text[i..];
+    let a = memchr::memchr3(b'"', b'[', b']', t).unwrap_or(t.len());
+    i + memchr::memchr2(b'{', b'}', &t[..a]).unwrap_or(a)
 }
 
 /// A `perf script` frame line: a hexadecimal address of at least six digits, then a
@@ -545,6 +560,73 @@ mod tests {
         let cleopatra = br#"{"format":"profileJSONWithSymbolicationTable,1","profileJSON":[],
             "symbolicationTable":{}}"#;
         assert_eq!(detect(cleopatra, None), Ok(SourceFormat::FirefoxProfile));
+    }
+
+    /// Top-level keys are found past nested values of every kind, with brackets and
+    /// quotes inside their strings.
+    #[test]
+    fn top_level_keys_of_random_documents() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for _ in 0..300 {
+            let mut doc = String::from("{");
+            let mut want = Vec::new();
+            for k in 0..1 + next(6) {
+                // A nested value: arrays and objects of numbers and tricky strings.
+                let mut value = String::new();
+                let mut open = Vec::new();
+                for _ in 0..next(60) {
+                    match next(7) {
+                        0 => {
+                            value += "[";
+                            open.push(']');
+                        }
+                        1 => {
+                            value += "{\"k\":";
+                            open.push('}');
+                        }
+                        2 if !open.is_empty() => {
+                            value.push(open.pop().unwrap());
+                        }
+                        3 => value += "\"a]}\\\"[{,\"",
+                        _ => value += "12",
+                    }
+                    if !value.ends_with(['[', ':']) {
+                        value += ",";
+                    }
+                }
+                let value = value.trim_end_matches(',').to_string();
+                let mut v = if value.is_empty() {
+                    "1".to_string()
+                } else {
+                    value
+                };
+                while let Some(c) = open.pop() {
+                    if v.ends_with([',', ':', '[']) && c == '}' {
+                        v += "0";
+                    }
+                    v = v.trim_end_matches(',').to_string();
+                    v.push(c);
+                }
+                if k > 0 {
+                    doc += ",";
+                }
+                let key = format!("key{k}");
+                doc += &if next(2) == 0 {
+                    format!("\"{key}\":[{v}]")
+                } else {
+                    format!("\"{key}\":{{\"v\":[{v}],\"w\":\"}}\"}}")
+                };
+                want.push(key);
+            }
+            doc += "}";
+            assert_eq!(top_level_keys(doc.as_bytes()), want, "{doc}");
+        }
     }
 
     #[test]

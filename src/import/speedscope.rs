@@ -33,6 +33,7 @@
 //! recursively, and nothing in the file sizes an allocation.
 
 pub mod head;
+mod lift;
 
 use super::ImportError;
 use crate::model::samples::{EMPTY_STACK, Samples, StackId, ThreadInfo};
@@ -188,14 +189,16 @@ impl<'de> Deserialize<'de> for Loose {
     }
 }
 
-/// The top-level object.
+/// The top-level object; `S` is what a profile's `samples` are read as ([`FlatStacks`],
+/// or their raw text where a big file's stacks are read by hand: [`lift`]).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct FileJson {
+#[serde(bound(deserialize = "S: Deserialize<'de>"))]
+struct FileJson<S> {
     #[serde(default)]
     shared: Option<Shared>,
-    #[serde(default)]
-    profiles: Option<Vec<ProfileJson>>,
+    #[serde(default = "Option::default")]
+    profiles: Option<Vec<ProfileJson<S>>>,
     #[serde(default)]
     name: Loose,
     #[serde(default)]
@@ -220,7 +223,8 @@ struct FrameJson {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ProfileJson {
+#[serde(bound(deserialize = "S: Deserialize<'de>"))]
+struct ProfileJson<S> {
     #[serde(default, rename = "type")]
     kind: Loose,
     #[serde(default)]
@@ -229,31 +233,118 @@ struct ProfileJson {
     unit: Loose,
     #[serde(default)]
     start_value: Num,
-    #[serde(default)]
-    samples: Option<FlatStacks>,
+    #[serde(default = "Option::default")]
+    samples: Option<S>,
     #[serde(default)]
     weights: Option<Vec<Num>>,
     #[serde(default)]
     events: Option<Vec<Ev>>,
 }
 
-/// A sampled profile's stacks, flat: every frame index in one vector, and where each
-/// sample's frames end. A sample that is not an array holds one [`BAD_INDEX`].
+impl<S> ProfileJson<S> {
+    /// The same profile with its samples read as `samples`.
+    fn with_samples<T>(self, samples: Option<T>) -> ProfileJson<T> {
+        ProfileJson {
+            kind: self.kind,
+            name: self.name,
+            unit: self.unit,
+            start_value: self.start_value,
+            samples,
+            weights: self.weights,
+            events: self.events,
+        }
+    }
+}
+
+/// A sampled profile's stacks: each distinct list of frame indices once, flat (every
+/// index in one vector, and where each list ends), and each sample's list. A sample that
+/// is not an array holds the list of one [`BAD_INDEX`]. Lists are told apart as they are
+/// read (one hash and one comparison a sample, in parallel parts for a big file), so the
+/// samples are placed by list, each list's frames walked once.
 #[derive(Default)]
 struct FlatStacks {
     frames: Vec<u32>,
     ends: Vec<usize>,
+    /// Per sample, its list.
+    lists: Vec<u32>,
+    /// The lists by their frames: (hash, list).
+    table: hashbrown::HashTable<(u64, u32)>,
+    hasher: foldhash::fast::FixedState,
+    /// More distinct lists than list numbers: the samples past them are not kept.
+    overflow: bool,
 }
 
 impl FlatStacks {
+    /// Samples.
     fn len(&self) -> usize {
+        self.lists.len()
+    }
+
+    /// Distinct lists.
+    fn distinct(&self) -> usize {
         self.ends.len()
     }
 
-    fn get(&self, i: usize) -> &[u32] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.frames[start..self.ends[i]]
+    fn list(&self, l: u32) -> &[u32] {
+        list_of(&self.frames, &self.ends, l)
     }
+
+    /// The frames of sample `i`.
+    #[cfg(test)]
+    fn get(&self, i: usize) -> &[u32] {
+        self.list(self.lists[i])
+    }
+
+    /// The list of the frames pushed since `mark` (the end of the last list): a new one,
+    /// or the same frames seen before (and the pushed copy dropped).
+    fn intern(&mut self, mark: usize) -> Option<u32> {
+        let h = self.hasher.hash_one(&self.frames[mark..]);
+        let (frames, ends) = (&self.frames, &self.ends);
+        let new = &frames[mark..];
+        if let Some(&(_, l)) = self
+            .table
+            .find(h, |&(eh, l)| eh == h && list_of(frames, ends, l) == new)
+        {
+            self.frames.truncate(mark);
+            return Some(l);
+        }
+        let Ok(l) = u32::try_from(self.ends.len()) else {
+            self.overflow = true;
+            self.frames.truncate(mark);
+            return None;
+        };
+        self.ends.push(self.frames.len());
+        self.table.insert_unique(h, (h, l), |e| e.0);
+        Some(l)
+    }
+
+    /// Ends the sample whose frames were pushed since `mark`.
+    fn end_sample(&mut self, mark: usize) {
+        if let Some(l) = self.intern(mark) {
+            self.lists.push(l);
+        }
+    }
+
+    /// Appends `other`'s samples, its lists found among these or added.
+    fn append(&mut self, other: &FlatStacks) {
+        self.overflow |= other.overflow;
+        let map: Vec<Option<u32>> = (0..other.distinct() as u32)
+            .map(|l| {
+                let mark = self.frames.len();
+                self.frames.extend_from_slice(other.list(l));
+                self.intern(mark)
+            })
+            .collect();
+        self.lists
+            .extend(other.lists.iter().filter_map(|&l| map[l as usize]));
+    }
+}
+
+/// List `l` of `frames` cut at `ends`.
+fn list_of<'f>(frames: &'f [u32], ends: &[usize], l: u32) -> &'f [u32] {
+    let l = l as usize;
+    let start = if l == 0 { 0 } else { ends[l - 1] };
+    &frames[start..ends[l]]
 }
 
 impl<'de> Deserialize<'de> for FlatStacks {
@@ -266,11 +357,15 @@ impl<'de> Deserialize<'de> for FlatStacks {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<FlatStacks, A::Error> {
                 let mut out = FlatStacks::default();
-                while let Some(is_array) = seq.next_element_seed(StackSeed(&mut out.frames))? {
+                loop {
+                    let mark = out.frames.len();
+                    let Some(is_array) = seq.next_element_seed(StackSeed(&mut out.frames))? else {
+                        break;
+                    };
                     if !is_array {
                         out.frames.push(BAD_INDEX);
                     }
-                    out.ends.push(out.frames.len());
+                    out.end_sample(mark);
                 }
                 Ok(out)
             }
@@ -574,7 +669,18 @@ fn scaled(value: f64, factor: f64) -> Option<f64> {
 
 /// Parses a speedscope file into time-ordered samples, one thread per profile.
 pub fn parse(file: &str, text: &[u8]) -> Result<Samples, ImportError> {
-    let json: FileJson = serde_json::from_slice(text).map_err(|e| ImportError::json(file, &e))?;
+    if text.len() >= lift::LIFT_MIN_BYTES
+        && let Some(lifted) = lift::parse_lifted(file, text, lift::PART_MIN)
+    {
+        return lifted;
+    }
+    let json: FileJson<FlatStacks> =
+        serde_json::from_slice(text).map_err(|e| ImportError::json(file, &e))?;
+    read(file, json)
+}
+
+/// The samples of a file serde has read.
+fn read(file: &str, json: FileJson<FlatStacks>) -> Result<Samples, ImportError> {
     let Some(profiles) = json.profiles else {
         return Err(invalid(
             file,
@@ -725,7 +831,7 @@ pub fn parse(file: &str, text: &[u8]) -> Result<Samples, ImportError> {
 /// The thread name of profile `i`: its name, else the file's, else `profile i`; a name
 /// already taken gets ` (2)`, ` (3)` … so every profile stays its own thread.
 fn thread_name(
-    p: &ProfileJson,
+    p: &ProfileJson<FlatStacks>,
     i: usize,
     group: Option<&str>,
     used: &mut HashSet<String>,
@@ -760,7 +866,7 @@ struct Ctx<'a> {
 /// A sampled profile's samples, placed one after another from `startValue`.
 fn read_sampled(
     ctx: &Ctx<'_>,
-    p: &ProfileJson,
+    p: &ProfileJson<FlatStacks>,
     names: &mut FrameNames<'_>,
     out: &mut Samples,
     tally: &mut Tally,
@@ -778,6 +884,13 @@ fn read_sampled(
             format!("a sampled profile needs `samples` and `weights`; `{missing}` is missing"),
         ));
     };
+    if stacks.overflow {
+        return Err(invalid(
+            ctx.file,
+            format!("{at}.samples"),
+            "more than 2^32 distinct stacks",
+        ));
+    }
     if stacks.len() != weights.len() {
         return Err(invalid(
             ctx.file,
@@ -808,7 +921,10 @@ fn read_sampled(
     let mut time = tally.round(start_ns + ctx.bias, ctx.unit.what);
     let n_frames = names.frames.len();
     let mut path: Vec<NameId> = Vec::new();
-    let mut memo = StackMemo::default();
+    // The stack of each list whose frames were all good, once one of its samples was
+    // placed (a bad list is reported at each of its samples).
+    let mut by_list: Vec<StackId> = vec![EMPTY_STACK; stacks.distinct()];
+    let mut placed: Vec<bool> = vec![false; stacks.distinct()];
     'samples: for (k, &Num(w)) in weights.iter().enumerate() {
         let Some(w_scaled) = scaled(w, ctx.unit.factor).filter(|&v| v >= 0.0) else {
             tally.bad(|| {
@@ -820,8 +936,9 @@ fn read_sampled(
             tally.zero_weights += 1;
             continue;
         }
-        let frames = stacks.get(k);
-        let known = memo.get(frames);
+        let list = stacks.lists[k];
+        let frames = stacks.list(list);
+        let known = placed[list as usize].then(|| by_list[list as usize]);
         path.clear();
         for (j, &f) in frames
             .iter()
@@ -850,51 +967,14 @@ fn read_sampled(
         };
         let stack = known.unwrap_or_else(|| {
             let stack = out.stacks.path(path.iter().copied());
-            memo.insert(frames, stack);
+            by_list[list as usize] = stack;
+            placed[list as usize] = true;
             stack
         });
         out.push(ctx.stream, time, stack, ns);
         time = end;
     }
     Ok(())
-}
-
-/// The stacks of the sampled frame lists seen so far, by the lists themselves: a stack
-/// seen before is one probe and one comparison, not a probe of the stack table per frame
-/// (each a cache miss once the table outgrows the caches: 7.4 s of a 500 MB profile of
-/// 4.3 M samples, 22 frames deep, went there). The lists are kept up to
-/// [`StackMemo::MAX_FRAMES`] frames in all; past that, new stacks go the long way.
-#[derive(Default)]
-struct StackMemo {
-    /// Hash, stack, and where its list is in `frames`.
-    table: hashbrown::HashTable<(u64, StackId, u32, u32)>,
-    frames: Vec<u32>,
-    hasher: foldhash::fast::FixedState,
-}
-
-impl StackMemo {
-    /// 64 MiB of frame indices.
-    const MAX_FRAMES: usize = 1 << 24;
-
-    fn get(&self, list: &[u32]) -> Option<StackId> {
-        let h = self.hasher.hash_one(list);
-        self.table
-            .find(h, |&(eh, _, at, len)| {
-                eh == h && &self.frames[at as usize..(at + len) as usize] == list
-            })
-            .map(|e| e.1)
-    }
-
-    fn insert(&mut self, list: &[u32], stack: StackId) {
-        if self.frames.len() + list.len() > Self::MAX_FRAMES {
-            return;
-        }
-        let h = self.hasher.hash_one(list);
-        let at = self.frames.len() as u32;
-        self.frames.extend_from_slice(list);
-        self.table
-            .insert_unique(h, (h, stack, at, list.len() as u32), |e| e.0);
-    }
 }
 
 /// An open frame of an evented profile.
@@ -907,7 +987,7 @@ struct OpenFrame {
 /// An evented profile's spans as samples: one per distinct event time.
 fn read_evented(
     ctx: &Ctx<'_>,
-    p: &ProfileJson,
+    p: &ProfileJson<FlatStacks>,
     names: &mut FrameNames<'_>,
     out: &mut Samples,
     tally: &mut Tally,

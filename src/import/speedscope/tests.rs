@@ -510,24 +510,39 @@ fn repeated_stacks_are_the_same_stacks() {
     );
 }
 
+/// Each distinct frame list is kept once, samples by list; parts joined keep the lists'
+/// numbers of the first and add the others'.
 #[test]
-fn the_stack_memo_keeps_lists_up_to_its_cap() {
-    let mut m = StackMemo::default();
-    assert_eq!(m.get(&[1, 2]), None);
-    m.insert(&[1, 2], 7);
-    m.insert(&[1], 8);
-    m.insert(&[], 9);
-    assert_eq!(
-        (m.get(&[1, 2]), m.get(&[1]), m.get(&[]), m.get(&[2, 1])),
-        (Some(7), Some(8), Some(9), None)
-    );
-    // 3 frames kept; the big list brings them to one short of the cap.
-    let big = vec![3u32; StackMemo::MAX_FRAMES - 4];
-    m.insert(&big, 10);
-    assert_eq!(m.get(&big), Some(10));
-    m.insert(&[4], 11);
-    assert_eq!(m.get(&[4]), Some(11), "up to the cap");
-    m.insert(&[5], 12);
-    assert_eq!(m.get(&[5]), None, "past it");
-    assert_eq!(m.get(&[1, 2]), Some(7));
+fn frame_lists_are_kept_once() {
+    fn stacks(samples: &[&[u32]]) -> FlatStacks {
+        let mut f = FlatStacks::default();
+        for s in samples {
+            let mark = f.frames.len();
+            f.frames.extend_from_slice(s);
+            f.end_sample(mark);
+        }
+        f
+    }
+    let mut a = stacks(&[&[1, 2], &[1, 2], &[1], &[], &[1, 3], &[], &[1, 2]]);
+    assert_eq!(a.lists, [0, 0, 1, 2, 3, 2, 0]);
+    assert_eq!((a.distinct(), a.frames.len()), (4, 5));
+    let b = stacks(&[&[9], &[1, 3], &[], &[9], &[2, 1]]);
+    a.append(&b);
+    assert_eq!(a.lists, [0, 0, 1, 2, 3, 2, 0, 4, 3, 2, 4, 5]);
+    let got: Vec<&[u32]> = (0..a.len()).map(|i| a.get(i)).collect();
+    let want: [&[u32]; 12] = [
+        &[1, 2],
+        &[1, 2],
+        &[1],
+        &[],
+        &[1, 3],
+        &[],
+        &[1, 2],
+        &[9],
+        &[1, 3],
+        &[],
+        &[9],
+        &[2, 1],
+    ];
+    assert_eq!(got, want);
 }

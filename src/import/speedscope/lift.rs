@@ -1,0 +1,510 @@
+//! A big speedscope file's sampled stacks read without serde going through them.
+//!
+//! Nearly all of a sampled profile is its `samples`: arrays of frame indices, which serde
+//! reads number by number through a visitor, on one core (10 s of a 1 GB file). Here each
+//! `"samples": [` key's array is found by its brackets (memchr from bracket to bracket,
+//! strings skipped), serde reads the document with `[]` in its place (frames, weights,
+//! headers: the rest), and the arrays are read by hand from the file, in parts on all
+//! cores, cut just after a stack (each part tells its distinct stacks apart; the parts'
+//! few are matched when they are joined). A stack of plain indices (`[1,22,333]`, JSON white
+//! space anywhere) is read directly; any other element (a fraction, an exponent, a
+//! negative or ten-digit number, a string, a nested array) is handed to serde alone, as
+//! the whole read would read it.
+//!
+//! The lifted arrays are used only where serde then finds them as profiles' `samples`,
+//! each once; otherwise, or when an element does not read, `None`: the whole document goes
+//! to serde, whose errors point into the file itself.
+
+use super::{BAD_INDEX, FileJson, FlatStacks, StackSeed};
+use crate::import::ImportError;
+use crate::import::chrome::scan::skip_string;
+use crate::import::speedscope::head::find_key;
+use serde::de::DeserializeSeed;
+use serde_json::value::RawValue;
+
+/// Arrays of at least this many bytes are read in parts, one per core.
+pub(super) const PART_MIN: usize = 4 << 20;
+
+/// Files below this size are read by serde whole (lifting would save nothing).
+pub(super) const LIFT_MIN_BYTES: usize = 1 << 16;
+
+/// A `samples` array in the file: `text[start]` is its `[`, `end` one past its `]`, and
+/// `cuts` are places just after one of its elements, at least `part_min` bytes apart.
+struct Lifted {
+    start: usize,
+    end: usize,
+    cuts: Vec<usize>,
+}
+
+/// The file's samples, with every `samples` array read by hand (parts of `part_min`
+/// bytes or more); `None` where the whole document must go to serde.
+pub(super) fn parse_lifted(
+    file: &str,
+    text: &[u8],
+    part_min: usize,
+) -> Option<Result<super::Samples, ImportError>> {
+    let mut lifts = Vec::new();
+    let mut from = 0;
+    while let Some(start) = find_key(text, b"\"samples\"", from, b'[') {
+        let lifted = scan(text, start, part_min)?;
+        from = lifted.end;
+        lifts.push(lifted);
+    }
+    if lifts.is_empty() {
+        return None;
+    }
+    // The document with `[]` in each array's place, and where each `[]` is.
+    let lifted_bytes: usize = lifts.iter().map(|l| l.end - l.start).sum();
+    let mut rest = Vec::with_capacity(text.len() - lifted_bytes + 2 * lifts.len());
+    let mut places = Vec::with_capacity(lifts.len());
+    let mut at = 0;
+    for l in &lifts {
+        rest.extend_from_slice(&text[at..l.start]);
+        places.push(rest.len());
+        rest.extend_from_slice(b"[]");
+        at = l.end;
+    }
+    rest.extend_from_slice(&text[at..]);
+    let json: FileJson<&RawValue> = serde_json::from_slice(&rest).ok()?;
+    let mut claimed = vec![false; lifts.len()];
+    let mut profiles = Vec::new();
+    for p in json.profiles? {
+        let stacks = match p.samples {
+            None => None,
+            Some(raw) => {
+                let offset = (raw.get().as_ptr() as usize).wrapping_sub(rest.as_ptr() as usize);
+                // A `[]` of ours, or a value left in place (`null`, a string: serde's).
+                match places.binary_search(&offset) {
+                    Ok(k) => {
+                        claimed[k] = true;
+                        Some(read_array(text, &lifts[k])?)
+                    }
+                    Err(_) => Some(serde_json::from_str::<FlatStacks>(raw.get()).ok()?),
+                }
+            }
+        };
+        profiles.push(p.with_samples(stacks));
+    }
+    if claimed.contains(&false) {
+        return None;
+    }
+    let json = FileJson {
+        shared: json.shared,
+        profiles: Some(profiles),
+        name: json.name,
+        active_profile_index: json.active_profile_index,
+    };
+    Some(super::read(file, json))
+}
+
+/// The array at `text[start]` (a `[`): where it ends, and cuts after its elements (arrays
+/// at depth 1) every `part_min` bytes or more. `None` if it does not end.
+fn scan(text: &[u8], start: usize, part_min: usize) -> Option<Lifted> {
+    let mut cuts = Vec::new();
+    let mut last = start;
+    let mut depth = 0usize;
+    let mut i = start;
+    loop {
+        let k = i + memchr::memchr3(b'[', b']', b'"', text.get(i..)?)?;
+        match text[k] {
+            b'[' => {
+                depth += 1;
+                i = k + 1;
+            }
+            b']' => {
+                depth = depth.checked_sub(1)?;
+                i = k + 1;
+                if depth == 0 {
+                    return Some(Lifted {
+                        start,
+                        end: i,
+                        cuts,
+                    });
+                }
+                if depth == 1 && i - last >= part_min {
+                    cuts.push(i);
+                    last = i;
+                }
+            }
+            _ => i = skip_string(text, k + 1)?,
+        }
+    }
+}
+
+/// The stacks of a lifted array, its parts read on all cores and joined in order.
+fn read_array(text: &[u8], l: &Lifted) -> Option<FlatStacks> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The cuts nearest to even shares of the array, one part per core.
+    let mut bounds = vec![l.start + 1];
+    for t in 1..threads {
+        let goal = l.start + (l.end - l.start) * t / threads;
+        let k = l.cuts.partition_point(|&c| c < goal);
+        if let Some(&c) = l.cuts.get(k)
+            && c > *bounds.last().expect("non-empty")
+        {
+            bounds.push(c);
+        }
+    }
+    bounds.push(l.end);
+    let parts = crate::import::chunks::run(&bounds, |j, a, b| read_part(text, a, b, j == 0));
+    let mut parts = parts.into_iter();
+    let mut all = parts.next().flatten()?;
+    for part in parts {
+        all.append(&part?);
+    }
+    Some(all)
+}
+
+/// JSON's white space (not the form feed `is_ascii_whitespace` also takes).
+fn ws(text: &[u8], mut i: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = text.get(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The elements between `from` and `to`: `from` is just after the array's `[` (`first`)
+/// or just after an element, `to` just after an element or one past the array's `]`.
+fn read_part(text: &[u8], from: usize, to: usize, first: bool) -> Option<FlatStacks> {
+    let mut out = FlatStacks::default();
+    let mut i = from;
+    if first {
+        i = ws(text, i);
+        if text.get(i) == Some(&b']') {
+            return (i + 1 == to).then_some(out);
+        }
+        i = element(text, i, &mut out)?;
+    }
+    while i < to {
+        i = ws(text, i);
+        match text.get(i)? {
+            b',' => i = element(text, ws(text, i + 1), &mut out)?,
+            b']' => return (i + 1 == to).then_some(out),
+            _ => return None,
+        }
+    }
+    (i == to).then_some(out)
+}
+
+/// Reads the element at `text[i]` into `out`; the index after it.
+fn element(text: &[u8], i: usize, out: &mut FlatStacks) -> Option<usize> {
+    let mark = out.frames.len();
+    if text.get(i) == Some(&b'[') {
+        let mut j = ws(text, i + 1);
+        if text.get(j) == Some(&b']') {
+            out.end_sample(mark);
+            return Some(j + 1);
+        }
+        while let Some((index, after)) = plain_index(text, j) {
+            out.frames.push(index);
+            j = ws(text, after);
+            match text.get(j) {
+                Some(b',') => j = ws(text, j + 1),
+                Some(b']') => {
+                    out.end_sample(mark);
+                    return Some(j + 1);
+                }
+                _ => break,
+            }
+        }
+        out.frames.truncate(mark);
+    }
+    by_serde(text, i, out)
+}
+
+/// A frame index of one to nine digits (no leading zero) at `text[j]`, not followed by
+/// more of a number, and the index after it.
+fn plain_index(text: &[u8], j: usize) -> Option<(u32, usize)> {
+    let digits = text
+        .get(j..)?
+        .iter()
+        .take(10)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if digits == 0 || digits > 9 || (digits > 1 && text[j] == b'0') {
+        return None;
+    }
+    if let Some(b'.' | b'e' | b'E' | b'0'..=b'9') = text.get(j + digits) {
+        return None;
+    }
+    let v = text[j..j + digits]
+        .iter()
+        .fold(0u32, |v, &d| v * 10 + u32::from(d - b'0'));
+    Some((v, j + digits))
+}
+
+/// The element at `text[i]` read by serde as the whole read reads it.
+fn by_serde(text: &[u8], i: usize, out: &mut FlatStacks) -> Option<usize> {
+    let end = crate::import::chrome::scan::skip_value(text, i)?;
+    let mark = out.frames.len();
+    let mut de = serde_json::Deserializer::from_slice(&text[i..end]);
+    let is_array = StackSeed(&mut out.frames).deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    if !is_array {
+        out.frames.push(BAD_INDEX);
+    }
+    out.end_sample(mark);
+    Some(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::samples::Samples;
+
+    /// A small deterministic generator (xorshift).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// JSON white space, often none.
+    fn ws(r: &mut Rng) -> &'static str {
+        [" ", "", "", "\n", "\t ", "\r\n", ""][r.below(7) as usize]
+    }
+
+    /// One element of a `samples` array: mostly plain stacks, sometimes what only serde
+    /// reads (or refuses: a leading zero).
+    fn element(r: &mut Rng, frames: u64) -> String {
+        match r.below(40) {
+            0 => "[]".into(),
+            1 => "[1.0,2]".into(),
+            2 => "[1e0]".into(),
+            3 => "[-1]".into(),
+            4 => "[1234567890]".into(),
+            5 => "\"x\"".into(),
+            6 => "null".into(),
+            7 => "[[1]]".into(),
+            8 => "{\"a\":[1]}".into(),
+            9 => "[0]".into(),
+            10 => format!("[{}]", frames + r.below(3)),
+            _ => {
+                let n = 1 + r.below(12);
+                let idx: Vec<String> = (0..n)
+                    .map(|_| format!("{}{}{}", ws(r), r.below(frames), ws(r)))
+                    .collect();
+                format!("[{}]", idx.join(","))
+            }
+        }
+    }
+
+    /// A file of one to three profiles (sampled, sometimes evented), frames first or last.
+    fn document(r: &mut Rng) -> String {
+        let frames = 1 + r.below(30);
+        let names: Vec<String> = (0..frames)
+            .map(|f| {
+                if r.below(50) == 0 {
+                    // A key of that name in a string, and in a frame object.
+                    format!("{{\"name\":\"f{f} \\\"samples\\\": [\",\"samples\":[[1]]}}")
+                } else {
+                    format!("{{\"name\":\"f{f}\"}}")
+                }
+            })
+            .collect();
+        let shared = format!("\"shared\":{{\"frames\":[{}]}}", names.join(","));
+        let mut profiles = Vec::new();
+        for p in 0..1 + r.below(3) {
+            if r.below(6) == 0 {
+                profiles.push(format!(
+                    "{{\"type\":\"evented\",\"name\":\"e{p}\",\"unit\":\"none\",\"startValue\":0,\
+                     \"endValue\":9,\"events\":[{{\"type\":\"O\",\"frame\":0,\"at\":1}},\
+                     {{\"type\":\"C\",\"frame\":0,\"at\":5}}]}}"
+                ));
+                continue;
+            }
+            let n = r.below(300);
+            let samples: Vec<String> = (0..n).map(|_| element(r, frames)).collect();
+            let weights = n + u64::from(r.below(30) == 0);
+            let weights: Vec<String> = (0..weights)
+                .map(|_| ["1", "0.5", "2", "0"][r.below(4) as usize].to_string())
+                .collect();
+            let sep = |r: &mut Rng| format!("{},{}", ws(r), ws(r));
+            profiles.push(format!(
+                "{{\"type\":\"sampled\",\"name\":\"p{p}\",\"unit\":\"milliseconds\",\
+                 \"startValue\":0,\"endValue\":1,\"samples\":{}[{}{}]{},\"weights\":[{}]}}",
+                ws(r),
+                ws(r),
+                samples
+                    .iter()
+                    .map(|e| format!("{e}{}", sep(r)))
+                    .collect::<String>()
+                    .trim_end_matches(|c: char| c == ',' || c.is_whitespace()),
+                ws(r),
+                weights.join(",")
+            ));
+        }
+        let profiles = format!("\"profiles\":[{}]", profiles.join(","));
+        if r.below(2) == 0 {
+            format!("{{{shared},{profiles}}}")
+        } else {
+            format!("{{\"$schema\":\"x\",{profiles},{shared}}}")
+        }
+    }
+
+    /// What a load gives, to compare: threads, streams (times, stacks, weights), the
+    /// stacks' frames, the warnings.
+    fn fingerprint(s: &Samples) -> String {
+        let mut out = format!("{:?} timed {} exact {}\n", s, s.timed, s.exact);
+        for t in &s.threads {
+            out += &format!("thread {}\n", t.name);
+        }
+        for st in &s.streams {
+            let w: Vec<u64> = (0..st.len()).map(|i| st.weight.get(i)).collect();
+            out += &format!(
+                "{} {} {:?} {:?} {:?}\n",
+                st.thread, st.event, st.time, st.stack, w
+            );
+        }
+        for k in 0..s.stacks.len() {
+            out += &format!("{:?}\n", s.stacks.frames_of(k as u32));
+        }
+        out += &format!("{:?}", s.meta().warnings.notes);
+        out
+    }
+
+    fn whole(text: &[u8]) -> Result<Samples, ImportError> {
+        let json: FileJson<FlatStacks> =
+            serde_json::from_slice(text).map_err(|e| ImportError::json("f.json", &e))?;
+        super::super::read("f.json", json)
+    }
+
+    /// Lifted or whole, a file gives the same samples, warnings or error, in parts of
+    /// any size; damaged files too, wherever the lifted read goes ahead.
+    #[test]
+    fn lifted_stacks_read_as_serde_reads_them() {
+        let (mut lifted, mut declined, mut damaged_same) = (0, 0, 0);
+        for seed in 1..400u64 {
+            let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let doc = document(&mut r);
+            let want = whole(doc.as_bytes());
+            let part_min = [1, 16, 200, 1 << 20][r.below(4) as usize];
+            match parse_lifted("f.json", doc.as_bytes(), part_min) {
+                Some(got) => {
+                    lifted += 1;
+                    match (&got, &want) {
+                        (Ok(g), Ok(w)) => assert_eq!(fingerprint(g), fingerprint(w), "{doc}"),
+                        (Err(g), Err(w)) => assert_eq!(g.to_string(), w.to_string(), "{doc}"),
+                        _ => panic!("lifted {:?}, whole {:?}: {doc}", got.is_ok(), want.is_ok()),
+                    }
+                }
+                None => declined += 1,
+            }
+            let bytes = doc.as_bytes();
+            for _ in 0..20 {
+                let mut bad = bytes.to_vec();
+                let i = r.below(bad.len() as u64) as usize;
+                bad[i] = b"[]{},:\" 0-9e.\n\x0c"[r.below(15) as usize];
+                let Some(got) = parse_lifted("f.json", &bad, part_min) else {
+                    continue;
+                };
+                match (got, whole(&bad)) {
+                    (Ok(g), Ok(w)) => assert_eq!(fingerprint(&g), fingerprint(&w)),
+                    (Err(g), Err(w)) => {
+                        assert_eq!(g.to_string(), w.to_string());
+                        damaged_same += 1;
+                    }
+                    (g, w) => panic!(
+                        "damaged: lifted {:?}, whole {:?}: {}",
+                        g.map(|_| ()),
+                        w.map(|_| ()),
+                        String::from_utf8_lossy(&bad)
+                    ),
+                }
+            }
+        }
+        assert!(
+            lifted > 250 && declined > 5,
+            "{lifted} lifted, {declined} declined"
+        );
+        assert!(damaged_same > 50, "{damaged_same}");
+    }
+
+    /// A real recording: `py-spy record -r 1000 --format speedscope` of three Python
+    /// threads (four profiles, `shared` last, 200 KB), lifted in parts of every size
+    /// and whole, gives the same samples.
+    #[test]
+    fn a_py_spy_recording_reads_as_serde_reads_it() {
+        use std::io::Read;
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/recordings/py-spy-threads.speedscope.json.gz"
+        );
+        let gz = std::fs::read(path).expect("the recording");
+        let mut text = Vec::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_end(&mut text)
+            .expect("gzip");
+        assert!(text.len() >= LIFT_MIN_BYTES);
+        let want = fingerprint(&whole(&text).expect("loads"));
+        assert!(want.matches("thread ").count() >= 4, "{want}");
+        for part_min in [1, 1000, 1 << 20] {
+            let got = parse_lifted("f.json", &text, part_min).expect("lifted");
+            assert_eq!(fingerprint(&got.expect("loads")), want);
+        }
+    }
+
+    /// A `samples` array that is not a profile's (a frame's member) sends the file to
+    /// serde whole; so does one inside a string only when it is a key.
+    #[test]
+    fn only_profiles_samples_are_lifted() {
+        let profile = r#"{"type":"sampled","unit":"none","samples":[[0],[0,1]],"weights":[1,2]}"#;
+        let plain = format!(
+            r#"{{"shared":{{"frames":[{{"name":"a"}},{{"name":"b"}}]}},"profiles":[{profile}]}}"#
+        );
+        assert!(parse_lifted("f.json", plain.as_bytes(), 1).is_some_and(|r| r.is_ok()));
+        let in_frame = format!(
+            r#"{{"shared":{{"frames":[{{"name":"a","samples":[1]}},{{"name":"b"}}]}},"profiles":[{profile}]}}"#
+        );
+        assert!(parse_lifted("f.json", in_frame.as_bytes(), 1).is_none());
+        assert!(whole(in_frame.as_bytes()).is_ok());
+        let in_string = format!(
+            r#"{{"shared":{{"frames":[{{"name":"\"samples\": [x"}},{{"name":"b"}}]}},"profiles":[{profile}]}}"#
+        );
+        let got = parse_lifted("f.json", in_string.as_bytes(), 1).expect("lifted");
+        assert_eq!(
+            fingerprint(&got.unwrap()),
+            fingerprint(&whole(in_string.as_bytes()).unwrap())
+        );
+        // Two `samples` in one profile: serde's error, from the whole file.
+        let twice = plain.replace(r#""weights""#, r#""samples":[[1]],"weights""#);
+        assert!(parse_lifted("f.json", twice.as_bytes(), 1).is_none());
+        assert!(whole(twice.as_bytes()).is_err());
+    }
+
+    /// Parts are cut after whole stacks, and a big array is read in several.
+    #[test]
+    fn cuts_fall_after_stacks() {
+        let text = br#"{"samples": [[1,2],"x",[3, [4]],[5]]}"#;
+        let start = find_key(text, b"\"samples\"", 0, b'[').unwrap();
+        let l = scan(text, start, 1).unwrap();
+        assert_eq!(&text[l.start..l.end], br#"[[1,2],"x",[3, [4]],[5]]"#);
+        let after: Vec<&[u8]> = l.cuts.iter().map(|&c| &text[c - 3..c]).collect();
+        assert_eq!(after, [&b"1,2]"[1..], b"4]]", b"[5]"]);
+        let stacks = read_array(text, &l).unwrap();
+        assert_eq!(stacks.len(), 4);
+        assert_eq!(stacks.get(0), [1, 2]);
+        assert_eq!(stacks.get(1), [BAD_INDEX]);
+        assert_eq!(stacks.get(2), [3, BAD_INDEX]);
+        assert_eq!(stacks.get(3), [5]);
+    }
+
+    #[test]
+    fn plain_indices_and_what_serde_must_read() {
+        assert_eq!(plain_index(b"0,", 0), Some((0, 1)));
+        assert_eq!(plain_index(b"123456789]", 0), Some((123_456_789, 9)));
+        assert_eq!(plain_index(b"1234567890]", 0), None);
+        assert_eq!(plain_index(b"01]", 0), None);
+        assert_eq!(plain_index(b"1.0]", 0), None);
+        assert_eq!(plain_index(b"1e3]", 0), None);
+        assert_eq!(plain_index(b"-1]", 0), None);
+        assert_eq!(plain_index(b"7", 0), Some((7, 1)));
+    }
+}
