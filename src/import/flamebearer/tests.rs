@@ -391,3 +391,24 @@ fn the_head_is_the_top_levels_of_the_whole() {
         }
     }
 }
+
+/// A bar outside every bar of the row above is an error naming its row and bar, read
+/// pipelined or not.
+#[test]
+fn a_linking_error_names_its_row_pipelined_or_not() {
+    let bad = SIMPLE.replace(
+        "[0,214,214,3,2,1,1,5,0,771,771,3]",
+        "[200,214,214,3,2,1,1,5,0,300,300,3]",
+    );
+    for min in [0, PIPELINE_MIN_BYTES] {
+        PIPELINE_MIN.with(|m| m.set(min));
+        let e = parse_lifted("f.json", bad.as_bytes())
+            .expect("lifted")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("flamebearer.levels[3], bar 0") && e.contains("inside any bar of level 2"),
+            "{min}: {e}"
+        );
+    }
+}
