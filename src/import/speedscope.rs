@@ -137,7 +137,9 @@ enum Loose {
     Missing,
     Str(String),
     Num(f64),
-    /// `null`, a boolean, an array or an object.
+    /// `null` (py-spy writes `"activeProfileIndex": null`: read as missing there).
+    Null,
+    /// A boolean, an array or an object.
     Other,
 }
 
@@ -155,6 +157,7 @@ impl Loose {
             Loose::Missing => "missing".to_string(),
             Loose::Str(s) => format!("{s:?}"),
             Loose::Num(n) => num(*n),
+            Loose::Null => "null".to_string(),
             Loose::Other => "a value of another type".to_string(),
         }
     }
@@ -183,7 +186,13 @@ impl<'de> Deserialize<'de> for Loose {
             fn visit_string<E>(self, v: String) -> Result<Loose, E> {
                 Ok(Loose::Str(v))
             }
-            others_as!('de, Loose, Loose::Other; scalar seq map);
+            fn visit_bool<E>(self, _: bool) -> Result<Loose, E> {
+                Ok(Loose::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Loose, E> {
+                Ok(Loose::Null)
+            }
+            others_as!('de, Loose, Loose::Other; seq map);
         }
         d.deserialize_any(V)
     }
@@ -712,7 +721,7 @@ fn read(file: &str, json: FileJson<FlatStacks>) -> Result<Samples, ImportError> 
 
     // The active profile first, then the others in file order.
     let active = match &json.active_profile_index {
-        Loose::Missing => 0,
+        Loose::Missing | Loose::Null => 0,
         Loose::Num(x) if x.fract() == 0.0 && *x >= 0.0 && (*x as usize) < profiles.len() => {
             *x as usize
         }

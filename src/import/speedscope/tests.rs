@@ -122,6 +122,15 @@ fn two_profiles_are_two_threads_the_active_one_first() {
     let s = load(&text.replace("\"activeProfileIndex\":1", "\"activeProfileIndex\":7"));
     assert_eq!(s.threads[0].name, "one");
     assert!(s.meta().warnings.notes[0].contains("activeProfileIndex 7"));
+    // py-spy writes null: the first profile, without a warning; a boolean is reported.
+    let s = load(&text.replace("\"activeProfileIndex\":1", "\"activeProfileIndex\":null"));
+    assert!(
+        s.meta().warnings.notes.is_empty(),
+        "{:?}",
+        s.meta().warnings.notes
+    );
+    let s = load(&text.replace("\"activeProfileIndex\":1", "\"activeProfileIndex\":true"));
+    assert!(s.meta().warnings.notes[0].contains("activeProfileIndex a value of another type"));
 }
 
 use crate::model::samples::Selection;
