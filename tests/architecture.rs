@@ -82,8 +82,33 @@ fn files(m: &str) -> Vec<PathBuf> {
             }
         }
     }
+    // Files of test modules (`#[cfg(test)] mod tests;`) are test code.
+    let tests: Vec<PathBuf> = out.iter().flat_map(|f| test_module_files(f)).collect();
+    out.retain(|f| !tests.contains(f));
     out.sort();
     out
+}
+
+/// The files of the modules `file` declares as `#[cfg(test)] mod name;`.
+fn test_module_files(file: &Path) -> Vec<PathBuf> {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let dir = if file.file_name().is_some_and(|n| n == "mod.rs") {
+        file.parent().expect("in a directory").to_path_buf()
+    } else {
+        file.with_extension("")
+    };
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    lines
+        .windows(2)
+        .filter(|w| w[0] == "#[cfg(test)]")
+        .filter_map(|w| w[1].strip_prefix("mod ")?.strip_suffix(';'))
+        .flat_map(|name| {
+            [
+                dir.join(format!("{name}.rs")),
+                dir.join(name).join("mod.rs"),
+            ]
+        })
+        .collect()
 }
 
 /// `text` without comments and without `#[cfg(test)]` items (braces matched outside
@@ -239,6 +264,15 @@ fn uses(code: &str) -> Vec<String> {
         rest = &rest[i + 7..];
     }
     out
+}
+
+/// A test module in a file of its own is test code; the module declaring it is not.
+#[test]
+fn test_module_files_are_left_out() {
+    let import = files("import");
+    let has = |p: &str| import.iter().any(|f| f.ends_with(p));
+    assert!(has("import/flamebearer.rs") && has("import/speedscope/lift.rs"));
+    assert!(!has("import/flamebearer/tests.rs") && !has("import/speedscope/tests.rs"));
 }
 
 #[test]
