@@ -566,13 +566,8 @@ mod tests {
     /// quotes inside their strings.
     #[test]
     fn top_level_keys_of_random_documents() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rng = crate::generator::Rng(0x2545_f491_4f6c_dd1d);
+        let mut next = move |n: u64| rng.below(n);
         for _ in 0..300 {
             let mut doc = String::from("{");
             let mut want = Vec::new();

@@ -364,25 +364,7 @@ fn parse_lifted(file: &str, text: &[u8]) -> Option<Result<Profile, ImportError>>
 
 /// The end (one past its `]`) of the array starting at `text[start]`.
 fn array_end(text: &[u8], start: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut i = start;
-    loop {
-        let k = i + memchr::memchr3(b'[', b']', b'"', text.get(i..)?)?;
-        match text[k] {
-            b'[' => {
-                depth += 1;
-                i = k + 1;
-            }
-            b']' => {
-                depth = depth.checked_sub(1)?;
-                i = k + 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => i = skip_string(text, k + 1)?,
-        }
-    }
+    crate::import::chrome::scan::array_cuts(text, start, usize::MAX).map(|(end, _)| end)
 }
 
 /// The head of a big flamebearer file as a document of its own, for a preview: its names

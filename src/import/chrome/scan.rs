@@ -75,6 +75,41 @@ pub(in crate::import) fn skip_string(text: &[u8], mut i: usize) -> Option<usize>
     }
 }
 
+/// The end (one past its `]`) of the array at `text[start]` (a `[`), found from bracket
+/// to bracket (memchr; strings skipped), and cuts just after its elements that are arrays,
+/// at least `every` bytes apart (`usize::MAX`: none). `None` if it does not end.
+pub(in crate::import) fn array_cuts(
+    text: &[u8],
+    start: usize,
+    every: usize,
+) -> Option<(usize, Vec<usize>)> {
+    let mut cuts = Vec::new();
+    let mut last = start;
+    let mut depth = 0usize;
+    let mut i = start;
+    loop {
+        let k = i + memchr::memchr3(b'[', b']', b'"', text.get(i..)?)?;
+        match text[k] {
+            b'[' => {
+                depth += 1;
+                i = k + 1;
+            }
+            b']' => {
+                depth = depth.checked_sub(1)?;
+                i = k + 1;
+                if depth == 0 {
+                    return Some((i, cuts));
+                }
+                if depth == 1 && i - last >= every {
+                    cuts.push(i);
+                    last = i;
+                }
+            }
+            _ => i = skip_string(text, k + 1)?,
+        }
+    }
+}
+
 /// `text[i]` is `{` or `[`; returns the index after the matching close (brackets of
 /// either kind are counted together: mismatches are left to the JSON parser).
 pub(super) fn skip_nested(text: &[u8], mut i: usize) -> Option<usize> {

@@ -17,7 +17,6 @@
 
 use super::{BAD_INDEX, FileJson, FlatStacks, StackSeed};
 use crate::import::ImportError;
-use crate::import::chrome::scan::skip_string;
 use crate::import::speedscope::head::find_key;
 use serde::de::DeserializeSeed;
 use serde_json::value::RawValue;
@@ -97,38 +96,11 @@ pub(super) fn parse_lifted(
     Some(super::read(file, json))
 }
 
-/// The array at `text[start]` (a `[`): where it ends, and cuts after its elements (arrays
-/// at depth 1) every `part_min` bytes or more. `None` if it does not end.
+/// The array at `text[start]` (a `[`): where it ends, and cuts after its elements
+/// (arrays at depth 1) every `part_min` bytes or more. `None` if it does not end.
 fn scan(text: &[u8], start: usize, part_min: usize) -> Option<Lifted> {
-    let mut cuts = Vec::new();
-    let mut last = start;
-    let mut depth = 0usize;
-    let mut i = start;
-    loop {
-        let k = i + memchr::memchr3(b'[', b']', b'"', text.get(i..)?)?;
-        match text[k] {
-            b'[' => {
-                depth += 1;
-                i = k + 1;
-            }
-            b']' => {
-                depth = depth.checked_sub(1)?;
-                i = k + 1;
-                if depth == 0 {
-                    return Some(Lifted {
-                        start,
-                        end: i,
-                        cuts,
-                    });
-                }
-                if depth == 1 && i - last >= part_min {
-                    cuts.push(i);
-                    last = i;
-                }
-            }
-            _ => i = skip_string(text, k + 1)?,
-        }
-    }
+    let (end, cuts) = crate::import::chrome::scan::array_cuts(text, start, part_min)?;
+    Some(Lifted { start, end, cuts })
 }
 
 /// The stacks of a lifted array, its parts read on all cores and joined in order.
@@ -252,19 +224,7 @@ mod tests {
     use super::*;
     use crate::model::samples::Samples;
 
-    /// A small deterministic generator (xorshift).
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use crate::generator::Rng;
 
     /// JSON white space, often none.
     fn ws(r: &mut Rng) -> &'static str {
