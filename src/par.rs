@@ -87,6 +87,43 @@ pub fn extend_mapped<S: Send, T: Send>(
     unsafe { dst.set_len(dst.len() + n) };
 }
 
+/// `f(item)` for each of `items`, in their order, on as many scoped threads as there are
+/// cores (at most one per item), each thread taking the next item not yet taken: for a
+/// few big pieces of work of unequal size, such as a profile's threads. A panic in `f` is
+/// raised again here.
+pub fn map_each<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads < 2 || items.len() < 2 {
+        return items.into_iter().map(f).collect();
+    }
+    let n = items.len();
+    let slots: Vec<std::sync::Mutex<Option<T>>> = items
+        .into_iter()
+        .map(|t| std::sync::Mutex::new(Some(t)))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(slot) = slots.get(i) else {
+                return done;
+            };
+            let item = slot.lock().map_or(None, |mut t| t.take());
+            done.extend(item.map(|t| (i, f(t))));
+        }
+    };
+    let mut out: Vec<Option<R>> = (0..n).map(|_| None).collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (1..threads.min(n)).map(|_| s.spawn(work)).collect();
+        let mine = work();
+        for (i, r) in handles.into_iter().flat_map(join).chain(mine) {
+            out[i] = Some(r);
+        }
+    });
+    out.into_iter().flatten().collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -156,5 +193,32 @@ mod tests {
         let caught = std::panic::catch_unwind(|| super::both(|| 1, || -> u32 { panic!("in b") }));
         let payload = caught.expect_err("b's panic comes back");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"in b"));
+    }
+
+    #[test]
+    fn map_each_keeps_order_and_moves_each_item_once() {
+        for n in [0usize, 1, 2, 7, 100] {
+            let items: Vec<Box<usize>> = (0..n).map(Box::new).collect();
+            let calls = std::sync::atomic::AtomicUsize::new(0);
+            let out = super::map_each(items, |b| {
+                calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                // Unequal work, so that the threads finish out of order.
+                std::thread::sleep(std::time::Duration::from_micros((*b % 3) as u64 * 200));
+                *b * 10
+            });
+            assert_eq!(out, (0..n).map(|i| i * 10).collect::<Vec<_>>());
+            assert_eq!(calls.into_inner(), n);
+        }
+        let caught = std::panic::catch_unwind(|| {
+            super::map_each(vec![1u32, 2, 3], |i| -> u32 {
+                assert!(i != 2, "item {i}");
+                i
+            })
+        });
+        let payload = caught.expect_err("the panic comes back");
+        assert_eq!(
+            payload.downcast_ref::<String>().map(String::as_str),
+            Some("item 2")
+        );
     }
 }

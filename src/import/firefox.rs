@@ -64,10 +64,13 @@
 use super::ImportError;
 use super::json_tree::{Arr, J, Json};
 use crate::model::names::{NameId, Names};
-use crate::model::samples::{CounterKind, EMPTY_STACK, Samples, StackId, ThreadInfo};
+use crate::model::samples::{
+    Counter, CounterKind, EMPTY_STACK, Samples, StackId, Stream, ThreadInfo, Weights,
+};
 use crate::model::spans::{SpanSet, Track, TrackInfo, TrackKind};
 use crate::model::units::{Unit, ValueFormat};
 use crate::model::{NO_PARENT, SourceFormat};
+use samples::{Columns, read_columns};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -85,9 +88,8 @@ pub fn parse(file: &str, text: &[u8]) -> Result<(Samples, Option<SpanSet>), Impo
     let doc = Json::from_slice_parallel(text, 16 << 20).map_err(|e| ImportError::json(file, &e))?;
     let mut r = Reader::new(file);
     read(&mut r, doc.view())?;
-    // The tree goes before the samples are laid out: the two need not be held at once.
-    drop(doc);
-    r.finish()
+    // The tree is let go of on another core while the samples are laid out.
+    crate::par::both(|| r.finish(), move || drop(doc)).0
 }
 
 /// The threads complete enough to draw in `head`, the start of a Firefox profile, for a
@@ -708,7 +710,9 @@ impl<'f> Reader<'f> {
                 return Err(self.invalid(&format!("{path}threads"), "expected an array of threads"));
             };
             let mut subs: Vec<(Cow<'r, Json<'r>>, String)> = Vec::new();
+            let mut columns = self.columns_of(threads, &path, (shift, cpu)).into_iter();
             for (i, th) in threads.iter().enumerate() {
+                let columns = columns.next().unwrap_or(Ok(None));
                 let at = format!("{path}threads[{i}]");
                 if let Some(s) = th.as_str() {
                     // Gecko < 5: a sub-process's whole profile as a string.
@@ -726,7 +730,7 @@ impl<'f> Reader<'f> {
                     })?;
                     subs.push((Cow::Owned(v.into_owned()), format!("{at}.")));
                 } else if th.is_object() {
-                    self.gecko_thread(th, &at, shift, version, cpu)?;
+                    self.gecko_thread(th, &at, columns, (shift, version), cpu)?;
                 } else {
                     return Err(
                         self.invalid(&at, format!("expected a thread, found {}", th.kind()))
@@ -748,12 +752,13 @@ impl<'f> Reader<'f> {
         Ok(())
     }
 
+    /// Reads gecko thread `th` (at `path`), whose sample columns were read as `columns`.
     fn gecko_thread(
         &mut self,
         th: J<'_>,
         path: &str,
-        shift: f64,
-        version: u64,
+        columns: Result<Option<Columns<'_>>, ImportError>,
+        (shift, version): (f64, u64),
         cpu: Cpu,
     ) -> Result<(), ImportError> {
         let mut buf = self.thread(thread_info(th, self.threads.len()));
@@ -766,10 +771,28 @@ impl<'f> Reader<'f> {
         let (frames, col) = self.table(th, path, "frameTable", "location")?;
         let names = FrameNames::new(frames, col, None, strings, version >= 32);
         let mut stacks = Stacks::new(self, th, path, names)?;
-        self.read_samples(&mut buf, th, path, &mut stacks, (shift, cpu))?;
+        if let Some(c) = columns? {
+            self.join_samples(&mut buf, c, &mut stacks, cpu);
+        }
         self.read_markers(&mut buf, th, path, strings, shift)?;
         self.threads.push(buf);
         Ok(())
+    }
+
+    /// The sample columns of each of `threads` (at `{base}threads[i]`, `None` for one that
+    /// is not an object), read on all cores; `clock`: the process's clock offset (ms) and
+    /// CPU delta unit.
+    fn columns_of<'a>(
+        &self,
+        threads: Arr<'a>,
+        base: &str,
+        clock: (f64, Cpu),
+    ) -> Vec<Result<Option<Columns<'a>>, ImportError>> {
+        let items: Vec<(usize, J<'a>)> = threads.iter().enumerate().collect();
+        crate::par::map_each(items, |(i, th)| match th.is_object() {
+            true => read_columns(self, th, &format!("{base}threads[{i}]"), clock),
+            false => Ok(None),
+        })
     }
 
     /// The stack reader of the tables in `holder` (a thread, or `profile.shared`).
@@ -808,7 +831,9 @@ impl<'f> Reader<'f> {
             return Err(self.invalid(&format!("{base}threads"), "expected an array of threads"));
         };
         let mut shared_stacks: Option<Stacks<'_>> = None;
+        let mut columns = self.columns_of(threads, base, (0.0, cpu)).into_iter();
         for (i, th) in threads.iter().enumerate() {
+            let columns = columns.next().unwrap_or(Ok(None));
             let at = format!("{base}threads[{i}]");
             let strings = [
                 th.get("stringArray"),
@@ -826,7 +851,9 @@ impl<'f> Reader<'f> {
             let mut buf = self.thread(thread_info(th, i));
             if th.has("stackTable") {
                 let mut stacks = self.processed_stacks(th, strings, &at)?;
-                self.read_samples(&mut buf, th, &at, &mut stacks, (0.0, cpu))?;
+                if let Some(c) = columns? {
+                    self.join_samples(&mut buf, c, &mut stacks, cpu);
+                }
             } else {
                 let stacks = match shared_stacks.take() {
                     Some(s) => s,
@@ -836,122 +863,12 @@ impl<'f> Reader<'f> {
                     }
                 };
                 let stacks = shared_stacks.insert(stacks);
-                self.read_samples(&mut buf, th, &at, stacks, (0.0, cpu))?;
+                if let Some(c) = columns? {
+                    self.join_samples(&mut buf, c, stacks, cpu);
+                }
             }
             self.read_markers(&mut buf, th, &at, strings, 0.0)?;
             self.threads.push(buf);
-        }
-        Ok(())
-    }
-
-    /// Reads thread `th`'s samples into `buf`; `(shift, cpu)`: the process's clock offset
-    /// (ms) and CPU delta unit.
-    fn read_samples(
-        &mut self,
-        buf: &mut ThreadBuf,
-        th: J<'_>,
-        path: &str,
-        stacks: &mut Stacks<'_>,
-        (shift, cpu): (f64, Cpu),
-    ) -> Result<(), ImportError> {
-        let (v, path) = (th.get("samples"), &format!("{path}.samples"));
-        if v.is_null() {
-            return Ok(());
-        }
-        let t = Table::open(self, v, path, "stack")?;
-        let stack = t.col("stack");
-        let (time, deltas) = match t.col("time") {
-            Col::Absent => (t.col("timeDeltas"), true),
-            c => (c, false),
-        };
-        if stack.is_absent() || (time.is_absent() && !self.head) {
-            return Err(self.invalid(
-                path,
-                "expected `stack` and `time` (or `timeDeltas`) columns",
-            ));
-        }
-        let weight = match t.col("weight") {
-            Col::Absent => t.col("duration"),
-            c => c,
-        };
-        let (event, scale) = self.event(v.get("weightType").as_str().unwrap_or("samples"));
-        buf.event = event;
-        let cpu_col = t.col("threadCPUDelta");
-        let cpu_ns = match (cpu_col, cpu) {
-            (Col::Absent, _) => None,
-            (_, Cpu::Ns(k)) => Some(k),
-            (_, other) => {
-                if !self.cpu_noted {
-                    self.cpu_noted = true;
-                    self.note(match other {
-                        Cpu::Other => "threadCPUDelta is in CPU cycles (or a unit not known here): no CPU time",
-                        _ => "threadCPUDelta without meta.sampleUnits (its unit is unknown): no CPU time",
-                    });
-                }
-                None
-            }
-        };
-        let mut clock = 0.0;
-        for i in 0..t.len {
-            let at = |why: String| format!("{path}, sample {i}: {why}");
-            let tv = t.get(time, i).and_then(J::as_f64);
-            let ms = match tv {
-                Some(d) if deltas => {
-                    clock += d;
-                    Some(clock)
-                }
-                None if self.head => Some(clock),
-                Some(t) => {
-                    clock = t;
-                    Some(t)
-                }
-                None => None,
-            };
-            let Some(ms) = ms.filter(|m| m.is_finite() && m.abs() < MAX_MS) else {
-                self.bad_samples
-                    .hit(|| at("its time is not a usable number".into()));
-                continue;
-            };
-            let st = match t.get(stack, i).unwrap_or(J::Null) {
-                s if s.is_null() => Ok(EMPTY_STACK),
-                s => match index(s) {
-                    Some(s) => stacks.resolve(&mut self.out, s),
-                    None => Err(format!("stack {s} is not an index")),
-                },
-            };
-            let st = match st {
-                Ok(s) => s,
-                Err(why) => {
-                    self.bad_samples.hit(|| at(why));
-                    continue;
-                }
-            };
-            let w = match t.get(weight, i) {
-                None => Some(1),
-                Some(w) if w.is_null() => Some(1),
-                Some(w) => w
-                    .as_f64()
-                    .filter(|w| w.is_finite() && *w >= 0.0)
-                    .map(|w| (w * scale.unwrap_or(1.0)).round() as u64),
-            };
-            let Some(w) = w else {
-                let cell = t.get(weight, i).unwrap_or(J::Null);
-                self.bad_samples
-                    .hit(|| at(format!("weight {cell} is not a count")));
-                continue;
-            };
-            buf.time.push(ms + shift);
-            buf.stack.push(st);
-            buf.weight.push(w);
-            if let Some(k) = cpu_ns {
-                let c = t
-                    .get(cpu_col, i)
-                    .and_then(J::as_f64)
-                    .filter(|c| c.is_finite() && *c > 0.0);
-                // The first delta has no previous sample to be a delta from.
-                let c = if buf.cpu.is_empty() { None } else { c };
-                buf.cpu.push(c.map_or(0, |c| (c * k).round() as u64));
-            }
         }
         Ok(())
     }
@@ -1189,17 +1106,47 @@ impl<'f> Reader<'f> {
             .saturating_add((base * scale).round() as i128);
         let origin_ns = origin.clamp(0, i128::from(u64::MAX)) as u64;
         let ns = |t: f64| ((t - base) * scale).round() as u64;
-        for b in &self.threads {
-            if b.time.is_empty() {
-                continue;
+        // Each thread's stream made on all cores, its columns moved out of its buffer.
+        let columns: Vec<_> = (self.threads.iter_mut())
+            .filter(|b| !b.time.is_empty())
+            .map(|b| {
+                use std::mem::take;
+                let (time, stack) = (take(&mut b.time), take(&mut b.stack));
+                (
+                    b.thread,
+                    b.event,
+                    time,
+                    stack,
+                    take(&mut b.weight),
+                    take(&mut b.cpu),
+                )
+            })
+            .collect();
+        let streams = crate::par::map_each(columns, |(thread, event, time, stack, w, cpu)| {
+            let counters = match cpu.iter().any(|&c| c > 0) {
+                true => vec![Counter {
+                    kind: CounterKind::CpuNs,
+                    values: cpu
+                        .iter()
+                        .map(|&c| u32::try_from(c).unwrap_or(u32::MAX))
+                        .collect(),
+                }],
+                false => Vec::new(),
+            };
+            Stream {
+                thread,
+                event,
+                time: time.iter().map(|&t| ns(t)).collect(),
+                stack,
+                weight: Weights::from_values(w),
+                counters,
+                ..Stream::default()
             }
-            let s = self.out.stream(b.thread, b.event);
-            for k in 0..b.time.len() {
-                self.out.push(s, ns(b.time[k]), b.stack[k], b.weight[k]);
-                if let Some(&c) = b.cpu.get(k).filter(|&&c| c > 0) {
-                    self.out.set_counter(s, CounterKind::CpuNs, c);
-                }
-            }
+        });
+        for st in streams {
+            // Each buffer is a thread of its own: its stream is new and empty.
+            let s = self.out.stream(st.thread, st.event);
+            self.out.streams[s] = st;
         }
         for (d, what) in [(&self.bad_samples, "sample"), (&self.bad_markers, "marker")] {
             if let Some(first) = &d.first {
@@ -1264,209 +1211,6 @@ impl<'f> Reader<'f> {
     }
 }
 
+mod samples;
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn load(json: &str) -> (Samples, Option<SpanSet>) {
-        parse("t.json", json.as_bytes()).unwrap()
-    }
-
-    /// A processed profile of two threads, one with CPU deltas and a marker.
-    const PROCESSED: &str = r#"{"meta": {"startTime": 1000, "interval": 2, "preprocessedProfileVersion": 49,
-              "sampleUnits": {"threadCPUDelta": "µs"}}, "threads": [
-             {"name": "main", "processName": "app", "pid": "42", "tid": 42,
-              "stringArray": ["root", "work", "leaf", "Load"],
-              "stackTable": {"prefix": [null, 0, 1], "frame": [0, 1, 2], "length": 3},
-              "frameTable": {"func": [0, 1, 2], "length": 3},
-              "funcTable": {"name": [0, 1, 2], "length": 3},
-              "samples": {"stack": [2, 1, null], "time": [1, 3, 5], "weight": [1, 3, 1],
-                "weightType": "samples", "threadCPUDelta": [9, 2, 4], "length": 3},
-              "markers": {"name": [3], "startTime": [1.5], "endTime": [4.5], "phase": [1],
-                "data": [null], "length": 1}},
-             {"name": "worker", "pid": "42", "tid": 43, "stringArray": ["w"],
-              "stackTable": {"prefixOffset": [0], "frame": [0], "length": 1},
-              "frameTable": {"func": [0], "length": 1}, "funcTable": {"name": [0], "length": 1},
-              "samples": {"stack": [0, 0], "timeDeltas": [2, 2], "weight": null, "length": 2}}]}"#;
-
-    /// A gecko profile with a sub-process on its own clock, and markers of both kinds.
-    const GECKO: &str = r#"{"meta": {"version": 13, "startTime": 1000, "interval": 1}, "threads": [
-             {"name": "GeckoMain", "processType": "default", "pid": 7, "tid": 7,
-              "stringTable": ["(root)", "a", "b", "Paint"],
-              "frameTable": {"schema": {"location": 0, "line": 1}, "data": [[0], [1], [2, 3]]},
-              "stackTable": {"schema": {"prefix": 0, "frame": 1},
-                "data": [[null, 0], [0, 1], [1, 2]]},
-              "samples": {"schema": {"stack": 0, "time": 1}, "data": [[2, 0], [1, 1]]},
-              "markers": {"schema": {"name": 0, "time": 1, "data": 2}, "data": [
-                [3, 0.5, {"type": "tracing", "interval": "start"}],
-                [3, 1.5, {"type": "tracing", "interval": "end"}]]}}],
-             "processes": [{"meta": {"version": 32, "startTime": 1500}, "threads": [
-              {"name": "GeckoMain", "processType": "tab", "pid": 8, "tid": 8,
-               "stringTable": ["c (x.js:1:2)[4]"],
-               "frameTable": {"schema": {"location": 0}, "data": [[0]]},
-               "stackTable": {"schema": {"prefix": 0, "frame": 1}, "data": [[null, 0]]},
-               "samples": {"schema": {"stack": 0, "time": 1}, "data": [[0, 1]]},
-               "markers": {"schema": {"name": 0, "startTime": 1, "endTime": 2, "phase": 3},
-                 "data": [[0, 0, 2, 1]]}}]}]}"#;
-
-    /// Sample `k` of stream `st` as `frames@ms*weight`.
-    fn sample(s: &Samples, st: usize, k: usize) -> String {
-        let stream = &s.streams[st];
-        let stack = stream.stack[k];
-        let frames: Vec<&str> = if stack == EMPTY_STACK {
-            Vec::new()
-        } else {
-            s.stacks
-                .frames_of(stack)
-                .into_iter()
-                .map(|n| s.names.get(n))
-                .collect()
-        };
-        let ms = stream.time[k] as f64 / NS_PER_MS;
-        format!("{}@{ms}*{}", frames.join(";"), stream.weight.get(k))
-    }
-
-    fn notes(s: &Samples) -> String {
-        s.meta().warnings.notes.join("\n")
-    }
-
-    #[test]
-    fn processed_threads_stacks_weights_cpu_and_markers() {
-        let (s, spans) = load(PROCESSED);
-        assert_eq!(s.origin_ns, 1_001_000_000);
-        let got: Vec<String> = (0..3).map(|k| sample(&s, 0, k)).collect();
-        assert_eq!(got, ["root;work;leaf@0*1", "root;work@2*3", "@4*1"]);
-        assert_eq!(
-            s.streams[0].counter(CounterKind::CpuNs),
-            Some(&[0, 2000, 4000][..])
-        );
-        assert_eq!(
-            (sample(&s, 1, 0), sample(&s, 1, 1)),
-            ("w@1*1".into(), "w@3*1".into())
-        );
-        let t = &s.threads[0];
-        assert_eq!(
-            (t.process.as_str(), t.pid, t.tid),
-            ("app 42", Some(42), Some(42))
-        );
-        assert_eq!(s.events[0].values.sample_rate_hz, Some(500));
-        let spans = spans.unwrap();
-        assert_eq!(spans.origin_ns, s.origin_ns);
-        assert_eq!((spans.start_ns[0], spans.dur_ns[0]), (500_000, 3_000_000));
-        assert_eq!(spans.tracks[0].name, "main 42");
-        assert_eq!(spans.names.get(spans.name[0]), "Load");
-    }
-
-    #[test]
-    fn gecko_sub_processes_move_onto_the_parents_clock() {
-        let (s, spans) = load(GECKO);
-        assert_eq!(s.origin_ns, 1_000_000_000);
-        assert_eq!(sample(&s, 0, 0), "(root);a;b@0*1");
-        assert_eq!(sample(&s, 1, 0), "c (x.js:1:2)@501*1");
-        assert_eq!(s.threads[1].process, "Content Process 8");
-        let spans = spans.unwrap();
-        assert_eq!(spans.tracks.len(), 2);
-        let ms = |i: usize| (spans.start_ns[i] / 1_000_000, spans.dur_ns[i] / 1_000_000);
-        assert_eq!((spans.start_ns[0], spans.dur_ns[0]), (500_000, 1_000_000));
-        assert_eq!(ms(1), (500, 2));
-    }
-
-    /// A processed profile of one thread with this stack table and these samples.
-    fn one_thread(prefix: &str, stacks: &str) -> String {
-        format!(
-            r#"{{"meta": {{"preprocessedProfileVersion": 20}}, "threads": [{{
-              "stringArray": ["f"], "frameTable": {{"func": [0, 0, 0]}},
-              "funcTable": {{"name": [0]}}, "stackTable": {{"prefix": {prefix},
-              "frame": [0, 0, 0]}}, "samples": {{"stack": {stacks}, "time": [1, 2, 3]}}}}]}}"#
-        )
-    }
-
-    #[test]
-    fn a_cyclic_stack_table_is_counted_not_followed() {
-        let (s, _) = load(&one_thread("[1, 0, null]", "[0, 2, 1]"));
-        assert_eq!(s.len(), 1);
-        assert_eq!(sample(&s, 0, 0), "f@0*1");
-        let n = notes(&s);
-        assert!(n.contains("2 samples skipped (first: threads[0].samples, sample 0: stack 0 is its own ancestor"), "{n}");
-    }
-
-    #[test]
-    fn bad_indices_are_skipped_with_their_place_and_bad_shapes_fail() {
-        let (s, _) = load(&one_thread("[null, 0, 7]", "[1, 99, 2]"));
-        assert_eq!(s.len(), 1);
-        let n = notes(&s);
-        assert!(
-            n.contains("sample 1: stack 99 is not in the stack table (3 stacks)"),
-            "{n}"
-        );
-        let bad = one_thread("[null, 0, 1]", "[0, 1, 2]").replace(r#"{"func": [0, 0, 0]}"#, "7");
-        let e = parse("t.json", bad.as_bytes()).unwrap_err().to_string();
-        assert!(
-            e.contains("t.json: threads[0].frameTable: expected a table"),
-            "{e}"
-        );
-        let all_bad = one_thread("[null, 0, 1]", "[9, 9, 9]");
-        let e = parse("t.json", all_bad.as_bytes()).unwrap_err().to_string();
-        assert!(
-            e.contains("t.json: threads[0].samples, sample 0: stack 9 is not in the stack table")
-                && e.contains("no sample is usable (3 skipped"),
-            "{e}"
-        );
-        let e = parse("t.json", b"{\"meta\": {}, \"threads\": [}").unwrap_err();
-        assert!(e.to_string().contains("line 1, column 26"), "{e}");
-    }
-
-    #[test]
-    fn deep_stacks_and_cleopatra() {
-        let n = 20_000;
-        let prefix: Vec<String> = (0..n)
-            .map(|i| {
-                if i == 0 {
-                    "null".into()
-                } else {
-                    (i - 1).to_string()
-                }
-            })
-            .collect();
-        let json = one_thread(
-            &format!("[{}]", prefix.join(",")),
-            &format!("[{}, 0, 5]", n - 1),
-        )
-        .replace(
-            r#""frame": [0, 0, 0]"#,
-            &format!(r#""frame": [{}]"#, vec!["0"; n].join(",")),
-        );
-        let (s, _) = load(&json);
-        assert_eq!(s.stacks.depth(s.streams[0].stack[0]), n as u32);
-        let (s, _) = load(
-            r#"{"format": "profileJSONWithSymbolicationTable,1", "meta": {"interval": 1},
-              "profileJSON": [{"frames": [0, 1], "extraInfo": {"time": 5}},
-                {"frames": [0], "extraInfo": {}}],
-              "symbolicationTable": {"0": "(root)", "1": "main (in xul.dll)"}}"#,
-        );
-        assert_eq!(sample(&s, 0, 0), "(root);main (in xul.dll)@0*1");
-        assert_eq!(sample(&s, 0, 1), "(root)@1*1");
-    }
-
-    /// Documents damaged at random (bytes replaced by JSON's punctuation, quotes, escapes,
-    /// digits or bytes that are not UTF-8; cut short) read or fail, whole and as heads,
-    /// and never panic.
-    #[test]
-    fn randomly_damaged_documents_never_panic() {
-        let mut rng = crate::generator::Rng(23);
-        let alphabet = b"{}[]:,\"\\0123456789eE.-+ nulltrue\xff\xc3u";
-        for doc in [PROCESSED, GECKO] {
-            for _ in 0..2000 {
-                let mut bytes = doc.as_bytes().to_vec();
-                for _ in 0..1 + rng.next() % 4 {
-                    let at = (rng.next() % bytes.len() as u64) as usize;
-                    bytes[at] = alphabet[(rng.next() % alphabet.len() as u64) as usize];
-                }
-                let _ = parse("d.json", &bytes);
-                let cut = bytes.len() - (rng.next() % 64) as usize;
-                let _ = parse("d.json", &bytes[..cut]);
-                let _ = parse_head("d.json", &bytes[..cut]);
-            }
-        }
-    }
-}
+mod tests;

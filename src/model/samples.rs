@@ -354,6 +354,17 @@ impl Weights {
         }
     }
 
+    /// The weights `w`, stored as [`Weights::push`] stores them one by one.
+    pub fn from_values(w: Vec<u64>) -> Weights {
+        if w.iter().all(|&x| x == 1) {
+            Weights::Ones(w.len())
+        } else if w.iter().all(|&x| x <= u64::from(u32::MAX)) {
+            Weights::Narrow(w.iter().map(|&x| x as u32).collect())
+        } else {
+            Weights::Wide(w)
+        }
+    }
+
     fn permute(&mut self, order: &[u32]) {
         match self {
             Weights::Ones(_) => {}
@@ -1239,6 +1250,16 @@ mod tests {
         w.push(1 << 40);
         assert_eq!(w.get(3), 1 << 40);
         assert_eq!(w.get(2), 7);
+        for values in [
+            vec![],
+            vec![1, 1],
+            vec![1, 7, 1],
+            vec![2, u64::from(u32::MAX) + 1, 1],
+        ] {
+            let mut pushed = Weights::default();
+            values.iter().for_each(|&v| pushed.push(v));
+            assert_eq!(Weights::from_values(values), pushed);
+        }
     }
 
     #[test]
