@@ -32,6 +32,7 @@
 //! parse; stacks are stored flat (one `u32` per frame reference) and never walked
 //! recursively, and nothing in the file sizes an allocation.
 
+mod events;
 pub mod head;
 mod lift;
 
@@ -202,12 +203,12 @@ impl<'de> Deserialize<'de> for Loose {
 /// or their raw text where a big file's stacks are read by hand: [`lift`]).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[serde(bound(deserialize = "S: Deserialize<'de>"))]
-struct FileJson<S> {
+#[serde(bound(deserialize = "S: Deserialize<'de>, E: Deserialize<'de>"))]
+struct FileJson<S, E = Vec<Ev>> {
     #[serde(default)]
     shared: Option<Shared>,
     #[serde(default = "Option::default")]
-    profiles: Option<Vec<ProfileJson<S>>>,
+    profiles: Option<Vec<ProfileJson<S, E>>>,
     #[serde(default)]
     name: Loose,
     #[serde(default)]
@@ -232,8 +233,8 @@ struct FrameJson {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[serde(bound(deserialize = "S: Deserialize<'de>"))]
-struct ProfileJson<S> {
+#[serde(bound(deserialize = "S: Deserialize<'de>, E: Deserialize<'de>"))]
+struct ProfileJson<S, E = Vec<Ev>> {
     #[serde(default, rename = "type")]
     kind: Loose,
     #[serde(default)]
@@ -246,13 +247,13 @@ struct ProfileJson<S> {
     samples: Option<S>,
     #[serde(default)]
     weights: Option<Vec<Num>>,
-    #[serde(default)]
-    events: Option<Vec<Ev>>,
+    #[serde(default = "Option::default")]
+    events: Option<E>,
 }
 
-impl<S> ProfileJson<S> {
-    /// The same profile with its samples read as `samples`.
-    fn with_samples<T>(self, samples: Option<T>) -> ProfileJson<T> {
+impl<S, E> ProfileJson<S, E> {
+    /// The same profile with its samples and events read as `samples` and `events`.
+    fn with_read<T, F>(self, samples: Option<T>, events: Option<F>) -> ProfileJson<T, F> {
         ProfileJson {
             kind: self.kind,
             name: self.name,
@@ -260,7 +261,7 @@ impl<S> ProfileJson<S> {
             start_value: self.start_value,
             samples,
             weights: self.weights,
-            events: self.events,
+            events,
         }
     }
 }

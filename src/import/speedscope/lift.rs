@@ -15,7 +15,7 @@
 //! each once; otherwise, or when an element does not read, `None`: the whole document goes
 //! to serde, whose errors point into the file itself.
 
-use super::{BAD_INDEX, FileJson, FlatStacks, StackSeed};
+use super::{BAD_INDEX, Ev, FileJson, FlatStacks, StackSeed, events};
 use crate::import::ImportError;
 use crate::import::speedscope::head::find_key;
 use serde::de::DeserializeSeed;
@@ -27,16 +27,18 @@ pub(super) const PART_MIN: usize = 4 << 20;
 /// Files below this size are read by serde whole (lifting would save nothing).
 pub(super) const LIFT_MIN_BYTES: usize = 1 << 16;
 
-/// A `samples` array in the file: `text[start]` is its `[`, `end` one past its `]`, and
-/// `cuts` are places just after one of its elements, at least `part_min` bytes apart.
+/// A `samples` or `events` array in the file: `text[start]` is its `[`, `end` one past
+/// its `]` (for events, as guessed: [`events::guess_end`]), and `cuts` are places just
+/// after one of a `samples` array's elements, at least `part_min` bytes apart.
 struct Lifted {
     start: usize,
     end: usize,
     cuts: Vec<usize>,
+    events: bool,
 }
 
-/// The file's samples, with every `samples` array read by hand (parts of `part_min`
-/// bytes or more); `None` where the whole document must go to serde.
+/// The file's samples, with every `samples` and `events` array read by hand (parts of
+/// `part_min` bytes or more); `None` where the whole document must go to serde.
 pub(super) fn parse_lifted(
     file: &str,
     text: &[u8],
@@ -49,7 +51,23 @@ pub(super) fn parse_lifted(
         from = lifted.end;
         lifts.push(lifted);
     }
+    from = 0;
+    while let Some(start) = find_key(text, b"\"events\"", from, b'[') {
+        let end = events::guess_end(text, start)?;
+        from = end;
+        lifts.push(Lifted {
+            start,
+            end,
+            cuts: Vec::new(),
+            events: true,
+        });
+    }
     if lifts.is_empty() {
+        return None;
+    }
+    // A key of one kind inside the other's array: serde's to read.
+    lifts.sort_by_key(|l| l.start);
+    if lifts.windows(2).any(|w| w[1].start < w[0].end) {
         return None;
     }
     // The document with `[]` in each array's place, and where each `[]` is.
@@ -64,25 +82,38 @@ pub(super) fn parse_lifted(
         at = l.end;
     }
     rest.extend_from_slice(&text[at..]);
-    let json: FileJson<&RawValue> = serde_json::from_slice(&rest).ok()?;
+    let json: FileJson<&RawValue, &RawValue> = serde_json::from_slice(&rest).ok()?;
     let mut claimed = vec![false; lifts.len()];
+    // A `[]` of ours (of the kind asked for), or a value left in place (`null`, a string:
+    // serde's).
+    let mut ours = |raw: &RawValue, events: bool| -> Option<Option<&Lifted>> {
+        let offset = (raw.get().as_ptr() as usize).wrapping_sub(rest.as_ptr() as usize);
+        match places.binary_search(&offset) {
+            Ok(k) if lifts[k].events == events => {
+                claimed[k] = true;
+                Some(Some(&lifts[k]))
+            }
+            Ok(_) => None,
+            Err(_) => Some(None),
+        }
+    };
     let mut profiles = Vec::new();
     for p in json.profiles? {
         let stacks = match p.samples {
             None => None,
-            Some(raw) => {
-                let offset = (raw.get().as_ptr() as usize).wrapping_sub(rest.as_ptr() as usize);
-                // A `[]` of ours, or a value left in place (`null`, a string: serde's).
-                match places.binary_search(&offset) {
-                    Ok(k) => {
-                        claimed[k] = true;
-                        Some(read_array(text, &lifts[k])?)
-                    }
-                    Err(_) => Some(serde_json::from_str::<FlatStacks>(raw.get()).ok()?),
-                }
-            }
+            Some(raw) => Some(match ours(raw, false)? {
+                Some(l) => read_array(text, l)?,
+                None => serde_json::from_str::<FlatStacks>(raw.get()).ok()?,
+            }),
         };
-        profiles.push(p.with_samples(stacks));
+        let events = match p.events {
+            None => None,
+            Some(raw) => Some(match ours(raw, true)? {
+                Some(l) => events::read(text, l.start, l.end, part_min)?,
+                None => serde_json::from_str::<Vec<Ev>>(raw.get()).ok()?,
+            }),
+        };
+        profiles.push(p.with_read(stacks, events));
     }
     if claimed.contains(&false) {
         return None;
@@ -100,7 +131,12 @@ pub(super) fn parse_lifted(
 /// (arrays at depth 1) every `part_min` bytes or more. `None` if it does not end.
 fn scan(text: &[u8], start: usize, part_min: usize) -> Option<Lifted> {
     let (end, cuts) = crate::import::chrome::scan::array_cuts(text, start, part_min)?;
-    Some(Lifted { start, end, cuts })
+    Some(Lifted {
+        start,
+        end,
+        cuts,
+        events: false,
+    })
 }
 
 /// The stacks of a lifted array, its parts read on all cores and joined in order.
@@ -128,7 +164,7 @@ fn read_array(text: &[u8], l: &Lifted) -> Option<FlatStacks> {
 }
 
 /// JSON's white space (not the form feed `is_ascii_whitespace` also takes).
-fn ws(text: &[u8], mut i: usize) -> usize {
+pub(super) fn ws(text: &[u8], mut i: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = text.get(i) {
         i += 1;
     }
@@ -256,6 +292,47 @@ mod tests {
         }
     }
 
+    /// An evented profile's events: frames opened and closed in order at growing times,
+    /// written plainly or in what only serde reads (an exponent, a sign, another key, an
+    /// escape), sometimes out of order or with a bad frame.
+    fn events(r: &mut Rng, frames: u64) -> String {
+        let (mut open, mut at, mut out) = (Vec::new(), 0u64, Vec::new());
+        for _ in 0..r.below(80) {
+            at += r.below(3);
+            let close = !open.is_empty() && r.below(2) == 0;
+            let frame = if close {
+                open.pop().expect("open")
+            } else {
+                let f = r.below(frames + 1);
+                open.push(f);
+                f
+            };
+            let kind = if close { "C" } else { "O" };
+            let (w1, w2) = (ws(r), ws(r));
+            out.push(match r.below(25) {
+                0 => format!("{{\"type\":\"{kind}\",\"frame\":{frame},\"at\":{at}e0}}"),
+                1 => format!("{{\"at\":{at}.25,{w1}\"frame\":{frame},\"type\":\"{kind}\"}}"),
+                2 => format!("{{\"type\":\"{kind}\",\"frame\":{frame},\"at\":{at},\"x\":[1]}}"),
+                3 => format!(
+                    "{{\"type\":\"\\u004{}\",\"frame\":{frame},\"at\":{at}}}",
+                    if close { "3" } else { "f" }
+                ),
+                4 => format!("{{\"type\":\"{kind}\",\"frame\":-{frame},\"at\":{at}}}"),
+                5 => format!(
+                    "{{\"type\":\"{kind}\",\"frame\":{frame},\"at\":{}}}",
+                    at.saturating_sub(2)
+                ),
+                _ => format!("{{{w1}\"type\":\"{kind}\",\"frame\":{frame},{w2}\"at\":{at}}}"),
+            });
+        }
+        while let Some(f) = open.pop() {
+            at += 1;
+            out.push(format!("{{\"type\":\"C\",\"frame\":{f},\"at\":{at}}}"));
+        }
+        let sep = format!(",{}", ws(r));
+        out.join(&sep)
+    }
+
     /// A file of one to three profiles (sampled, sometimes evented), frames first or last.
     fn document(r: &mut Rng) -> String {
         let frames = 1 + r.below(30);
@@ -272,11 +349,12 @@ mod tests {
         let shared = format!("\"shared\":{{\"frames\":[{}]}}", names.join(","));
         let mut profiles = Vec::new();
         for p in 0..1 + r.below(3) {
-            if r.below(6) == 0 {
+            if r.below(4) == 0 {
                 profiles.push(format!(
                     "{{\"type\":\"evented\",\"name\":\"e{p}\",\"unit\":\"none\",\"startValue\":0,\
-                     \"endValue\":9,\"events\":[{{\"type\":\"O\",\"frame\":0,\"at\":1}},\
-                     {{\"type\":\"C\",\"frame\":0,\"at\":5}}]}}"
+                     \"endValue\":9,\"events\":{}[{}]}}",
+                    ws(r),
+                    events(r, frames)
                 ));
                 continue;
             }
@@ -341,6 +419,7 @@ mod tests {
     #[test]
     fn lifted_stacks_read_as_serde_reads_them() {
         let (mut lifted, mut declined, mut damaged_same) = (0, 0, 0);
+        let mut lifted_events = 0;
         for seed in 1..400u64 {
             let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
             let doc = document(&mut r);
@@ -349,6 +428,7 @@ mod tests {
             match parse_lifted("f.json", doc.as_bytes(), part_min) {
                 Some(got) => {
                     lifted += 1;
+                    lifted_events += usize::from(doc.contains("\"events\""));
                     match (&got, &want) {
                         (Ok(g), Ok(w)) => assert_eq!(fingerprint(g), fingerprint(w), "{doc}"),
                         (Err(g), Err(w)) => assert_eq!(g.to_string(), w.to_string(), "{doc}"),
@@ -381,8 +461,8 @@ mod tests {
             }
         }
         assert!(
-            lifted > 250 && declined > 5,
-            "{lifted} lifted, {declined} declined"
+            lifted > 250 && declined > 5 && lifted_events > 100,
+            "{lifted} lifted ({lifted_events} with events), {declined} declined"
         );
         assert!(damaged_same > 50, "{damaged_same}");
     }
@@ -406,6 +486,31 @@ mod tests {
         let want = fingerprint(&whole(&text).expect("loads"));
         assert!(want.matches("thread ").count() >= 4, "{want}");
         for part_min in [1, 1000, 1 << 20] {
+            let got = parse_lifted("f.json", &text, part_min).expect("lifted");
+            assert_eq!(fingerprint(&got.expect("loads")), want);
+        }
+    }
+
+    /// A real speedscope export (speedscope 1.25.0's Export of the perf recording of
+    /// Python threads in `data/recordings`: 32 evented profiles, times in seconds as
+    /// JavaScript writes them, `0.0005024999991292134`), lifted in parts of every size
+    /// and whole, gives the same samples.
+    #[test]
+    fn a_speedscope_export_reads_as_serde_reads_it() {
+        use std::io::Read;
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/recordings/speedscope-export-evented.speedscope.json.gz"
+        );
+        let gz = std::fs::read(path).expect("the export");
+        let mut text = Vec::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_end(&mut text)
+            .expect("gzip");
+        assert!(text.len() >= LIFT_MIN_BYTES);
+        let want = fingerprint(&whole(&text).expect("loads"));
+        assert!(want.matches("thread ").count() >= 30, "{want}");
+        for part_min in [1, 100, 1000, 1 << 20] {
             let got = parse_lifted("f.json", &text, part_min).expect("lifted");
             assert_eq!(fingerprint(&got.expect("loads")), want);
         }
