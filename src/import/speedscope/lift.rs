@@ -44,24 +44,7 @@ pub(super) fn parse_lifted(
     text: &[u8],
     part_min: usize,
 ) -> Option<Result<super::Samples, ImportError>> {
-    let mut lifts = Vec::new();
-    let mut from = 0;
-    while let Some(start) = find_key(text, b"\"samples\"", from, b'[') {
-        let lifted = scan(text, start, part_min)?;
-        from = lifted.end;
-        lifts.push(lifted);
-    }
-    from = 0;
-    while let Some(start) = find_key(text, b"\"events\"", from, b'[') {
-        let end = events::guess_end(text, start)?;
-        from = end;
-        lifts.push(Lifted {
-            start,
-            end,
-            cuts: Vec::new(),
-            events: true,
-        });
-    }
+    let mut lifts = find_lifts(text, part_min)?;
     if lifts.is_empty() {
         return None;
     }
@@ -125,6 +108,40 @@ pub(super) fn parse_lifted(
         active_profile_index: json.active_profile_index,
     };
     Some(super::read(file, json))
+}
+
+/// The file's `events` and `samples` arrays (`None` when one does not end).
+fn find_lifts(text: &[u8], part_min: usize) -> Option<Vec<Lifted>> {
+    // The events arrays first, then the `samples` keys between them: an evented file is
+    // nearly all events, whose letters and quotes made the search for a `"samples"` that
+    // is not there take 1 s of a 1 GB file (numbers, a sampled file's bulk, are passed
+    // over fast by the search for `"events"`).
+    let mut lifts = Vec::new();
+    let mut from = 0;
+    while let Some(start) = find_key(text, b"\"events\"", from, b'[') {
+        let end = events::guess_end(text, start)?;
+        from = end;
+        lifts.push(Lifted {
+            start,
+            end,
+            cuts: Vec::new(),
+            events: true,
+        });
+    }
+    let gaps: Vec<(usize, usize)> = (0..=lifts.len())
+        .map(|k| {
+            let from = k.checked_sub(1).map_or(0, |j| lifts[j].end);
+            (from, lifts.get(k).map_or(text.len(), |l| l.start))
+        })
+        .collect();
+    for (mut from, to) in gaps {
+        while let Some(start) = find_key(&text[..to], b"\"samples\"", from, b'[') {
+            let lifted = scan(text, start, part_min)?;
+            from = lifted.end;
+            lifts.push(lifted);
+        }
+    }
+    Some(lifts)
 }
 
 /// The array at `text[start]` (a `[`): where it ends, and cuts after its elements
@@ -571,5 +588,17 @@ mod tests {
         assert_eq!(plain_index(b"1e3]", 0), None);
         assert_eq!(plain_index(b"-1]", 0), None);
         assert_eq!(plain_index(b"7", 0), Some((7, 1)));
+    }
+
+    /// `samples` arrays are found before, between and after `events` arrays (looked for
+    /// only between them).
+    #[test]
+    fn samples_are_found_around_events() {
+        let text = br#"{"profiles":[{"samples":[[0]]},{"events":[{"type":"O","frame":0,"at":1}]},{"samples":[[1]]},{"events":[]},{"samples":[[2]],"weights":[1]}]}"#;
+        let lifts = find_lifts(text, 1).expect("arrays end");
+        let mut kinds: Vec<(usize, bool)> = lifts.iter().map(|l| (l.start, l.events)).collect();
+        kinds.sort_unstable();
+        let kinds: Vec<bool> = kinds.into_iter().map(|k| k.1).collect();
+        assert_eq!(kinds, [false, true, false, true, false]);
     }
 }
