@@ -673,13 +673,13 @@ impl<'f> Reader<'f> {
         }
     }
 
-    /// The event of samples weighed as `weight_type`, and nanoseconds per weight unit
-    /// (`None`: plain counts).
-    fn event(&mut self, weight_type: &str) -> (u32, Option<f64>) {
-        let (name, unit, scale) = match weight_type {
-            "tracing-ms" => ("tracing", Unit::Nanoseconds, Some(NS_PER_MS)),
-            "bytes" => ("bytes", Unit::Bytes, None),
-            _ => ("samples", Unit::Samples, None),
+    /// The event of samples weighed as `weight_type` (its weights' scale to nanoseconds:
+    /// [`samples::weight_scale`]).
+    fn event(&mut self, weight_type: &str) -> u32 {
+        let (name, unit) = match weight_type {
+            "tracing-ms" => ("tracing", Unit::Nanoseconds),
+            "bytes" => ("bytes", Unit::Bytes),
+            _ => ("samples", Unit::Samples),
         };
         let rate = self
             .interval_ms
@@ -691,7 +691,7 @@ impl<'f> Reader<'f> {
             sample_rate_hz: rate,
             ticks_per_unit: 1,
         };
-        (self.out.event(name, values), scale)
+        self.out.event(name, values)
     }
 
     /// Gecko profiles, the root's threads first, then each sub-process's (depth first, in
@@ -1021,7 +1021,7 @@ impl<'f> Reader<'f> {
                 },
             };
             let mut buf = self.thread(info);
-            buf.event = self.event("samples").0;
+            buf.event = self.event("samples");
             let mut last = 0.0;
             'samples: for (k, s) in list.iter().enumerate() {
                 frames.clear();

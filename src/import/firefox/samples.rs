@@ -177,8 +177,7 @@ impl Reader<'_> {
         stacks: &mut Stacks<'_>,
         cpu: Cpu,
     ) {
-        let (event, _) = self.event(c.weight_type);
-        buf.event = event;
+        buf.event = self.event(c.weight_type);
         if c.has_cpu && !matches!(cpu, Cpu::Ns(_)) && !self.cpu_noted {
             self.cpu_noted = true;
             self.note(match cpu {

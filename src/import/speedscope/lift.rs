@@ -484,53 +484,36 @@ mod tests {
         assert!(damaged_same > 50, "{damaged_same}");
     }
 
-    /// A real recording: `py-spy record -r 1000 --format speedscope` of three Python
-    /// threads (four profiles, `shared` last, 200 KB), lifted in parts of every size
-    /// and whole, gives the same samples.
-    #[test]
-    fn a_py_spy_recording_reads_as_serde_reads_it() {
-        use std::io::Read;
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/data/recordings/py-spy-threads.speedscope.json.gz"
-        );
-        let gz = std::fs::read(path).expect("the recording");
-        let mut text = Vec::new();
-        flate2::read::GzDecoder::new(&gz[..])
-            .read_to_end(&mut text)
-            .expect("gzip");
+    /// A recording in `data/recordings`, decompressed, lifted in parts of every size and
+    /// whole, gives the same samples, with at least `threads` threads.
+    fn lifted_as_whole(name: &str, threads: usize) {
+        let path = format!("{}/data/recordings/{name}", env!("CARGO_MANIFEST_DIR"));
+        let gz = std::fs::read(&path).expect("the recording");
+        let text = crate::import::decode::decode(&path, &gz, crate::import::Limits::default())
+            .expect("gzip")
+            .text;
         assert!(text.len() >= LIFT_MIN_BYTES);
         let want = fingerprint(&whole(&text).expect("loads"));
-        assert!(want.matches("thread ").count() >= 4, "{want}");
-        for part_min in [1, 1000, 1 << 20] {
+        assert!(want.matches("thread ").count() >= threads, "{want}");
+        for part_min in [1, 100, 1000, 1 << 20] {
             let got = parse_lifted("f.json", &text, part_min).expect("lifted");
             assert_eq!(fingerprint(&got.expect("loads")), want);
         }
     }
 
+    /// A real recording: `py-spy record -r 1000 --format speedscope` of three Python
+    /// threads (four profiles, `shared` last, 200 KB).
+    #[test]
+    fn a_py_spy_recording_reads_as_serde_reads_it() {
+        lifted_as_whole("py-spy-threads.speedscope.json.gz", 4);
+    }
+
     /// A real speedscope export (speedscope 1.25.0's Export of the perf recording of
     /// Python threads in `data/recordings`: 32 evented profiles, times in seconds as
-    /// JavaScript writes them, `0.0005024999991292134`), lifted in parts of every size
-    /// and whole, gives the same samples.
+    /// JavaScript writes them, `0.0005024999991292134`).
     #[test]
     fn a_speedscope_export_reads_as_serde_reads_it() {
-        use std::io::Read;
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/data/recordings/speedscope-export-evented.speedscope.json.gz"
-        );
-        let gz = std::fs::read(path).expect("the export");
-        let mut text = Vec::new();
-        flate2::read::GzDecoder::new(&gz[..])
-            .read_to_end(&mut text)
-            .expect("gzip");
-        assert!(text.len() >= LIFT_MIN_BYTES);
-        let want = fingerprint(&whole(&text).expect("loads"));
-        assert!(want.matches("thread ").count() >= 30, "{want}");
-        for part_min in [1, 100, 1000, 1 << 20] {
-            let got = parse_lifted("f.json", &text, part_min).expect("lifted");
-            assert_eq!(fingerprint(&got.expect("loads")), want);
-        }
+        lifted_as_whole("speedscope-export-evented.speedscope.json.gz", 30);
     }
 
     /// A `samples` array that is not a profile's (a frame's member) sends the file to

@@ -126,6 +126,19 @@ fn decode(plan: &Plan, got: &[BarInstance], chunk_cap: u64, span: u64) -> Vec<De
     out
 }
 
+/// A W1 profile (`scorch gen w1`) of `bytes` of folded stacks.
+fn w1_profile(seed: u64, bytes: u64) -> crate::model::Profile {
+    let mut text = Vec::new();
+    let opts = crate::generator::GenOptions {
+        workload: crate::generator::Workload::parse("w1").unwrap(),
+        format: None,
+        seed,
+        limit: Some(crate::generator::Limit::Bytes(bytes)),
+    };
+    crate::generator::generate(&opts, &mut text).unwrap();
+    crate::import::folded::parse("w1.folded", &text).unwrap()
+}
+
 /// The upload fills mapped chunks from all cores, rows cut into groups and groups
 /// into chunk pieces: the instances are those of one sequential pass, in the order
 /// the segment table says, whatever the chunk size and the span of a segment's
@@ -133,15 +146,7 @@ fn decode(plan: &Plan, got: &[BarInstance], chunk_cap: u64, span: u64) -> Vec<De
 /// all lists and for an export's single tier per row.
 #[test]
 fn the_parallel_fill_writes_what_a_sequential_pass_does() {
-    let mut text = Vec::new();
-    let opts = crate::generator::GenOptions {
-        workload: crate::generator::Workload::parse("w1").unwrap(),
-        format: None,
-        seed: 3,
-        limit: Some(crate::generator::Limit::Bytes(8 << 20)),
-    };
-    crate::generator::generate(&opts, &mut text).unwrap();
-    let p = crate::import::folded::parse("w1.folded", &text).unwrap();
+    let p = w1_profile(3, 8 << 20);
     let layout = crate::layout::flame_layout(&p.tree);
     let lod = crate::lod::Lod::build(&layout);
     let tree = &p.tree;
@@ -212,15 +217,7 @@ fn the_parallel_fill_writes_what_a_sequential_pass_does() {
 /// edges on the pixels the view in ticks does.
 #[test]
 fn positions_are_counted_in_the_sampling_period() {
-    let mut text = Vec::new();
-    let opts = crate::generator::GenOptions {
-        workload: crate::generator::Workload::parse("w1").unwrap(),
-        format: None,
-        seed: 5,
-        limit: Some(crate::generator::Limit::Bytes(2 << 20)),
-    };
-    crate::generator::generate(&opts, &mut text).unwrap();
-    let p = crate::import::folded::parse("w1.folded", &text).unwrap();
+    let p = w1_profile(5, 2 << 20);
     let mut layout = crate::layout::flame_layout(&p.tree);
     let period = 10_000_000u64;
     for row in &mut layout.rows {
