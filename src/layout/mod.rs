@@ -24,6 +24,7 @@ mod lanes;
 pub mod timeline;
 mod unit;
 
+use std::borrow::Cow;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 pub use unit::TickUnit;
@@ -233,9 +234,9 @@ const PARALLEL_MIN_NODES: usize = 1 << 16;
 /// [`flame_layout_ordered`] in `parts` parts, each walked on a thread of its own (tests
 /// force parts on small trees).
 ///
-/// The walk is a pre-order stack visiting each depth left to right (tree nodes are mostly
-/// created in that order, so the walk reads the tree's columns nearly in sequence: the
-/// same rows built level by level on two threads took twice as long). For parts, the
+/// The walk is a pre-order stack visiting each depth left to right (a tree made stack by
+/// stack has its nodes mostly in that order, so the walk reads the tree's columns nearly
+/// in sequence: the same rows built level by level on two threads took twice as long). For parts, the
 /// axis is cut at `parts - 1` ticks: the bars that straddle a cut are placed first (a few
 /// per row: the paths from the root to the cuts), and the subtrees hanging off them fall
 /// each between two cuts, in one part. The first part walks its subtrees left to right
@@ -336,17 +337,17 @@ fn flame_layout_by(
                     .take_while(|&&(sd, _, _)| sd == d)
                     .map(|&(_, x0, n)| (x0, n))
                     .collect();
-                let mut middle = Vec::new();
+                // Between the ends: per part, the bars of this row that start in it and
+                // straddle its end, then the next part's own bars unless it is the last.
+                let mut middle: Vec<Cow<'_, Row>> = Vec::new();
                 for part in 0..last {
-                    // The bars of this row that start in this part and straddle its end.
-                    middle.extend(
-                        here.iter()
-                            .filter(|&&(x0, _)| part_of(cuts, x0) == part)
-                            .map(|&(x0, n)| (x0, x0 + tree.total(n), tree.name(n), n)),
-                    );
+                    let mut straddle = Row::default();
+                    for &(x0, n) in here.iter().filter(|&&(x0, _)| part_of(cuts, x0) == part) {
+                        straddle.push(x0, x0 + tree.total(n), tree.name(n), n);
+                    }
+                    middle.push(Cow::Owned(straddle));
                     if let Some(f) = others.get(part).and_then(|o| o.get(d)) {
-                        middle
-                            .extend((0..f.len()).map(|k| (f.x0[k], f.x1[k], f.name[k], f.node[k])));
+                        middle.push(Cow::Borrowed(f));
                     }
                 }
                 close_row(row, lens[d], front[d], &middle, back[d]);
@@ -724,30 +725,30 @@ impl Bars for Ends {
 }
 
 /// Completes an empty row whose first `front` and last `back` of `len` slots the two
-/// ends' walks wrote: `middle` goes after the front, the back block moves down to follow
-/// it if they do not meet (a tree whose totals do not add up), and the row's length is
-/// set.
-fn close_row(
-    row: &mut Row,
-    len: usize,
-    front: usize,
-    middle: &[(u64, u64, NameId, NodeId)],
-    back: usize,
-) {
-    assert!(row.is_empty() && front + middle.len() + back <= len);
+/// ends' walks wrote: the bars of `middle` go after the front, the back block moves down
+/// to follow them if they do not meet (a tree whose totals do not add up), and the row's
+/// length is set.
+fn close_row(row: &mut Row, len: usize, front: usize, middle: &[Cow<'_, Row>], back: usize) {
+    assert!(row.is_empty() && front + back <= len);
     let end = len - back;
-    let at = front + middle.len();
-    fn fill<T: Copy>(
+    fn fill<'a, T: Copy + 'a>(
         col: &mut Vec<T>,
         front: usize,
-        at: usize,
         end: usize,
         len: usize,
-        mid: impl Iterator<Item = T>,
+        middle: impl Iterator<Item = &'a [T]>,
     ) {
         let room = &mut col.spare_capacity_mut()[..len];
-        for (slot, v) in room[front..at].iter_mut().zip(mid) {
-            slot.write(v);
+        let mut at = front;
+        for piece in middle {
+            assert!(
+                at + piece.len() <= end,
+                "a row has more bars than its count"
+            );
+            for (slot, &v) in room[at..at + piece.len()].iter_mut().zip(piece) {
+                slot.write(v);
+            }
+            at += piece.len();
         }
         room.copy_within(end..len, at);
         // SAFETY: slots `..front` were written by the first part's walk and `end..len` by
@@ -755,23 +756,33 @@ fn close_row(
         // block moved to `at..at + (len - end)`; `room` has `len` slots.
         unsafe { col.set_len(at + (len - end)) };
     }
-    fill(&mut row.x0, front, at, end, len, middle.iter().map(|b| b.0));
-    fill(&mut row.x1, front, at, end, len, middle.iter().map(|b| b.1));
+    fill(
+        &mut row.x0,
+        front,
+        end,
+        len,
+        middle.iter().map(|r| &r.x0[..]),
+    );
+    fill(
+        &mut row.x1,
+        front,
+        end,
+        len,
+        middle.iter().map(|r| &r.x1[..]),
+    );
     fill(
         &mut row.name,
         front,
-        at,
         end,
         len,
-        middle.iter().map(|b| b.2),
+        middle.iter().map(|r| &r.name[..]),
     );
     fill(
         &mut row.node,
         front,
-        at,
         end,
         len,
-        middle.iter().map(|b| b.3),
+        middle.iter().map(|r| &r.node[..]),
     );
 }
 
