@@ -87,6 +87,14 @@ pub fn extend_mapped<S: Send, T: Send>(
     unsafe { dst.set_len(dst.len() + n) };
 }
 
+/// The first `k` items of `rest`, which keeps the others: a slice dealt out to threads
+/// piece by piece, each piece its own `&mut`.
+pub fn front<'a, T>(rest: &mut &'a mut [T], k: usize) -> &'a mut [T] {
+    let (head, tail) = std::mem::take(rest).split_at_mut(k);
+    *rest = tail;
+    head
+}
+
 /// `f(item)` for each of `items`, in their order, on as many scoped threads as there are
 /// cores (at most one per item), each thread taking the next item not yet taken: for a
 /// few big pieces of work of unequal size, such as a profile's threads. A panic in `f` is

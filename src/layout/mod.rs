@@ -19,6 +19,7 @@
 //! row instead, each row from the one above: the order its columns are in.
 
 use crate::model::{CallTree, NameId, NodeId};
+use crate::par::front;
 
 mod lanes;
 pub mod timeline;
@@ -537,13 +538,6 @@ fn next_row(tree: &CallTree, order: SiblingOrder, src: &Row, dst: &mut Row, part
         dst.name.set_len(base + total);
         dst.node.set_len(base + total);
     }
-}
-
-/// The first `k` items of `rest`, which keeps the others.
-fn front<'a, T>(rest: &mut &'a mut [T], k: usize) -> &'a mut [T] {
-    let (head, tail) = std::mem::take(rest).split_at_mut(k);
-    *rest = tail;
-    head
 }
 
 /// The part of the axis a tick falls in: the number of cuts at or before it.

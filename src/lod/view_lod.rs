@@ -30,6 +30,7 @@
 use super::{Lod, Tier};
 use crate::layout::{Layout, Row};
 use crate::model::NameId;
+use crate::par::front;
 
 /// The tiers [`Lod::build_for_view`] builds for `ticks_per_px`, with the same bars;
 /// large layouts on all cores, a row per thread at a time (rows of millions of bars in
@@ -118,13 +119,6 @@ impl Scratch {
         };
         (part, &mut self.work)
     }
-}
-
-/// The first `k` items of `rest`, which keeps the others.
-fn front<'a, T>(rest: &mut &'a mut [T], k: usize) -> &'a mut [T] {
-    let (head, tail) = std::mem::take(rest).split_at_mut(k);
-    *rest = tail;
-    head
 }
 
 /// What a segment's passes changed: enough to list its runs after any of them.
