@@ -793,17 +793,14 @@ fn walk(
     if !mirrored {
         roots.reverse();
     }
+    // Each entry's depth beside it: one random read a node fewer than the tree's column.
+    let mut depths: Vec<u32> = roots.iter().map(|&(n, _)| tree.depth(n)).collect();
     let mut stack = roots;
-    while let Some((n, x0)) = stack.pop() {
-        out.put(
-            tree.depth(n) as usize,
-            x0,
-            x0 + tree.total(n),
-            tree.name(n),
-            n,
-        );
+    while let (Some((n, x0)), Some(d)) = (stack.pop(), depths.pop()) {
+        out.put(d as usize, x0, x0 + tree.total(n), tree.name(n), n);
         let from = stack.len();
         push_children(tree, order, n, x0, &mut stack);
+        depths.resize(stack.len(), d + 1);
         if mirrored {
             stack[from..].reverse();
         }
