@@ -296,16 +296,8 @@ fn flame_layout_by(
         let mut roots = roots.into_iter();
         let front_roots = roots.next().unwrap_or_default();
         let raw = RawRow::of(&mut rows, &lens);
-        let mut front = Ends {
-            rows: raw.clone(),
-            written: vec![0; raw.len()],
-            back: false,
-        };
-        let mut back = Ends {
-            rows: raw,
-            written: vec![0; lens.len()],
-            back: true,
-        };
+        let mut front = Ends::new(raw.clone(), false);
+        let mut back = Ends::new(raw, true);
         let lens = &lens;
         let others: Vec<Vec<Row>> = std::thread::scope(|s| {
             let back = s.spawn(|| walk(tree, order, back_roots, &mut back, true));
@@ -330,20 +322,18 @@ fn flame_layout_by(
         let (cuts, others) = (&cuts, &others);
         let (front, back) = (&front.written, &back.written);
         let assemble = move |first_row: usize, rows: &mut [Row]| {
+            let mut middle: Vec<Cow<'_, Row>> = Vec::new();
             for (i, row) in rows.iter_mut().enumerate() {
                 let d = first_row + i;
                 let at = straddling.partition_point(|&(sd, _, _)| sd < d);
-                let here: Vec<(u64, NodeId)> = straddling[at..]
-                    .iter()
-                    .take_while(|&&(sd, _, _)| sd == d)
-                    .map(|&(_, x0, n)| (x0, n))
-                    .collect();
+                let here = &straddling[at..straddling.partition_point(|&(sd, _, _)| sd <= d)];
                 // Between the ends: per part, the bars of this row that start in it and
                 // straddle its end, then the next part's own bars unless it is the last.
-                let mut middle: Vec<Cow<'_, Row>> = Vec::new();
+                middle.clear();
                 for part in 0..last {
                     let mut straddle = Row::default();
-                    for &(x0, n) in here.iter().filter(|&&(x0, _)| part_of(cuts, x0) == part) {
+                    for &(_, x0, n) in here.iter().filter(|&&(_, x0, _)| part_of(cuts, x0) == part)
+                    {
                         straddle.push(x0, x0 + tree.total(n), tree.name(n), n);
                     }
                     middle.push(Cow::Owned(straddle));
@@ -376,9 +366,9 @@ fn flame_layout_by(
     }
 }
 
-/// The number of bars of each depth (only nodes with a nonzero total get a bar, and
-/// children of a zero-total node have zero totals too), and whether the tree is
-/// level-ordered (its depths never decrease); on two threads when `two`.
+/// The number of nodes of each depth with a nonzero total (those that can get a bar: all
+/// of them where totals add up), and whether the tree is level-ordered (its depths never
+/// decrease); on two threads when `two`.
 fn row_counts(tree: &CallTree, two: bool) -> (Vec<usize>, Ordered) {
     let count = |nodes: Range<usize>| {
         let mut lens = vec![0usize; tree.max_depth() as usize + 1];
@@ -448,11 +438,13 @@ fn level_walk(tree: &CallTree, order: SiblingOrder, rows: &mut [Row], parts: usi
     };
     let root = tree.root();
     first.push(0, tree.total(root), tree.name(root), root);
+    // One buffer for a node's children (a million-deep tree has a million rows).
+    let mut kids = Vec::new();
     for d in 1..rows.len() {
         let (above, below) = rows.split_at_mut(d);
         let src = &above[d - 1];
         let parts = if src.len() >= min { parts } else { 1 };
-        next_row(tree, order, src, &mut below[0], parts);
+        next_row(tree, order, src, &mut below[0], parts, &mut kids);
     }
 }
 
@@ -466,14 +458,20 @@ fn children_with_bars(tree: &CallTree, n: NodeId) -> usize {
 
 /// Appends to the row `dst` the children of the bars of `src`, left to right, `src` cut
 /// into `parts` segments on all cores.
-fn next_row(tree: &CallTree, order: SiblingOrder, src: &Row, dst: &mut Row, parts: usize) {
+fn next_row(
+    tree: &CallTree,
+    order: SiblingOrder,
+    src: &Row,
+    dst: &mut Row,
+    parts: usize,
+    kids: &mut Vec<(NodeId, u64)>,
+) {
     let n = src.len();
     let parts = parts.min(n);
-    let mut kids = Vec::new();
     if parts <= 1 {
         for (&p, &x0) in src.node.iter().zip(&src.x0) {
             kids.clear();
-            push_children(tree, order, p, x0, &mut kids);
+            push_children(tree, order, p, x0, kids);
             for &(c, cx0) in kids.iter().rev() {
                 dst.push(cx0, cx0 + tree.total(c), tree.name(c), c);
             }
@@ -693,6 +691,18 @@ struct Ends {
     rows: Vec<RawRow>,
     written: Vec<usize>,
     back: bool,
+}
+
+impl Ends {
+    /// Nothing written yet into `rows`, from their starts or (`back`) their ends.
+    fn new(rows: Vec<RawRow>, back: bool) -> Ends {
+        let written = vec![0; rows.len()];
+        Ends {
+            rows,
+            written,
+            back,
+        }
+    }
 }
 
 // SAFETY: the pointers are into rows the layout holds until both walks are joined, and
