@@ -19,6 +19,10 @@
 //!                                                 # of 256 frames, not the 2nd worst of 64
 //! FRAMES_NO_LABELS=1 cargo bench --bench frames   # the same frames without span labels
 //! FRAMES_ALL_LABELS=1 cargo bench --bench frames  # every label in every frame
+//! FRAMES_SETTLE_MS=20000 cargo bench --bench frames -- --spans 100M  # first frame 20 s
+//!                                                 # after the upload
+//! FRAMES_WARM_MS=3000 cargo bench --bench frames  # 3 s of untimed frames first, so that
+//!                                                 # a real GPU is at its working clock
 //! ```
 //!
 //! The frames are drawn as the window draws them while the view moves: new text shaped
@@ -242,6 +246,16 @@ fn main() {
             t.elapsed().as_secs_f64(),
             scenes.instance_bytes() >> 20
         );
+        let uploaded = Instant::now();
+        // FRAMES_SETTLE_MS: wait this long after the upload before the first frame, to
+        // tell a card's own settling after a large upload from the frames' cost.
+        if let Some(ms) = std::env::var("FRAMES_SETTLE_MS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+        {
+            eprintln!("frames: waiting {ms} ms before the first frame");
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
         for &(w, h) in &sizes {
             view.set_viewport(Viewport {
                 width_px: w,
@@ -285,10 +299,29 @@ fn main() {
             renderer
                 .render(&gpu, &warm, &scenes, &target, tile, None)
                 .expect("frame");
+            // FRAMES_WARM_MS: keep drawing that frame, untimed, this long first. A GPU idle
+            // while the spans were built has lowered its clock (an H200 goes from 1980 to
+            // 345 MHz and takes about 1.5 s of work to climb back), so without this the
+            // first round measures the card's clock ramp as well as the frames.
+            let warm_for = std::env::var("FRAMES_WARM_MS")
+                .ok()
+                .and_then(|v| v.parse::<u64>().ok())
+                .map(std::time::Duration::from_millis);
+            let warming = Instant::now();
+            loop {
+                gpu.device
+                    .poll(wgpu::PollType::wait_indefinitely())
+                    .expect("device poll");
+                match warm_for {
+                    Some(d) if warming.elapsed() < d => {
+                        renderer
+                            .render(&gpu, &warm, &scenes, &target, tile, None)
+                            .expect("frame");
+                    }
+                    _ => break,
+                }
+            }
             drop(warm);
-            gpu.device
-                .poll(wgpu::PollType::wait_indefinitely())
-                .expect("device poll");
             for step in (0..rounds).flat_map(|_| 0..STEPS) {
                 if step < STEPS / 2 {
                     view.state_mut().zoom_around(x, factor);
@@ -352,7 +385,8 @@ fn main() {
                 }
                 if std::env::var_os("FRAMES_TRACE").is_some() {
                     eprintln!(
-                        "step {step}: {:.2} ms wall, {:.3} ms encode ({built_ms:.3} compose), {} GPU, {} bars, {} labels ({left} left), {:.3e} ns/px",
+                        "step {step} at {:.2} s: {:.2} ms wall, {:.3} ms encode ({built_ms:.3} compose), {} GPU, {} bars, {} labels ({left} left), {:.3e} ns/px",
+                        uploaded.elapsed().as_secs_f64(),
                         wall.last().unwrap(),
                         encode_ms,
                         gpu_ms
