@@ -1,4 +1,5 @@
-//! A row of millions of bars merged in segments, on all cores.
+//! A row of millions of bars merged in segments: on the thread that takes it from the row
+//! queue, or on all cores when it alone holds more than a core's share of the bars.
 //!
 //! Following merge events ([`super::view_lod`]) costs a row of 100 k bars about 90 ns a
 //! bar, and one of 25 M bars about 200–290 ns here: its runs' columns no longer stay in
@@ -75,9 +76,13 @@ fn cuts(row: &Row, segment: usize) -> (Vec<u32>, u32) {
     (starts, floor.saturating_sub(1))
 }
 
-/// Runs `f` on every part, the parts shared out among all cores; results in part order.
-fn on_parts<R: Send>(parts: &mut [Part], f: impl Fn(&mut Part, &mut Work) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+/// Runs `f` on every part, the parts shared out among `threads` threads (this one
+/// included); results in part order.
+fn on_parts<R: Send>(
+    parts: &mut [Part],
+    threads: usize,
+    f: impl Fn(&mut Part, &mut Work) -> R + Sync,
+) -> Vec<R> {
     let count = parts.len();
     let queue = std::sync::Mutex::new(parts.iter_mut().enumerate());
     let work = || {
@@ -90,6 +95,11 @@ fn on_parts<R: Send>(parts: &mut [Part], f: impl Fn(&mut Part, &mut Work) -> R +
             done.push((i, f(part, &mut w)));
         }
     };
+    if threads <= 1 {
+        let mut out: Vec<(usize, R)> = work();
+        out.sort_by_key(|&(i, _)| i);
+        return out.into_iter().map(|(_, r)| r).collect();
+    }
     let mut out: Vec<Option<R>> = (0..count).map(|_| None).collect();
     std::thread::scope(|s| {
         let others: Vec<_> = (1..threads.min(count)).map(|_| s.spawn(work)).collect();
@@ -104,16 +114,18 @@ fn on_parts<R: Send>(parts: &mut [Part], f: impl Fn(&mut Part, &mut Work) -> R +
 }
 
 /// The tiers of one large row (as `view_row` gives them), merged in segments up to the
-/// threshold the cuts allow, then whole.
+/// threshold the cuts allow (the segments shared out among `threads` threads), then
+/// whole.
 pub(super) fn segmented_row(
     row: &Row,
     ticks_per_px: f64,
     keep_all: bool,
     s: &mut Scratch,
+    threads: usize,
 ) -> Vec<Tier> {
     #[cfg(test)]
     tests::SEGMENTED_ROWS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    segmented_with(row, ticks_per_px, keep_all, s, SEGMENT)
+    segmented_with(row, ticks_per_px, keep_all, s, SEGMENT, threads)
 }
 
 fn segmented_with(
@@ -122,6 +134,7 @@ fn segmented_with(
     keep_all: bool,
     s: &mut Scratch,
     segment: usize,
+    threads: usize,
 ) -> Vec<Tier> {
     let n = row.len();
     let top = top_level(ticks_per_px);
@@ -138,7 +151,7 @@ fn segmented_with(
         // Each segment merged by itself up to `by_parts`, its runs counted after each
         // threshold.
         let mut parts = Part::split(s, row, &starts, top);
-        let counts = on_parts(&mut parts, |p, w| {
+        let counts = on_parts(&mut parts, threads, |p, w| {
             p.init(&row.name);
             p.file_bars(w);
             (1..=by_parts)
@@ -161,7 +174,7 @@ fn segmented_with(
             }
         }
         let at: Vec<u32> = keep.iter().map(|k| k.0).collect();
-        let pieces = on_parts(&mut parts, |p, w| {
+        let pieces = on_parts(&mut parts, threads, |p, w| {
             (p.recorded_runs(&row.name, &at, &mut w.names), p.last, p.len)
         });
         for (j, &(k, len)) in keep.iter().enumerate() {
@@ -229,7 +242,10 @@ mod tests {
         };
         let want = Lod::build_by_passes(&layout).rows[0].clone();
         assert_eq!(want[0].len(), 1, "{want:?}");
-        assert_eq!(segmented_with(&row, f64::INFINITY, true, &mut s, 8), want);
+        assert_eq!(
+            segmented_with(&row, f64::INFINITY, true, &mut s, 8, 2),
+            want
+        );
     }
 
     /// Cuts of the lowest tenth are dropped: a stretch of gapless 1-tick bars in a row of
@@ -257,7 +273,10 @@ mod tests {
             total_ticks: x,
         };
         let want = Lod::build_by_passes(&layout).rows[0].clone();
-        assert_eq!(segmented_with(&row, f64::INFINITY, true, &mut s, 64), want);
+        assert_eq!(
+            segmented_with(&row, f64::INFINITY, true, &mut s, 64, 2),
+            want
+        );
     }
 
     /// Segments of 8 to 256 bars give each random row the tiers of the whole-row passes,
@@ -271,6 +290,8 @@ mod tests {
         for case in 0..240 {
             let n = [40, 300, 1000, 5000][case % 4];
             let segment = [8, 16, 64, 256][(case / 4) % 4];
+            // On this thread alone (a big row in the row queue) and shared out.
+            let threads = [1, 2, 3][(case / 16) % 3];
             let row = random_row(&mut rng, n);
             let (starts, cut_level) = cuts(&row, segment);
             if starts.len() > 1 && cut_level > 0 {
@@ -282,12 +303,12 @@ mod tests {
             };
             for tpp in [1.0, 7.5, 1000.0, 1e5, 1e12] {
                 let want = Lod::build_for_view(&layout, tpp);
-                let got = segmented_with(&row, tpp, false, &mut s, segment);
+                let got = segmented_with(&row, tpp, false, &mut s, segment, threads);
                 assert_eq!(got, want.rows[0], "case {case} at {tpp}");
                 compared += got.len();
             }
             let want = Lod::build_by_passes(&layout);
-            let got = segmented_with(&row, f64::INFINITY, true, &mut s, segment);
+            let got = segmented_with(&row, f64::INFINITY, true, &mut s, segment, threads);
             assert_eq!(got, want.rows[0], "case {case}, whole pyramid");
             compared += got.len();
             tiers_from_parts += got
@@ -308,7 +329,9 @@ mod tests {
 
     /// A row of 2 Mi bars or more is built in segments by `Lod::build` and `view_lod`,
     /// with the tiers of the whole-row walk (the oracle's: the tests above and
-    /// `view_lod`'s).
+    /// `view_lod`'s): a row holding most of the bars in segments on all cores, and two
+    /// such rows of one layout (on two cores, neither more than a core's share) each in
+    /// segments on the thread that takes it from the row queue.
     #[test]
     fn large_rows_are_built_in_segments() {
         let mut rng = Rng(5);
@@ -319,26 +342,36 @@ mod tests {
             "{} {cut_level}",
             starts.len()
         );
-        let layout = Layout {
-            rows: vec![row, random_row(&mut rng, 3000)],
+        let small = random_row(&mut rng, 3000);
+        let one_big = Layout {
+            rows: vec![row.clone(), small.clone()],
+            total_ticks: 0,
+        };
+        let two_big = Layout {
+            rows: vec![small, row, random_row(&mut rng, SEGMENTED + 5)],
             total_ticks: 0,
         };
         let mut s = Scratch::default();
-        let walk = |tpp: f64, all: bool, s: &mut Scratch| -> Vec<Vec<Tier>> {
-            layout
-                .rows
-                .iter()
-                .map(|r| view_row(r, tpp, all, s))
-                .collect()
-        };
-        let before = SEGMENTED_ROWS.load(std::sync::atomic::Ordering::Relaxed);
-        assert_eq!(Lod::build(&layout).rows, walk(f64::INFINITY, true, &mut s));
-        let tpp = 3e4;
-        assert_eq!(
-            crate::lod::view_lod(&layout, tpp).rows,
-            walk(tpp, false, &mut s)
-        );
-        let after = SEGMENTED_ROWS.load(std::sync::atomic::Ordering::Relaxed);
-        assert!(after >= before + 2, "{before} → {after}: not in segments");
+        for (layout, big) in [(&one_big, 1), (&two_big, 2)] {
+            let walk = |tpp: f64, all: bool, s: &mut Scratch| -> Vec<Vec<Tier>> {
+                layout
+                    .rows
+                    .iter()
+                    .map(|r| view_row(r, tpp, all, s))
+                    .collect()
+            };
+            let before = SEGMENTED_ROWS.load(std::sync::atomic::Ordering::Relaxed);
+            assert_eq!(Lod::build(layout).rows, walk(f64::INFINITY, true, &mut s));
+            let tpp = 3e4;
+            assert_eq!(
+                crate::lod::view_lod(layout, tpp).rows,
+                walk(tpp, false, &mut s)
+            );
+            let after = SEGMENTED_ROWS.load(std::sync::atomic::Ordering::Relaxed);
+            assert!(
+                after >= before + 2 * big,
+                "{before} → {after}: not in segments"
+            );
+        }
     }
 }

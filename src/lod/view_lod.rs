@@ -24,7 +24,7 @@
 //!
 //! The walk works on a [`Part`]: the runs of a slice of the row, which merge only within
 //! it. A row is one part; a row of 2 Mi bars or more is first cut into segments
-//! that merge on all cores up to the threshold their cuts allow ([`super::segments`]),
+//! that merge (on one thread or all cores) up to the threshold their cuts allow ([`super::segments`]),
 //! and their state, linked end to end, is the whole row's part from there on.
 
 use super::{Lod, Tier};
@@ -34,7 +34,7 @@ use crate::par::front;
 
 /// The tiers [`Lod::build_for_view`] builds for `ticks_per_px`, with the same bars;
 /// large layouts on all cores, a row per thread at a time (rows of millions of bars in
-/// segments on all cores: [`super::segments`]).
+/// segments: [`super::segments`]).
 pub fn view_lod(layout: &Layout, ticks_per_px: f64) -> Lod {
     Lod {
         rows: rows(layout, ticks_per_px, false),
@@ -49,21 +49,32 @@ pub(super) fn pyramid(layout: &Layout) -> Lod {
     }
 }
 
-/// Every row's tiers: rows below [`super::segments::SEGMENTED`] bars a row per thread,
-/// then each larger one in segments on all threads.
+/// Every row's tiers, a row per thread at a time (those of [`super::segments::SEGMENTED`]
+/// bars or more in segments on that thread, for the caches); then each row holding more
+/// than a core's share of all bars, which alone would outlast the others on one core, in
+/// segments on all threads. A big row's serial steps (its cuts, the tiers' assembly, its
+/// last passes over the whole row) leave the other cores idle when the big rows run one
+/// after another on all of them: the 1 GB W1 pprof's LOD kept two cores a third idle so.
 fn rows(layout: &Layout, ticks_per_px: f64, keep_all: bool) -> Vec<Vec<Tier>> {
-    let big = |row: &Row| row.len() >= super::segments::SEGMENTED;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let total = layout.bar_count();
+    let hog = |row: &Row| {
+        threads > 1 && row.len() >= super::segments::SEGMENTED && row.len() * threads > total
+    };
     let mut rows = super::per_row(layout, |row, scratch: &mut Scratch| {
-        if big(row) {
+        if hog(row) {
             Vec::new()
+        } else if row.len() >= super::segments::SEGMENTED {
+            super::segments::segmented_row(row, ticks_per_px, keep_all, scratch, 1)
         } else {
             view_row(row, ticks_per_px, keep_all, scratch)
         }
     });
     let mut scratch = Scratch::default();
     for (r, row) in layout.rows.iter().enumerate() {
-        if big(row) {
-            rows[r] = super::segments::segmented_row(row, ticks_per_px, keep_all, &mut scratch);
+        if hog(row) {
+            rows[r] =
+                super::segments::segmented_row(row, ticks_per_px, keep_all, &mut scratch, threads);
         }
     }
     rows
