@@ -300,9 +300,9 @@ fn main() {
                 .render(&gpu, &warm, &scenes, &target, tile, None)
                 .expect("frame");
             // FRAMES_WARM_MS: keep drawing that frame, untimed, this long first. A GPU idle
-            // while the spans were built has lowered its clock (an H200 goes from 1980 to
-            // 345 MHz and takes about 1.5 s of work to climb back), so without this the
-            // first round measures the card's clock ramp as well as the frames.
+            // while the spans were built has lowered its clock (an H200 went from 1980 to
+            // 345 MHz, and once took 1.5 s of frames to climb back), so without this the
+            // first round can measure the card's clock ramp as well as the frames.
             let warm_for = std::env::var("FRAMES_WARM_MS")
                 .ok()
                 .and_then(|v| v.parse::<u64>().ok())
