@@ -23,9 +23,10 @@
 //! that halves the last kept tier (all snapshots together hold at most the row's count).
 //!
 //! The walk works on a [`Part`]: the runs of a slice of the row, which merge only within
-//! it. A row is one part; a row of 2 Mi bars or more is first cut into segments
-//! that merge (on one thread or all cores) up to the threshold their cuts allow ([`super::segments`]),
-//! and their state, linked end to end, is the whole row's part from there on.
+//! it. A row is one part; a row of 2 Mi bars or more is first cut into segments that
+//! merge (on one thread or on all cores) up to the threshold their cuts allow
+//! ([`super::segments`]), and their state, linked end to end, is the whole row's part
+//! from there on.
 
 use super::{Lod, Tier};
 use crate::layout::{Layout, Row};
