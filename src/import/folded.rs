@@ -246,15 +246,50 @@ pub fn parse_with_threads(
     let results = parse_in_chunks(text, threads, next_line_start, |part, line, _| {
         parse_chunk(file, part, line, Some(mode), progress)
     });
-    let mut chunks = results?;
+    let chunks = results?;
     let t1 = std::time::Instant::now();
     super::Progress::stage(progress, "parse", t1 - t0);
-    let mut merged = chunks.remove(0);
-    for c in chunks {
-        merge(file, &mut merged, c)?;
-    }
+    let merged = merge_all(file, chunks)?;
     super::Progress::stage(progress, "merge", t1.elapsed());
     finish(file, merged, progress)
+}
+
+/// The chunks' trees joined into one, in file order: in rounds, each chunk with the one
+/// after it, the pairs of a round on threads of their own (on 16 cores, 16 trees took 15
+/// joins one after another, 57–85 ms on one thread). A join appends the later tree's new
+/// nodes in their own order, so any grouping gives the nodes (and names) the order of
+/// joining them one by one: their first appearance in the file.
+fn merge_all(file: &str, mut chunks: Vec<Chunk>) -> Result<Chunk, ImportError> {
+    while chunks.len() > 2 {
+        let mut pairs = Vec::with_capacity(chunks.len().div_ceil(2));
+        let mut it = chunks.into_iter();
+        while let Some(a) = it.next() {
+            pairs.push((a, it.next()));
+        }
+        chunks = std::thread::scope(|s| {
+            let handles: Vec<_> = pairs
+                .into_iter()
+                .map(|(mut a, b)| {
+                    s.spawn(move || {
+                        if let Some(b) = b {
+                            merge(file, &mut a, b)?;
+                        }
+                        Ok(a)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(crate::par::join)
+                .collect::<Result<Vec<Chunk>, ImportError>>()
+        })?;
+    }
+    let mut it = chunks.into_iter();
+    let mut merged = it.next().expect("at least one chunk");
+    for c in it {
+        merge(file, &mut merged, c)?;
+    }
+    Ok(merged)
 }
 
 /// The mode the first valid line of `text` (whose lines are numbered from `first_line`)
@@ -975,10 +1010,18 @@ mod tests {
         for (seed, diff) in [(1, false), (2, false), (3, true), (4, true), (5, false)] {
             let text = random_folded(seed, 3000, diff);
             let seq = parse_with_threads("r", text.as_bytes(), None, 1, usize::MAX).unwrap();
-            for threads in [2, 3, 7] {
+            for threads in [2, 3, 7, 16] {
                 let par = parse_with_threads("r", text.as_bytes(), None, threads, 1).unwrap();
                 assert_eq!(dump(&seq), dump(&par), "seed {seed}, {threads} threads");
                 assert_eq!(par.meta.format, seq.meta.format);
+                // The same nodes in the same order: the parts' trees are joined as if
+                // their lines had been read one after another.
+                let paths = |p: &Profile| -> Vec<String> {
+                    (1..p.tree.len() as NodeId)
+                        .map(|n| p.tree.path_text(&p.names, n))
+                        .collect()
+                };
+                assert_eq!(paths(&seq), paths(&par), "seed {seed}, {threads} threads");
             }
         }
         // Precision raised only in a later chunk, and invalid lines only in an early one.
