@@ -256,7 +256,7 @@ pub fn parse_with_threads(
 
 /// The chunks' trees joined into one, in file order: in rounds, each chunk with the one
 /// after it, the pairs of a round on threads of their own (on 16 cores, 16 trees took 15
-/// joins one after another, 57–85 ms on one thread). A join appends the later tree's new
+/// joins one after another, 57–98 ms on one thread). A join appends the later tree's new
 /// nodes in their own order, so any grouping gives the nodes (and names) the order of
 /// joining them one by one: their first appearance in the file.
 fn merge_all(file: &str, mut chunks: Vec<Chunk>) -> Result<Chunk, ImportError> {
