@@ -25,7 +25,6 @@ mod lanes;
 pub mod timeline;
 mod unit;
 
-use std::borrow::Cow;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 pub use unit::TickUnit;
@@ -70,6 +69,14 @@ impl Row {
         self.x1.shrink_to_fit();
         self.name.shrink_to_fit();
         self.node.shrink_to_fit();
+    }
+
+    /// No bars, the room kept.
+    fn clear(&mut self) {
+        self.x0.clear();
+        self.x1.clear();
+        self.name.clear();
+        self.node.clear();
     }
 
     pub(crate) fn push(&mut self, x0: u64, x1: u64, name: NameId, node: NodeId) {
@@ -322,26 +329,30 @@ fn flame_layout_by(
         let (cuts, others) = (&cuts, &others);
         let (front, back) = (&front.written, &back.written);
         let assemble = move |first_row: usize, rows: &mut [Row]| {
-            let mut middle: Vec<Cow<'_, Row>> = Vec::new();
+            // Per part, the bars of the current row that start in it and straddle its
+            // end: buffers kept from row to row (a million-deep tree has a million rows).
+            let mut straddles: Vec<Row> = vec![Row::default(); last];
             for (i, row) in rows.iter_mut().enumerate() {
                 let d = first_row + i;
                 let at = straddling.partition_point(|&(sd, _, _)| sd < d);
                 let here = &straddling[at..straddling.partition_point(|&(sd, _, _)| sd <= d)];
-                // Between the ends: per part, the bars of this row that start in it and
-                // straddle its end, then the next part's own bars unless it is the last.
-                middle.clear();
-                for part in 0..last {
-                    let mut straddle = Row::default();
+                for (part, straddle) in straddles.iter_mut().enumerate() {
+                    straddle.clear();
                     for &(_, x0, n) in here.iter().filter(|&&(_, x0, _)| part_of(cuts, x0) == part)
                     {
                         straddle.push(x0, x0 + tree.total(n), tree.name(n), n);
                     }
-                    middle.push(Cow::Owned(straddle));
-                    if let Some(f) = others.get(part).and_then(|o| o.get(d)) {
-                        middle.push(Cow::Borrowed(f));
-                    }
                 }
-                close_row(row, lens[d], front[d], &middle, back[d]);
+                // Between the ends: per part, its straddling bars, then the next part's
+                // own bars unless it is the last.
+                let straddles = &straddles;
+                let middle = || {
+                    (0..last).flat_map(move |part| {
+                        std::iter::once(&straddles[part])
+                            .chain(others.get(part).and_then(|o| o.get(d)))
+                    })
+                };
+                close_row(row, lens[d], front[d], middle, back[d]);
             }
         };
         let half = lens.iter().sum::<usize>() / 2;
@@ -732,7 +743,13 @@ impl Bars for Ends {
 /// ends' walks wrote: the bars of `middle` go after the front, the back block moves down
 /// to follow them if they do not meet (a tree whose totals do not add up), and the row's
 /// length is set.
-fn close_row(row: &mut Row, len: usize, front: usize, middle: &[Cow<'_, Row>], back: usize) {
+fn close_row<'a, I: Iterator<Item = &'a Row>>(
+    row: &mut Row,
+    len: usize,
+    front: usize,
+    middle: impl Fn() -> I,
+    back: usize,
+) {
     assert!(row.is_empty() && front + back <= len);
     let end = len - back;
     fn fill<'a, T: Copy + 'a>(
@@ -760,33 +777,21 @@ fn close_row(row: &mut Row, len: usize, front: usize, middle: &[Cow<'_, Row>], b
         // block moved to `at..at + (len - end)`; `room` has `len` slots.
         unsafe { col.set_len(at + (len - end)) };
     }
-    fill(
-        &mut row.x0,
-        front,
-        end,
-        len,
-        middle.iter().map(|r| &r.x0[..]),
-    );
-    fill(
-        &mut row.x1,
-        front,
-        end,
-        len,
-        middle.iter().map(|r| &r.x1[..]),
-    );
+    fill(&mut row.x0, front, end, len, middle().map(|r| &r.x0[..]));
+    fill(&mut row.x1, front, end, len, middle().map(|r| &r.x1[..]));
     fill(
         &mut row.name,
         front,
         end,
         len,
-        middle.iter().map(|r| &r.name[..]),
+        middle().map(|r| &r.name[..]),
     );
     fill(
         &mut row.node,
         front,
         end,
         len,
-        middle.iter().map(|r| &r.node[..]),
+        middle().map(|r| &r.node[..]),
     );
 }
 
