@@ -96,9 +96,8 @@ fn on_parts<R: Send>(
         }
     };
     if threads <= 1 {
-        let mut out: Vec<(usize, R)> = work();
-        out.sort_by_key(|&(i, _)| i);
-        return out.into_iter().map(|(_, r)| r).collect();
+        // One thread takes the parts in order.
+        return work().into_iter().map(|(_, r)| r).collect();
     }
     let mut out: Vec<Option<R>> = (0..count).map(|_| None).collect();
     std::thread::scope(|s| {
