@@ -654,11 +654,12 @@ fn panic_on_gpu_out_of_memory_in_the_export_readback_buffer() {
     assert_eq!(img.width, 300);
 }
 
-/// `scorch render` draws two tiny images on the device thread while the input loads
+/// `scorch render` draws a tiny image of the kind the input gives (or one of each while
+/// the format is not known) on the device thread while the input loads
 /// (`export::prime`), so that the driver compiles its shader variants there. The
 /// renderer it leaves (glyphs in the atlas, text caches) draws the export's pixels
-/// exactly as a fresh one does: flame graphs in hash, heat and diff colors, and a trace
-/// timeline.
+/// exactly as a fresh one does, whichever kind it primed: flame graphs in hash, heat and
+/// diff colors, and a trace timeline.
 #[test]
 fn an_export_after_the_priming_draws_the_same_pixels() {
     use scorch::export::{ExportTimings, export_view, prime, render_view};
@@ -682,23 +683,27 @@ fn an_export_after_the_priming_draws_the_same_pixels() {
         (&diff, opts(640, Orientation::Flame, None)),
         (&trace, ExportOptions::default()),
     ];
-    let mut primed = Renderer::new(gpu, TARGET_FORMAT);
-    prime(gpu, &mut primed);
-    for (i, (doc, o)) in cases.iter().enumerate() {
-        let view = export_view(doc, o).unwrap();
-        let mut fresh = Renderer::new(gpu, TARGET_FORMAT);
-        let (want, _) =
-            render_view(gpu, &mut fresh, &*view, &mut ExportTimings::default()).unwrap();
-        let (got, _) =
-            render_view(gpu, &mut primed, &*view, &mut ExportTimings::default()).unwrap();
-        assert_eq!(
-            (got.width, got.height),
-            (want.width, want.height),
-            "case {i}"
-        );
-        assert!(got.pixels == want.pixels, "case {i}: the pixels differ");
-        // Not a blank picture: the bars are there.
-        let distinct: std::collections::HashSet<&[u8]> = got.pixels.chunks(4).collect();
-        assert!(distinct.len() > 8, "case {i}: {} colors", distinct.len());
+    use scorch::import::Gives;
+    for gives in [None, Some(Gives::Profile), Some(Gives::Trace)] {
+        let mut primed = Renderer::new(gpu, TARGET_FORMAT);
+        prime(gpu, &mut primed, gives);
+        for (i, (doc, o)) in cases.iter().enumerate() {
+            let i = format!("{i} primed for {gives:?}");
+            let view = export_view(doc, o).unwrap();
+            let mut fresh = Renderer::new(gpu, TARGET_FORMAT);
+            let (want, _) =
+                render_view(gpu, &mut fresh, &*view, &mut ExportTimings::default()).unwrap();
+            let (got, _) =
+                render_view(gpu, &mut primed, &*view, &mut ExportTimings::default()).unwrap();
+            assert_eq!(
+                (got.width, got.height),
+                (want.width, want.height),
+                "case {i}"
+            );
+            assert!(got.pixels == want.pixels, "case {i}: the pixels differ");
+            // Not a blank picture: the bars are there.
+            let distinct: std::collections::HashSet<&[u8]> = got.pixels.chunks(4).collect();
+            assert!(distinct.len() > 8, "case {i}: {} colors", distinct.len());
+        }
     }
 }

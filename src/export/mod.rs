@@ -118,15 +118,23 @@ pub fn render_view(
     Ok((image, report))
 }
 
-/// Draws a tiny flame graph and a tiny trace timeline and throws the images away. A
-/// driver may compile what a draw needs at the first draw that needs it (llvmpipe JITs
-/// its shader variants then: 20–40 ms); done on the device thread while the input loads
-/// ([`crate::render::warmup::Prime`]), that leaves the export's own frame only its drawing.
-pub fn prime(gpu: &Gpu, renderer: &mut Renderer) {
+/// Draws a tiny flame graph or a tiny trace timeline, as the input `gives` (both while
+/// that is not known), and throws the images away. A driver may compile what a draw needs
+/// at the first draw that needs it (llvmpipe JITs its shader variants then: 20–40 ms);
+/// done on the device thread while the input loads ([`crate::render::warmup::Prime`]),
+/// that leaves the export's own frame only its drawing. The other kind's image would only
+/// keep the device thread busy longer (on llvmpipe, priming both took 44–50 ms, the flame
+/// graph alone 25–30).
+pub fn prime(gpu: &Gpu, renderer: &mut Renderer, gives: Option<crate::import::Gives>) {
+    use crate::import::Gives;
     const PROFILE: &[u8] = b"main;load;parse 3\nmain;draw 2\n";
     const TRACE: &[u8] = br#"[{"name":"a","ph":"X","ts":0,"dur":5,"pid":1,"tid":1},
         {"name":"b","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}]"#;
-    for (file, bytes) in [("prime.folded", PROFILE), ("prime.json", TRACE)] {
+    let all = [
+        ("prime.folded", PROFILE, Gives::Profile),
+        ("prime.json", TRACE, Gives::Trace),
+    ];
+    for (file, bytes, _) in all.into_iter().filter(|a| gives.is_none_or(|g| g == a.2)) {
         let Ok(imported) =
             crate::import::load_any_bytes(file, bytes, crate::import::Limits::default())
         else {

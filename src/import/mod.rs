@@ -64,6 +64,9 @@ pub struct Progress {
     /// How long each stage of the load took, in order (`scorch render -v`): reading,
     /// parsing, merging per-thread trees, finishing the tree.
     pub stages: std::sync::Mutex<Vec<(&'static str, std::time::Duration)>>,
+    /// What the input gives, once its format is known ([`Gives`] as 1 + its index; 0 while
+    /// unknown): the device thread primes only that kind of drawing.
+    gives: std::sync::atomic::AtomicU8,
     /// Set when the load is over (finished or failed).
     finished: std::sync::atomic::AtomicBool,
     /// Wakes [`wait_until`](Self::wait_until) on every update.
@@ -113,6 +116,24 @@ impl Progress {
     pub fn set_total(&self, bytes: u64) {
         self.total.store(bytes, Ordering::Relaxed);
         self.notify();
+    }
+
+    /// The input's format is known: it gives `gives`.
+    pub fn set_gives(&self, gives: Gives) {
+        let v = match gives {
+            Gives::Profile => 1,
+            Gives::Trace => 2,
+        };
+        self.gives.store(v, Ordering::Relaxed);
+    }
+
+    /// What the input gives, once its format is known.
+    pub fn gives(&self) -> Option<Gives> {
+        match self.gives.load(Ordering::Relaxed) {
+            1 => Some(Gives::Profile),
+            2 => Some(Gives::Trace),
+            _ => None,
+        }
     }
 
     /// The load is over, finished or failed.
@@ -816,6 +837,7 @@ fn stream_gzip(
     if let Some(p) = progress {
         // The decompressed size is not known until the end: say so, as traces do.
         p.set_total(0);
+        p.set_gives(Gives::Profile);
     }
     let decoded = |note| decode::Decoded {
         text: std::borrow::Cow::Borrowed(&[]),
@@ -917,6 +939,9 @@ fn import_decoded(
             format,
         });
     };
+    if let Some(p) = progress {
+        p.set_gives(importer.gives);
+    }
     let is_trace = importer.gives == Gives::Trace;
     if is_trace && !traces {
         return Err(ImportError::IsTrace {
@@ -1086,6 +1111,31 @@ pub fn load_bytes_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The load's progress says what the input gives as soon as its format is known
+    /// (`scorch render` primes the device with a drawing of that kind), gzipped folded
+    /// stacks included; nothing before.
+    #[test]
+    fn progress_says_what_the_input_gives() {
+        let folded = b"main;a 3\nmain;b 2\n".to_vec();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &folded).unwrap();
+        let gzipped = gz.finish().unwrap();
+        let trace = br#"[{"name":"a","ph":"X","ts":0,"dur":5,"pid":1,"tid":1}]"#.to_vec();
+        let jaeger = br#"{"data":[{"traceID":"t","spans":[{"traceID":"t","spanID":"s","operationName":"op","startTime":1,"duration":2,"references":[],"processID":"p1"}],"processes":{"p1":{"serviceName":"svc"}}}]}"#.to_vec();
+        for (file, bytes, want) in [
+            ("a.folded", folded, Gives::Profile),
+            ("a.folded.gz", gzipped, Gives::Profile),
+            ("a.json", trace, Gives::Trace),
+            ("jaeger.json", jaeger, Gives::Trace),
+        ] {
+            let progress = Progress::default();
+            assert_eq!(progress.gives(), None);
+            load_any_bytes_with(file, &bytes, ImportOptions::default(), Some(&progress))
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert_eq!(progress.gives(), Some(want), "{file}");
+        }
+    }
 
     /// Issue 14, failure 10: "No such file or directory (os error 2): No such file or
     /// directory (os error 2)": the operating system's error was in the message and its

@@ -22,17 +22,18 @@
 
 use super::frame::{Renderer, TARGET_FORMAT};
 use super::gpu::{Gpu, GpuError, GpuOptions};
-use crate::import::Progress;
+use crate::import::{Gives, Progress};
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// Drawing done on the device thread once the renderer is made, before the device is
-/// handed over: `scorch render` draws two tiny images there (`crate::export::prime`),
-/// so that the driver compiles its shader variants while the input still loads. Only
-/// for inputs large enough to hold the device back ([`HOLD_BACK_MIN_BYTES`]): the rest
-/// of their load outlasts it, where a small input would wait for it.
-pub type Prime = fn(&Gpu, &mut Renderer);
+/// handed over: `scorch render` draws a tiny image of the kind the input gives (a flame
+/// graph or a trace; both while its format is not known: `crate::export::prime`), so that
+/// the driver compiles its shader variants while the input still loads. Only for inputs
+/// large enough to hold the device back ([`HOLD_BACK_MIN_BYTES`]): the rest of their
+/// load outlasts it, where a small input would wait for it.
+pub type Prime = fn(&Gpu, &mut Renderer, Option<Gives>);
 
 /// Inputs at least this large have the device opened near the end of their parse.
 pub const HOLD_BACK_MIN_BYTES: u64 = 96 << 20;
@@ -84,6 +85,14 @@ impl Hold {
         match self {
             Hold::No => false,
             Hold::UntilParsed(p) => holds_back(p.total.load(std::sync::atomic::Ordering::Relaxed)),
+        }
+    }
+
+    /// What the input gives, once its format is known.
+    fn gives(&self) -> Option<Gives> {
+        match self {
+            Hold::No => None,
+            Hold::UntilParsed(p) => p.gives(),
         }
     }
 
@@ -171,7 +180,9 @@ impl Warmup {
             .spawn(move || {
                 let t_start = Instant::now();
                 thread_hold.wait();
-                let prime = prime.filter(|_| thread_hold.leaves_time());
+                let prime = prime
+                    .filter(|_| thread_hold.leaves_time())
+                    .map(|f| (f, thread_hold.gives()));
                 let result = open(&opts, surface, prime, t_start);
                 let _ = tx.send(result);
                 ready();
@@ -226,7 +237,7 @@ impl Drop for Warmup {
 fn open(
     opts: &GpuOptions,
     target: Option<SurfaceTarget>,
-    prime: Option<Prime>,
+    prime: Option<(Prime, Option<Gives>)>,
     t_start: Instant,
 ) -> Result<Opened, WarmupError> {
     let t0 = Instant::now();
@@ -243,8 +254,8 @@ fn open(
     let mut renderer = Renderer::new(&gpu, format);
     let pipelines = t0.elapsed() - open;
     let t1 = Instant::now();
-    if let Some(prime) = prime {
-        prime(&gpu, &mut renderer);
+    if let Some((prime, gives)) = prime {
+        prime(&gpu, &mut renderer, gives);
     }
     Ok(Opened {
         gpu,
