@@ -62,6 +62,9 @@ struct RowParams {
     // base1 + x1. The two differ only for a bar 2^32 ticks wide or more, drawn alone.
     base0: vec2<u32>,
     base1: vec2<u32>,
+    // The draw's first bar in the chunk: its vertices are numbered from 0, four a bar.
+    first: u32,
+    _pad: u32,
 }
 
 struct Instance {
@@ -149,10 +152,10 @@ fn heat_color(t: f32) -> vec3<f32> {
 
 @vertex
 fn vs_main(@builtin(vertex_index) v: u32) -> VsOut {
-    let inst = load_instance(v / 6u);
-    // Two triangles, (0, 1, 2) and (2, 1, 3), over corners numbered x + 2y.
-    var corners = array<u32, 6>(0u, 1u, 2u, 2u, 1u, 3u);
-    let vi = corners[v % 6u];
+    let inst = load_instance(row.first + v / 4u);
+    // Corners numbered x + 2y; the index buffer makes them two triangles, (0, 1, 2) and
+    // (2, 1, 3), so each corner is shaded once.
+    let vi = v % 4u;
     let lo_clip = g.clip_left - 4.0;
     let hi_clip = g.clip_right + 4.0;
     let x0 = add_offset(row.base0, inst.x0);

@@ -133,7 +133,7 @@ fn shared_memory_features(t: wgpu::DeviceType) -> wgpu::Features {
 }
 
 /// Bytes of immediate data the bar pipeline uses.
-pub const IMMEDIATE_BYTES: u32 = 24;
+pub const IMMEDIATE_BYTES: u32 = 32;
 
 impl Gpu {
     /// Opens a device for offscreen rendering.

@@ -443,3 +443,34 @@ fn a_million_deep_trace_costs_hundreds_of_bytes_a_row_in_its_scene() {
     let per_row = std::mem::size_of::<Segment>() + 2 * std::mem::size_of::<u32>();
     assert!(per_row <= 48, "{per_row}");
 }
+
+/// Each bar's two triangles share two corners, numbered once: the index buffer covers
+/// [`QUADS_PER_DRAW`] bars with 16-bit corner numbers, and the draws of any count of bars
+/// cover each once, in order, at most that many at a time.
+#[test]
+fn bars_are_drawn_as_indexed_quads_in_runs() {
+    let idx = quad_index_data();
+    assert_eq!(idx.len() as u64, QUADS_PER_DRAW * 6);
+    for (q, tri) in idx.chunks(6).enumerate() {
+        let b = (q * 4) as u16;
+        assert_eq!(tri, [b, b + 1, b + 2, b + 2, b + 1, b + 3], "bar {q}");
+    }
+    assert_eq!(idx.iter().max(), Some(&u16::MAX));
+    for (first, count) in [
+        (0, 0),
+        (5, 1),
+        (7, QUADS_PER_DRAW),
+        (3, QUADS_PER_DRAW + 1),
+        (0, 5 * QUADS_PER_DRAW - 2),
+    ] {
+        let runs: Vec<(u64, u64)> = draw_runs(first, count).collect();
+        let mut next = first;
+        for &(from, n) in &runs {
+            assert_eq!(from, next);
+            assert!(n > 0 && n <= QUADS_PER_DRAW, "{first} {count}: {runs:?}");
+            next += n;
+        }
+        assert_eq!(next, first + count, "{first} {count}: {runs:?}");
+        assert_eq!(runs.len() as u64, count.div_ceil(QUADS_PER_DRAW));
+    }
+}
