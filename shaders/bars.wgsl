@@ -1,11 +1,12 @@
 // bars.wgsl: flame graph bars as instanced quads, colored on the GPU.
 //
 // One 16-byte instance per bar (`BarInstance` in src/render/bars.rs mirrors `Instance`
-// field by field), read from a storage buffer: a bar is six vertices of one plain (not
-// instanced) draw, vertex `6i + k` being corner k of bar i. One draw per visible segment
-// of a row (usually one), over the bar range that binary search found on the CPU; the
-// row's top edge and the segment's 64-bit base ticks come in as immediate data, so the
-// instance needs no row and only 32-bit tick offsets. (Mesa's llvmpipe runs an instanced draw instance by
+// field by field), read from a storage buffer: a bar is four corners of one plain (not
+// instanced) indexed draw, vertex `4i + k` being corner k of the draw's bar i (the shared
+// index buffer makes two triangles of each four). One draw per visible segment of a row
+// (usually one; one per 16 Ki bars), over the bar range that binary search found on the
+// CPU; the row's top edge, the segment's 64-bit base ticks and the draw's first bar come
+// in as immediate data, so the instance needs no row and only 32-bit tick offsets. (Mesa's llvmpipe runs an instanced draw instance by
 // instance, about a microsecond each; a plain draw shades and bins vertices in batches.)
 //
 // Positions stay exact at any zoom: ticks are 64-bit (two u32 halves: the segment's base

@@ -64,7 +64,7 @@ pub struct Progress {
     /// How long each stage of the load took, in order (`scorch render -v`): reading,
     /// parsing, merging per-thread trees, finishing the tree.
     pub stages: std::sync::Mutex<Vec<(&'static str, std::time::Duration)>>,
-    /// What the input gives, once its format is known ([`Gives`] as 1 + its index; 0 while
+    /// What the input gives, once its format is known (1: a profile, 2: a trace, 0 while
     /// unknown): the device thread primes only that kind of drawing.
     gives: std::sync::atomic::AtomicU8,
     /// Set when the load is over (finished or failed).

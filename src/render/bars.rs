@@ -11,8 +11,8 @@
 //! word of color inputs computed at upload ([`ValueCodec`]). A frame then only writes the
 //! [`BarGlobals`] uniform and, per visible row and segment, binds the instance range the
 //! view's draw data names ([`RowDraw`]), passes the segment's base as immediate data and
-//! issues one plain draw of six vertices a bar that read the instances from a storage
-//! buffer. An export, which draws a single frame, uploads only
+//! issues one plain indexed draw of four corners a bar (two triangles from a shared index
+//! buffer) that read the instances from a storage buffer. An export, which draws a single frame, uploads only
 //! the list each row uses in it ([`BarSource::only_at`]), and in name-hash colors no
 //! values ([`BarValues::read`]). A tier's merged values are combined from the tier
 //! written before it, not from every member again. The bar colors come from
@@ -312,7 +312,7 @@ impl BarPipeline {
                 label: "BarPipeline",
                 layout: &layout,
                 shader: &shader,
-                // Bars are read from a storage buffer (group 1), six vertices each.
+                // Bars are read from a storage buffer (group 1), four corners each.
                 buffers: &[],
                 format,
                 blend: Some(wgpu::BlendState::ALPHA_BLENDING),
@@ -914,8 +914,8 @@ impl BarScene {
         let values = &src.values;
         let device = &gpu.device;
         let stride = std::mem::size_of::<BarInstance>() as u64;
-        // A chunk is bound whole as a storage buffer, and its vertex numbers (six a bar)
-        // stay far below 2^32.
+        // A chunk is bound whole as a storage buffer, and its bar numbers (passed to each
+        // draw as the run's first bar) stay far below 2^32.
         let limits = device.limits();
         let max_chunk_bytes = limits
             .max_buffer_size
