@@ -21,10 +21,15 @@ pub fn both<A: Send, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Sen
     })
 }
 
+/// The threads this process may run at once (1 when that cannot be told).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Whether a pass over `n` items (call-tree nodes, spans) is split over two threads: at
 /// least 64 Ki items, on a machine with two cores or more.
 pub fn two_threads_for(n: usize) -> bool {
-    n >= 1 << 16 && std::thread::available_parallelism().is_ok_and(|p| p.get() > 1)
+    n >= 1 << 16 && cores() > 1
 }
 
 /// Calls `f(p, list)` with each node `p`'s list `list[start[p]..start[p + 1]]` of a CSR
@@ -100,7 +105,7 @@ pub fn front<'a, T>(rest: &mut &'a mut [T], k: usize) -> &'a mut [T] {
 /// few big pieces of work of unequal size, such as a profile's threads. A panic in `f` is
 /// raised again here.
 pub fn map_each<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = cores();
     if threads < 2 || items.len() < 2 {
         return items.into_iter().map(f).collect();
     }

@@ -65,7 +65,7 @@ fn count_of(line: &str) -> Option<u64> {
 /// ends) and parsed on all cores, each part into a call tree of its own, the trees then
 /// joined in input order: the profile is the one a single pass makes.
 pub fn parse_with(file: &str, text: &[u8], opts: DTraceOptions) -> Result<Profile, ImportError> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::par::cores();
     parse_in(file, text, opts, threads, super::folded::PARALLEL_MIN_BYTES)
 }
 

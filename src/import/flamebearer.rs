@@ -490,7 +490,7 @@ fn build(file: &str, text: &[u8], mut f: Flat) -> Result<Profile, ImportError> {
         }
     };
     let pipelined = matches!(levels, Levels::Text(t, _) if t.len() >= pipeline_min())
-        && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        && crate::par::cores() > 1;
     let mut rows = Rows {
         f: &f,
         text: text_rows,

@@ -86,7 +86,7 @@ impl<'a> Json<'a> {
         text: &'a [u8],
         min_bytes: usize,
     ) -> Result<Json<'a>, serde_json::Error> {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = crate::par::cores();
         if text.len() < min_bytes || threads < 2 {
             return Self::from_slice(text);
         }

@@ -64,9 +64,9 @@ pub struct Progress {
     /// How long each stage of the load took, in order (`scorch render -v`): reading,
     /// parsing, merging per-thread trees, finishing the tree.
     pub stages: std::sync::Mutex<Vec<(&'static str, std::time::Duration)>>,
-    /// What the input gives, once its format is known (1: a profile, 2: a trace, 0 while
-    /// unknown): the device thread primes only that kind of drawing.
-    gives: std::sync::atomic::AtomicU8,
+    /// What the input gives, once its format is known: the device thread primes only
+    /// that kind of drawing.
+    gives: std::sync::OnceLock<Gives>,
     /// Set when the load is over (finished or failed).
     finished: std::sync::atomic::AtomicBool,
     /// Wakes [`wait_until`](Self::wait_until) on every update.
@@ -118,22 +118,14 @@ impl Progress {
         self.notify();
     }
 
-    /// The input's format is known: it gives `gives`.
+    /// The input's format is known: it gives `gives` (said once per load).
     pub fn set_gives(&self, gives: Gives) {
-        let v = match gives {
-            Gives::Profile => 1,
-            Gives::Trace => 2,
-        };
-        self.gives.store(v, Ordering::Relaxed);
+        let _ = self.gives.set(gives);
     }
 
     /// What the input gives, once its format is known.
     pub fn gives(&self) -> Option<Gives> {
-        match self.gives.load(Ordering::Relaxed) {
-            1 => Some(Gives::Profile),
-            2 => Some(Gives::Trace),
-            _ => None,
-        }
+        self.gives.get().copied()
     }
 
     /// The load is over, finished or failed.

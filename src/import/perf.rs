@@ -76,7 +76,7 @@ pub fn parse_with(
     text: &[u8],
     progress: Option<&super::Progress>,
 ) -> Result<Samples, ImportError> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::par::cores();
     parse_with_threads(file, text, progress, threads, PARALLEL_MIN_BYTES)
 }
 

@@ -229,7 +229,7 @@ pub fn flame_layout(tree: &CallTree) -> Layout {
 /// [`flame_layout`] with the children of every node in `order`.
 pub fn flame_layout_ordered(tree: &CallTree, order: SiblingOrder) -> Layout {
     let threads = if tree.len() >= PARALLEL_MIN_NODES {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+        crate::par::cores()
     } else {
         1
     };

@@ -333,7 +333,7 @@ const PARALLEL_MIN_SPANS: usize = 1 << 16;
 /// placed on all cores when the spans are many and each track's spans are contiguous.
 pub fn track_layout(set: &SpanSet, tree: &SpanTree, mode: BandMode) -> TrackLayout {
     let threads = if set.len() >= PARALLEL_MIN_SPANS {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+        crate::par::cores()
     } else {
         1
     };

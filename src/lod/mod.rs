@@ -383,7 +383,7 @@ pub(crate) fn per_row<T: Send + Default + Clone, S: Default>(
     f: impl Fn(&Row, &mut S) -> T + Sync,
 ) -> Vec<T> {
     let rows = &layout.rows;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::par::cores();
     if threads <= 1 || rows.len() < 2 || layout.bar_count() < 1 << 16 {
         let mut scratch = S::default();
         return rows.iter().map(|r| f(r, &mut scratch)).collect();
@@ -586,7 +586,7 @@ mod tests {
         });
         assert_eq!(seen, sizes);
         let firsts = firsts.into_inner().unwrap();
-        if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
+        if crate::par::cores() > 1 {
             // Row 6 is taken first, by one of the threads (in depth order: row 0).
             assert!(firsts.contains(&90_000), "{firsts:?}");
         }

@@ -57,7 +57,7 @@ pub(super) fn pyramid(layout: &Layout) -> Lod {
 /// last passes over the whole row) leave the other cores idle when the big rows run one
 /// after another on all of them: the 1 GB W1 pprof's LOD kept two cores a third idle so.
 fn rows(layout: &Layout, ticks_per_px: f64, keep_all: bool) -> Vec<Vec<Tier>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::par::cores();
     let total = layout.bar_count();
     let hog = |row: &Row| {
         threads > 1 && row.len() >= super::segments::SEGMENTED && row.len() * threads > total

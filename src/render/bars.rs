@@ -353,14 +353,12 @@ fn quad_index_data() -> Vec<u16> {
 }
 
 fn quad_indices(device: &wgpu::Device) -> wgpu::Buffer {
-    wgpu::util::DeviceExt::create_buffer_init(
-        device,
-        &wgpu::util::BufferInitDescriptor {
-            label: Some("BarPipeline::quads"),
-            contents: bytemuck::cast_slice(&quad_index_data()),
-            usage: wgpu::BufferUsages::INDEX,
-        },
-    )
+    use wgpu::util::DeviceExt;
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("BarPipeline::quads"),
+        contents: bytemuck::cast_slice(&quad_index_data()),
+        usage: wgpu::BufferUsages::INDEX,
+    })
 }
 
 /// The indexed draws of `count` bars from `first`: (first bar, bars), at most
@@ -756,9 +754,7 @@ fn fill(src: &BarSource<'_>, plan: &Plan, chunks: Vec<wgpu::WriteOnly<'_, [Slot]
     let threads = if plan.total < 1 << 16 {
         1
     } else {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(rows.max(1))
+        crate::par::cores().min(rows.max(1))
     };
     // Row boundaries of the groups: group g takes rows bounds[g]..bounds[g + 1].
     let mut bounds = vec![0usize];
@@ -851,9 +847,7 @@ fn create_chunks(
                 .collect::<Vec<_>>()
         })
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(sizes.len());
+    let threads = crate::par::cores().min(sizes.len());
     if threads <= 1 {
         return make(sizes);
     }

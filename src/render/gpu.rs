@@ -343,7 +343,6 @@ impl Gpu {
     }
 }
 
-/// "Vulkan, GL" for a set of backends.
 /// Whether this machine may have a GPU that a driver could draw with: on Linux, a device
 /// node of a GPU's kernel driver in `/dev` (or `/dev` unreadable); elsewhere, always.
 fn gpu_device_nodes() -> bool {
@@ -369,6 +368,7 @@ fn is_gpu_node(name: &str) -> bool {
     PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
+/// "Vulkan, GL" for a set of backends.
 fn backend_names(b: wgpu::Backends) -> String {
     let known = [
         (wgpu::Backends::VULKAN, "Vulkan"),

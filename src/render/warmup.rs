@@ -70,7 +70,7 @@ pub enum Hold {
 impl Hold {
     fn wait(&self) {
         if let Hold::UntilParsed(p) = self {
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let cores = crate::par::cores();
             p.wait_until(|p| {
                 let total = p.total.load(std::sync::atomic::Ordering::Relaxed);
                 let done = p.done.load(std::sync::atomic::Ordering::Relaxed);
@@ -337,7 +337,7 @@ mod tests {
         });
         p.set_done(HOLD_BACK_MIN_BYTES);
         // (A machine of many cores opens the device at once.)
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = crate::par::cores();
         if cores < OPEN_AT_ONCE_CORES {
             assert!(
                 rx.recv_timeout(Duration::from_millis(50)).is_err(),

@@ -82,7 +82,7 @@ pub const PARALLEL_MIN_BYTES: usize = 8 << 20;
 
 /// Parses a Chrome trace (object or array form).
 pub fn parse(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::par::cores();
     parse_with_threads(file, text, threads, PARALLEL_MIN_BYTES)
 }
 
@@ -103,7 +103,7 @@ pub fn parse_with_samples(
     file: &str,
     text: &[u8],
 ) -> Result<(SpanSet, Option<crate::model::samples::Samples>), ImportError> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::par::cores();
     parse_all(file, text, threads, PARALLEL_MIN_BYTES)
 }
 

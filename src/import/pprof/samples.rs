@@ -54,7 +54,7 @@ impl Parallel {
     /// One part per core for inputs of 8 MiB or more (as folded stacks).
     pub(super) fn cores() -> Parallel {
         Parallel {
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            threads: crate::par::cores(),
             min_bytes: crate::import::folded::PARALLEL_MIN_BYTES,
             slices: None,
         }

@@ -66,7 +66,7 @@ fn boundary(text: &[u8], from: usize, limit: usize) -> Option<usize> {
 /// parts of at least `part_min` bytes, one per core; `None` when the guess does not hold
 /// or an event does not read.
 pub(super) fn read(text: &[u8], start: usize, end: usize, part_min: usize) -> Option<Vec<Ev>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::par::cores();
     let parts = ((end - start) / part_min.max(1)).clamp(1, threads);
     let mut bounds = vec![start + 1];
     for t in 1..parts {

@@ -158,7 +158,7 @@ fn scan(text: &[u8], start: usize, part_min: usize) -> Option<Lifted> {
 
 /// The stacks of a lifted array, its parts read on all cores and joined in order.
 fn read_array(text: &[u8], l: &Lifted) -> Option<FlatStacks> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::par::cores();
     // The cuts nearest to even shares of the array, one part per core.
     let mut bounds = vec![l.start + 1];
     for t in 1..threads {
