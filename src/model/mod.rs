@@ -10,6 +10,7 @@ pub mod document;
 pub mod functions;
 pub mod names;
 pub mod samples;
+pub(crate) mod span_ids;
 pub mod spans;
 pub mod stats;
 pub mod timeorder;

@@ -19,7 +19,6 @@
 
 use super::names::{NameId, Names};
 use super::{NO_PARENT, Warnings};
-use std::collections::HashMap;
 
 /// Where a span ran: a process/thread, a service, a TiDB node type.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -397,62 +396,87 @@ impl SpanSet {
         mut names: Names,
         spans: Vec<RawSpan>,
         tracks: Vec<Track>,
+        warnings: Warnings,
+        attrs: SpanAttrs,
+    ) -> SpanSet {
+        let ids: Vec<u64> = spans.iter().map(|s| s.id).collect();
+        let parent_ids: Vec<Option<u64>> = spans.iter().map(|s| s.parent_id).collect();
+        let resolved = super::span_ids::resolve(&ids, &parent_ids);
+        drop((ids, parent_ids));
+        let kept = resolved.kept.as_deref();
+        let is_kept = |i: usize| kept.is_none_or(|k| k[i]);
+        let mut cols = Columns::with_capacity(spans.len() - resolved.duplicates as usize);
+        for (i, s) in spans.into_iter().enumerate() {
+            if is_kept(i) {
+                cols.push(s.start_ns, s.dur_ns, names.intern(&s.name), s.track);
+            }
+        }
+        Self::assemble(names, cols, resolved, tracks, warnings, attrs)
+    }
+
+    /// [`SpanSet::from_ids`] of spans given as columns, their names already in `names`
+    /// (interned in the spans' order); the same set as `from_ids` makes of them.
+    pub fn from_id_columns(
+        names: Names,
+        spans: IdColumns,
+        tracks: Vec<Track>,
+        warnings: Warnings,
+    ) -> SpanSet {
+        let resolved = super::span_ids::resolve(&spans.id, &spans.parent_id);
+        let IdColumns {
+            start_ns,
+            dur_ns,
+            name,
+            track,
+            ..
+        } = spans;
+        let (names, cols) = match resolved.kept.as_deref() {
+            None => (
+                names,
+                Columns {
+                    start_ns,
+                    dur_ns,
+                    name,
+                    track,
+                },
+            ),
+            // Names interned again in the kept spans' order, as `from_ids` interns them.
+            Some(kept) => {
+                let mut fresh = Names::new();
+                let mut cols = Columns::with_capacity(kept.len());
+                for (i, _) in kept.iter().enumerate().filter(|&(_, &k)| k) {
+                    let id = fresh.intern(names.get(name[i]));
+                    cols.push(start_ns[i], dur_ns[i], id, track[i]);
+                }
+                (fresh, cols)
+            }
+        };
+        Self::assemble(
+            names,
+            cols,
+            resolved,
+            tracks,
+            warnings,
+            SpanAttrs::default(),
+        )
+    }
+
+    /// The set of the kept spans `cols` (absolute starts), with their ids resolved.
+    fn assemble(
+        names: Names,
+        mut cols: Columns,
+        resolved: super::span_ids::Resolved,
+        tracks: Vec<Track>,
         mut warnings: Warnings,
         attrs: SpanAttrs,
     ) -> SpanSet {
-        // Looked up only, never iterated: a fast hash with a fixed seed.
-        let mut index: HashMap<u64, u32, foldhash::fast::FixedState> =
-            HashMap::with_capacity_and_hasher(spans.len(), Default::default());
-        let mut kept: Vec<RawSpan> = Vec::with_capacity(spans.len());
-        let mut position = Vec::with_capacity(if attrs.is_empty() { 0 } else { spans.len() });
-        let mut duplicates = 0u64;
-        for s in spans {
-            match index.entry(s.id) {
-                std::collections::hash_map::Entry::Occupied(_) => {
-                    duplicates += 1;
-                    if !attrs.is_empty() {
-                        position.push(u32::MAX);
-                    }
-                    continue;
-                }
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(kept.len() as u32);
-                }
-            }
-            if !attrs.is_empty() {
-                position.push(kept.len() as u32);
-            }
-            kept.push(s);
-        }
+        let duplicates = resolved.duplicates;
         if duplicates > 0 {
             warnings.notes.push(format!(
                 "{duplicates} spans with an id seen before were dropped"
             ));
         }
-        let origin_ns = kept.iter().map(|s| s.start_ns).min().unwrap_or(0);
-        let mut orphans = 0u64;
-        let mut set = SpanSet {
-            origin_ns,
-            tracks,
-            ..SpanSet::default()
-        };
-        for s in &kept {
-            let parent = match s.parent_id {
-                None => NO_PARENT,
-                Some(p) => match index.get(&p) {
-                    Some(&i) => i,
-                    None => {
-                        orphans += 1;
-                        NO_PARENT
-                    }
-                },
-            };
-            set.start_ns.push(s.start_ns - origin_ns);
-            set.dur_ns.push(s.dur_ns);
-            set.parent.push(parent);
-            set.name.push(names.intern(&s.name));
-            set.track.push(s.track);
-        }
+        let orphans = resolved.orphans;
         if orphans > 0 {
             warnings.notes.push(format!(
                 "{orphans} span{} whose parent is not in the trace became root{}",
@@ -460,16 +484,45 @@ impl SpanSet {
                 if orphans == 1 { "" } else { "s" }
             ));
         }
-        set.names = names;
-        set.warnings = warnings;
-        set.attrs = if duplicates > 0 {
-            attrs.remap(&position)
-        } else {
-            let mut a = attrs;
-            a.finish();
-            a
+        let origin_ns = cols.start_ns.iter().copied().min().unwrap_or(0);
+        for s in &mut cols.start_ns {
+            *s -= origin_ns;
+        }
+        // Attributes follow their span when duplicates are dropped.
+        let attrs = match &resolved.kept {
+            Some(kept) => {
+                let position: Vec<u32> = if attrs.is_empty() {
+                    Vec::new()
+                } else {
+                    let mut next = 0u32;
+                    kept.iter()
+                        .map(|&k| {
+                            next += u32::from(k);
+                            if k { next - 1 } else { u32::MAX }
+                        })
+                        .collect()
+                };
+                attrs.remap(&position)
+            }
+            None => {
+                let mut a = attrs;
+                a.finish();
+                a
+            }
         };
-        set
+        SpanSet {
+            origin_ns,
+            tracks,
+            start_ns: cols.start_ns,
+            dur_ns: cols.dur_ns,
+            parent: resolved.parent,
+            name: cols.name,
+            track: cols.track,
+            names,
+            warnings,
+            attrs,
+            ..SpanSet::default()
+        }
     }
 
     /// Keeps the tracks whose metadata `keep` accepts (a track without metadata is asked
@@ -558,6 +611,78 @@ pub struct RawSpan {
     pub name: String,
     /// Track index.
     pub track: u32,
+}
+
+/// Spans given by id, as columns ([`SpanSet::from_id_columns`]): what [`RawSpan`]s say,
+/// with names interned.
+#[derive(Clone, Debug, Default)]
+pub struct IdColumns {
+    pub id: Vec<u64>,
+    pub parent_id: Vec<Option<u64>>,
+    /// Absolute starts in nanoseconds.
+    pub start_ns: Vec<u64>,
+    pub dur_ns: Vec<u64>,
+    pub name: Vec<NameId>,
+    pub track: Vec<u32>,
+}
+
+impl IdColumns {
+    /// Appends a span.
+    pub fn push(&mut self, s: IdSpan) {
+        self.id.push(s.id);
+        self.parent_id.push(s.parent_id);
+        self.start_ns.push(s.start_ns);
+        self.dur_ns.push(s.dur_ns);
+        self.name.push(s.name);
+        self.track.push(s.track);
+    }
+
+    /// Number of spans.
+    pub fn len(&self) -> usize {
+        self.id.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.id.is_empty()
+    }
+}
+
+/// One span of [`IdColumns`].
+#[derive(Clone, Copy, Debug)]
+pub struct IdSpan {
+    pub id: u64,
+    pub parent_id: Option<u64>,
+    pub start_ns: u64,
+    pub dur_ns: u64,
+    pub name: NameId,
+    pub track: u32,
+}
+
+/// The kept spans' columns a set is assembled from.
+struct Columns {
+    start_ns: Vec<u64>,
+    dur_ns: Vec<u64>,
+    name: Vec<NameId>,
+    track: Vec<u32>,
+}
+
+impl Columns {
+    fn with_capacity(n: usize) -> Columns {
+        Columns {
+            start_ns: Vec::with_capacity(n),
+            dur_ns: Vec::with_capacity(n),
+            name: Vec::with_capacity(n),
+            track: Vec::with_capacity(n),
+        }
+    }
+
+    fn push(&mut self, start_ns: u64, dur_ns: u64, name: NameId, track: u32) {
+        self.start_ns.push(start_ns);
+        self.dur_ns.push(dur_ns);
+        self.name.push(name);
+        self.track.push(track);
+    }
 }
 
 /// The linked spans: children, roots and end times over subtrees.
