@@ -47,6 +47,7 @@ pub mod speedscope;
 mod text;
 pub use limits::Limits;
 pub mod tidb;
+mod tidb_fast;
 mod trace_json;
 
 use crate::model::spans::SpanSet;
@@ -534,7 +535,7 @@ pub static IMPORTERS: &[Importer] = &[
     Importer {
         formats: &[SourceFormat::TiDBTrace],
         gives: Gives::Trace,
-        parse: |f, t, _, _| tidb::parse(f, t).map(Parsed::Spans),
+        parse: |f, t, _, p| tidb::parse_with(f, t, p).map(Parsed::Spans),
     },
 ];
 

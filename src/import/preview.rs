@@ -66,8 +66,12 @@
 //!   from the root down, so this is the top of the flame graph, exact as far as it goes.
 //!   A gzipped one gets the same from its decompressed prefix (without the metadata).
 //!
-//! Other formats (TiDB: one JSON document that cannot be cut; UTF-16 text,
-//! which must be converted whole) get no preview, nor do inputs under
+//! - **TiDB trace JSON**: the spans whole in the file's first
+//!   [`PreviewOptions::head_bytes`] (`tidb::parse_head`), in the span sets they are in (a
+//!   set cut before its `node_type` is "span set N"): the spans at the start of the file;
+//!   a span whose parent is further on is a root until the whole file is read.
+//!
+//! Other formats (UTF-16 text, which must be converted whole) get no preview, nor do inputs under
 //! [`PreviewOptions::min_bytes`], which load in about a second anyway.
 //!
 //! A preview maps the file without `MAP_POPULATE` (unlike [`read_input`](super::read_input)):
@@ -522,7 +526,9 @@ fn detect_head(file: &str, text: &[u8]) -> Option<Kind> {
         Ok(SourceFormat::Pprof) => Some(Kind::Pprof),
         Ok(SourceFormat::ChromeTrace) => Some(Kind::Chrome),
         Ok(SourceFormat::CpuProfile) => Some(Kind::CpuProfile),
-        Ok(f @ (SourceFormat::Jaeger | SourceFormat::Otlp)) => Some(Kind::Spans(f)),
+        Ok(f @ (SourceFormat::Jaeger | SourceFormat::Otlp | SourceFormat::TiDBTrace)) => {
+            Some(Kind::Spans(f))
+        }
         Ok(SourceFormat::FirefoxProfile) => Some(Kind::Firefox),
         Ok(SourceFormat::Speedscope) => Some(Kind::Speedscope),
         Ok(SourceFormat::FlamebearerSingle | SourceFormat::FlamebearerDiff) => {
@@ -651,7 +657,7 @@ fn firefox_preview(
 }
 
 /// The traces (Jaeger) or resources (OTLP) complete in `head`, the start of a document
-/// of `format`, as a trace.
+/// of `format`, or the spans (TiDB), as a trace.
 fn span_doc_preview(
     file: &str,
     head: &[u8],
@@ -661,6 +667,7 @@ fn span_doc_preview(
 ) -> Option<Preview> {
     let mut spans = match format {
         SourceFormat::Jaeger => super::jaeger::parse_head(file, head)?,
+        SourceFormat::TiDBTrace => super::tidb::parse_head(head)?,
         _ => super::otlp::parse_head(file, head)?,
     };
     if spans.is_empty() {
@@ -996,6 +1003,7 @@ mod tests {
         let text = folded_text(2000);
         assert!(preview_bytes("t.folded", text.as_bytes(), &opts(1 << 30)).is_none());
         assert!(preview_bytes("t.folded", text.as_bytes(), &opts(1)).is_some());
+        // A TiDB document without spans.
         let tidb = br#"{"span_sets":[{"node_type":"TiDB","spans":[]}]}"#;
         assert!(preview_bytes("t.json", tidb, &opts(1)).is_none());
         let utf16: Vec<u8> = "a;b 1\n"
@@ -1061,6 +1069,60 @@ mod tests {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
         assert!(preview_bytes("t.json.gz", &gz.finish().unwrap(), &opts(1)).is_none());
+    }
+
+    /// A big TiDB document previews as the spans whole in its head, in their span sets;
+    /// plain and gzipped.
+    #[test]
+    fn tidb_heads_are_their_whole_spans() {
+        let span = |i: usize| {
+            format!(
+                r#"{{"span_id":{i},"parent_id":{},"begin_unix_time_ns":{},"duration_ns":50,"event":"op{}"}}"#,
+                i / 3,
+                1_607_658_272_409_800_000u64 + i as u64 * 10,
+                i % 7
+            )
+        };
+        let set = |name: &str, ids: std::ops::Range<usize>| {
+            let spans: Vec<String> = ids.map(span).collect();
+            format!(
+                r#"{{"node_type":"{name}","spans":[{}]}}"#,
+                spans.join(",\n")
+            )
+        };
+        let doc = format!(
+            r#"{{"trace_id":1,"span_sets":[{},{}]}}"#,
+            set("TiDB", 1..4000),
+            set("TiKV", 4000..8000)
+        );
+        assert!(doc.len() > 256 << 10, "{} bytes", doc.len());
+        let whole = super::super::tidb::parse("t.json", doc.as_bytes()).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, doc.as_bytes()).unwrap();
+        let gz = gz.finish().unwrap();
+        for (bytes, gzipped) in [(doc.as_bytes(), false), (&gz[..], true)] {
+            let p = preview_bytes("t.json", bytes, &opts(1)).expect("a preview");
+            assert!(
+                matches!(p.extent, PreviewExtent::Head { head_bytes, .. } if head_bytes == 64 << 10),
+                "{:?}",
+                p.extent
+            );
+            let Imported::Trace(t) = p.imported else {
+                panic!("not a trace")
+            };
+            assert_eq!((t.format, t.gzipped), (SourceFormat::TiDBTrace, gzipped));
+            // The whole spans of the first 64 KiB: the first set's start, as in the file.
+            let n = t.spans.len();
+            let per = doc.len() / 8000;
+            assert!(n >= (64 << 10) / per - 2 && n < 4000, "{n} spans");
+            assert_eq!(t.spans.tracks[0].name, "TiDB");
+            for i in 0..n {
+                assert_eq!(
+                    t.spans.names.get(t.spans.name[i]),
+                    whole.names.get(whole.name[i])
+                );
+            }
+        }
     }
 
     /// A big Jaeger or OTLP document previews as the traces (resources) complete in its

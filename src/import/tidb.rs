@@ -48,6 +48,33 @@ struct SpanJson {
 
 /// Parses a TiDB trace document.
 pub fn parse(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
+    parse_with(file, text, None)
+}
+
+/// [`parse`], reporting how far it has got to `progress`: read in place on all cores
+/// ([`super::tidb_fast`]), or by serde where that reader does not take the document
+/// (which then gives serde's errors and their positions).
+pub fn parse_with(
+    file: &str,
+    text: &[u8],
+    progress: Option<&super::Progress>,
+) -> Result<SpanSet, ImportError> {
+    if let Ok(s) = simdutf8::basic::from_utf8(text)
+        && let Some(set) = super::tidb_fast::read(s, progress)
+    {
+        return Ok(set);
+    }
+    parse_serde(file, text)
+}
+
+/// The spans of the start of a TiDB document cut anywhere, as far as whole spans go (a
+/// preview of a big file); `None` when there is none.
+pub fn parse_head(head: &[u8]) -> Option<SpanSet> {
+    super::tidb_fast::read_head(super::trace_json::utf8_head(head)?)
+}
+
+/// Parses a TiDB trace document with serde.
+pub(super) fn parse_serde(file: &str, text: &[u8]) -> Result<SpanSet, ImportError> {
     let doc: TraceJson = serde_json::from_slice(text).map_err(|e| ImportError::json(file, &e))?;
     let mut tracks: Vec<Track> = Vec::new();
     let mut spans = Vec::new();
