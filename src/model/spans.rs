@@ -415,7 +415,9 @@ impl SpanSet {
     }
 
     /// [`SpanSet::from_ids`] of spans given as columns, their names already in `names`
-    /// (interned in the spans' order); the same set as `from_ids` makes of them.
+    /// (interned in the spans' order, and nothing else in it); the same set as
+    /// `from_ids` makes of them (when spans are dropped for a repeated id, the kept
+    /// spans' names are interned again into a table of their own, in their order).
     pub fn from_id_columns(
         names: Names,
         spans: IdColumns,
