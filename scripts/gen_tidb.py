@@ -79,7 +79,6 @@ while written < size:
             req_begin = n_begin + rng.randrange(500, 3_000)
             parent = nxt
             depth = rng.randrange(2, len(TIKV) + 1)
-            durs = []
             b = req_begin
             ids = []
             for d in range(depth):
