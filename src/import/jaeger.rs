@@ -510,13 +510,10 @@ fn read_span<'a>(
             ));
         }
     }
-    let name = span
-        .str_of(&["operationName", "name"])
-        .unwrap_or_default()
-        .into_owned();
+    let name = span.str_of(&["operationName", "name"]).unwrap_or_default();
     let parents: Vec<(&str, &str)> = parents.iter().map(|(t, s)| (&**t, &**s)).collect();
     out.push(
-        trace_id, &span_id, &parents, start_ns, dur_ns, name, track, attrs,
+        trace_id, &span_id, &parents, start_ns, dur_ns, &name, track, attrs,
     );
     Ok(())
 }

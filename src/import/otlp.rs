@@ -526,17 +526,14 @@ fn read_span(
             .iter()
             .map(|(k, v)| (Cow::Borrowed(&**k), Cow::Borrowed(&**v))),
     );
-    let name = get("name")
-        .and_then(raw_str)
-        .unwrap_or_default()
-        .into_owned();
+    let name = get("name").and_then(raw_str).unwrap_or_default();
     out.push(
         &trace_id,
         &span_id,
         parents,
         start_ns,
         end_ns.saturating_sub(start_ns),
-        name,
+        &name,
         track,
         attrs,
     );

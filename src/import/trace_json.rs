@@ -24,7 +24,7 @@ use super::ImportError;
 use super::text::line_col;
 use crate::model::Warnings;
 use crate::model::names::Names;
-use crate::model::spans::{RawSpan, SpanAttrs, SpanSet, Track, TrackInfo, TrackKind};
+use crate::model::spans::{IdColumns, IdSpan, SpanAttrs, SpanSet, Track, TrackInfo, TrackKind};
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -679,7 +679,9 @@ pub(crate) struct SpanCollector {
     /// The last trace id asked for, as written, and its number (spans of one trace come
     /// together).
     last_trace: Option<(String, u32)>,
-    spans: Vec<RawSpan>,
+    /// The spans (ids dense from 1), their names interned as they come.
+    spans: IdColumns,
+    names: Names,
     /// Parent keys of all spans, in order; span `i`'s are `parent_keys[parent_at[i]..
     /// parent_at[i + 1]]`, resolved in [`SpanCollector::finish`].
     parent_keys: Vec<(u32, IdKey)>,
@@ -734,7 +736,7 @@ impl SpanCollector {
         parents: &[(&str, &str)],
         start_ns: u64,
         dur_ns: u64,
-        name: String,
+        name: &str,
         track: u32,
         attrs: impl IntoIterator<Item = (K, V)>,
     ) {
@@ -748,7 +750,8 @@ impl SpanCollector {
             .and_modify(|_| self.duplicates += 1)
             .or_insert(dense);
         self.attrs.push(self.spans.len() as u32, attrs);
-        self.spans.push(RawSpan {
+        let name = self.names.intern(name);
+        self.spans.push(IdSpan {
             id: dense,
             parent_id: None,
             start_ns,
@@ -770,7 +773,7 @@ impl SpanCollector {
 
     /// Links parents and builds the set.
     pub(crate) fn finish(mut self) -> SpanSet {
-        for (i, s) in self.spans.iter_mut().enumerate() {
+        for (i, parent) in self.spans.parent_id.iter_mut().enumerate() {
             let keys =
                 &self.parent_keys[self.parent_at[i] as usize..self.parent_at[i + 1] as usize];
             if keys.is_empty() {
@@ -778,7 +781,7 @@ impl SpanCollector {
             }
             // Unknown parent: id 0, which no span has, so `from_ids` counts the orphan. A
             // span that is its own parent keeps the link: the tree breaks it as a cycle.
-            s.parent_id = Some(
+            *parent = Some(
                 keys.iter()
                     .find_map(|k| self.ids.get(k).copied())
                     .unwrap_or(0),
@@ -796,8 +799,13 @@ impl SpanCollector {
                 if self.duplicates == 1 { "s" } else { "" },
             ));
         }
-        let mut set =
-            SpanSet::from_ids_with(Names::new(), self.spans, self.tracks, warnings, self.attrs);
+        let mut set = SpanSet::from_id_columns_with(
+            self.names,
+            self.spans,
+            self.tracks,
+            warnings,
+            self.attrs,
+        );
         set.track_info = self.track_info;
         set
     }

@@ -424,6 +424,18 @@ impl SpanSet {
         tracks: Vec<Track>,
         warnings: Warnings,
     ) -> SpanSet {
+        Self::from_id_columns_with(names, spans, tracks, warnings, SpanAttrs::default())
+    }
+
+    /// [`SpanSet::from_id_columns`] with attributes, given by position in `spans` (they
+    /// follow their span when duplicates are dropped).
+    pub fn from_id_columns_with(
+        names: Names,
+        spans: IdColumns,
+        tracks: Vec<Track>,
+        warnings: Warnings,
+        attrs: SpanAttrs,
+    ) -> SpanSet {
         let resolved = super::span_ids::resolve(&spans.id, &spans.parent_id);
         let IdColumns {
             start_ns,
@@ -453,14 +465,7 @@ impl SpanSet {
                 (fresh, cols)
             }
         };
-        Self::assemble(
-            names,
-            cols,
-            resolved,
-            tracks,
-            warnings,
-            SpanAttrs::default(),
-        )
+        Self::assemble(names, cols, resolved, tracks, warnings, attrs)
     }
 
     /// The set of the kept spans `cols` (absolute starts), with their ids resolved.
