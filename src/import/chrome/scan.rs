@@ -112,7 +112,7 @@ pub(in crate::import) fn array_cuts(
 
 /// `text[i]` is `{` or `[`; returns the index after the matching close (brackets of
 /// either kind are counted together: mismatches are left to the JSON parser).
-pub(in crate::import) fn skip_nested(text: &[u8], mut i: usize) -> Option<usize> {
+pub(super) fn skip_nested(text: &[u8], mut i: usize) -> Option<usize> {
     let mut depth = 0usize;
     loop {
         match *text.get(i)? {
