@@ -274,8 +274,8 @@ fn top_level_keys(text: &[u8]) -> Vec<String> {
                 i = j + 1;
                 continue;
             }
-            // A member's value: skipped to its matching close ([`skip_nested`]).
-            b'{' | b'[' => match skip_nested(&text[..end], i) {
+            // A member's value: skipped to its matching close.
+            b'{' | b'[' => match super::chrome::scan::skip_nested(&text[..end], i) {
                 Some(after) => {
                     i = after;
                     continue;
@@ -289,58 +289,6 @@ fn top_level_keys(text: &[u8]) -> Vec<String> {
         i += 1;
     }
     keys
-}
-
-/// The index after the object or array opening at `text[i]`, brackets of both kinds
-/// counted together and strings skipped whole; `None` if `text` ends first. Bytes that
-/// are neither a quote nor a bracket are passed over a word at a time (a run longer than
-/// 64 bytes, such as an array of numbers, by `memchr`), and a string's
-/// closing quote is found as `chrome::scan::skip_string` finds it (its first 32 bytes a
-/// word at a time): a 100 MB Jaeger file's detection was 14–20 % of its load when each
-/// string and bracket was looked for with `memchr` calls of its own.
-fn skip_nested(text: &[u8], mut i: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Whether any byte of `w` is `c` (exact: the borrow only flags bytes above a true
-    // match).
-    let has = |w: u64, c: u8| {
-        let x = w ^ (ONES * u64::from(c));
-        x.wrapping_sub(ONES) & !x & HIGH != 0
-    };
-    let mut depth = 0usize;
-    loop {
-        let mut words = 0;
-        while let Some(word) = text.get(i..i + 8) {
-            let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
-            if has(w, b'"') || has(w, b'{') || has(w, b'}') || has(w, b'[') || has(w, b']') {
-                break;
-            }
-            i += 8;
-            words += 1;
-            // A long run (an array of numbers): the rest of it found by `memchr`.
-            if words == 8 {
-                let t = &text[i..];
-                let a = memchr::memchr3(b'"', b'[', b']', t).unwrap_or(t.len());
-                i += memchr::memchr2(b'{', b'}', &t[..a]).unwrap_or(a);
-                break;
-            }
-        }
-        match *text.get(i)? {
-            b'"' => i = super::chrome::scan::skip_string(text, i + 1)?,
-            b'{' | b'[' => {
-                depth += 1;
-                i += 1;
-            }
-            b'}' | b']' => {
-                depth -= 1;
-                i += 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => i += 1,
-        }
-    }
 }
 
 /// Whether the first MiB names speedscope's file format schema.
@@ -692,10 +640,11 @@ mod tests {
             }
             v += " tail";
             let t = v.as_bytes();
-            assert_eq!(skip_nested(t, 0), reference(t), "case {case}: {v}");
+            let skip = super::super::chrome::scan::skip_nested;
+            assert_eq!(skip(t, 0), reference(t), "case {case}: {v}");
             let cut = &t[..rng.below(t.len() as u64) as usize];
             if !cut.is_empty() {
-                assert_eq!(skip_nested(cut, 0), reference(cut), "case {case} cut");
+                assert_eq!(skip(cut, 0), reference(cut), "case {case} cut");
             }
         }
         assert!(long_runs > 50, "{long_runs} long runs");

@@ -111,10 +111,37 @@ pub(in crate::import) fn array_cuts(
 }
 
 /// `text[i]` is `{` or `[`; returns the index after the matching close (brackets of
-/// either kind are counted together: mismatches are left to the JSON parser).
-pub(super) fn skip_nested(text: &[u8], mut i: usize) -> Option<usize> {
+/// either kind are counted together: mismatches are left to the JSON parser). Bytes
+/// that are neither a quote nor a bracket are passed over a word at a time, a run longer
+/// than 64 bytes (an array of numbers) by `memchr`, and strings by [`skip_string`]: a
+/// byte at a time, or a `memchr` call per string and bracket, made format detection
+/// 12-20 % of a big Jaeger file's load.
+pub(in crate::import) fn skip_nested(text: &[u8], mut i: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Whether any byte of `w` is `c` (exact: the borrow only flags bytes above a true
+    // match).
+    let has = |w: u64, c: u8| {
+        let x = w ^ (ONES * u64::from(c));
+        x.wrapping_sub(ONES) & !x & HIGH != 0
+    };
     let mut depth = 0usize;
     loop {
+        let mut words = 0;
+        while let Some(word) = text.get(i..i + 8) {
+            let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
+            if has(w, b'"') || has(w, b'{') || has(w, b'}') || has(w, b'[') || has(w, b']') {
+                break;
+            }
+            i += 8;
+            words += 1;
+            if words == 8 {
+                let t = &text[i..];
+                let a = memchr::memchr3(b'"', b'[', b']', t).unwrap_or(t.len());
+                i += memchr::memchr2(b'{', b'}', &t[..a]).unwrap_or(a);
+                break;
+            }
+        }
         match *text.get(i)? {
             b'"' => i = skip_string(text, i + 1)?,
             b'{' | b'[' => {
