@@ -28,6 +28,7 @@ use super::trace_json::{
     first_member_array, go_duration_ns, invalid, raw_array, raw_elements, raw_shown, raw_str,
     raw_text, raw_u64, rfc3339_ns, scalars_are, seed_is_visitor, utf8_head, utf8_text,
 };
+use super::trace_parts::{self, PARALLEL_MIN, batch_bytes};
 use crate::model::spans::SpanSet;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -46,6 +47,27 @@ pub fn parse_with(
     progress: Option<&super::Progress>,
 ) -> Result<SpanSet, ImportError> {
     let text = utf8_text(file, text)?;
+    if text.len() >= PARALLEL_MIN {
+        let threads = crate::par::cores();
+        if let Some(set) = read_in_parts(
+            file,
+            text,
+            progress,
+            threads,
+            batch_bytes(text.len(), threads),
+        ) {
+            return Ok(set);
+        }
+    }
+    read_whole(file, text, progress)
+}
+
+/// [`parse_with`] on one thread: the document's outline, then each trace's spans.
+fn read_whole(
+    file: &str,
+    text: &str,
+    progress: Option<&super::Progress>,
+) -> Result<SpanSet, ImportError> {
     let report = Reporter::new(progress, text);
     let mut d = serde_json::Deserializer::from_str(text);
     let outline = OutlineSeed {
@@ -64,6 +86,61 @@ pub fn parse_with(
         )
     })?;
     read_traces(file, &traces, &report)
+}
+
+/// The query API's `{"data": [traces]}` (`data` its first member) or an array of traces,
+/// read a batch of traces at a time on `threads` threads ([`super::trace_parts`]); `None`
+/// where [`parse_with`] reads it on one thread (other shapes, an array of spans, anything
+/// that does not read, a trace id in two batches).
+fn read_in_parts(
+    file: &str,
+    text: &str,
+    progress: Option<&super::Progress>,
+    threads: usize,
+    batch: usize,
+) -> Option<SpanSet> {
+    let (open, prefix) = match trace_parts::first_member_array(text, "data") {
+        Some(open) => (open, "data"),
+        None => (
+            text.len() - text.trim_start_matches([' ', '\t', '\n', '\r']).len(),
+            "",
+        ),
+    };
+    if text.as_bytes().get(open) != Some(&b'[') {
+        return None;
+    }
+    let read = |i: usize, trace: &str, out: &mut SpanCollector, _: &mut ()| {
+        let mut d = serde_json::Deserializer::from_str(trace);
+        let o = OutlineSeed {
+            top: false,
+            report: None,
+        }
+        .deserialize(&mut d)
+        .ok()?;
+        d.end().ok()?;
+        // A top-level array is one of spans when all its elements are: not when the first
+        // one is not.
+        if prefix.is_empty() && i == 0 && o.span_id {
+            return None;
+        }
+        let t = trace_ref(o, format!("{prefix}[{i}]."))?;
+        let processes = processes_of(t.processes);
+        for (k, &span) in t.spans.iter().enumerate() {
+            let path = || format!("{}[{k}]", t.path);
+            read_span(file, &path, span, &t, &processes, out).ok()?;
+        }
+        Some(())
+    };
+    let (parts, end) = trace_parts::read_elements(text, open, threads, batch, progress, read)?;
+    let closed = if prefix.is_empty() {
+        text[end..]
+            .trim_start_matches([' ', '\t', '\n', '\r'])
+            .is_empty()
+    } else {
+        trace_parts::rest_closes(text, end, "data")
+    };
+    let out = SpanCollector::join(parts.into_iter().map(|(c, ())| c).collect())?;
+    (closed && out.len() > 0).then(|| out.finish())
 }
 
 /// The spans of the traces complete in `head`, the start of a Jaeger document cut
@@ -149,6 +226,8 @@ struct Outline<'a> {
     project: Option<&'a RawValue>,
     /// A top-level array's elements.
     elements: Option<Vec<&'a RawValue>>,
+    /// It has a `spanID` or `spanId` (a span, not a trace).
+    span_id: bool,
 }
 
 /// The top level's `data`: traces, one trace, or something else.
@@ -200,6 +279,10 @@ impl<'de> Visitor<'de> for OutlineSeed<'_> {
                 "traceId" => o.trace_id[1] = Some(a.next_value()?),
                 "processes" => o.processes = Some(a.next_value()?),
                 "projectId" => o.project = Some(a.next_value()?),
+                "spanID" | "spanId" => {
+                    o.span_id = true;
+                    a.next_value::<IgnoredAny>()?;
+                }
                 _ => {
                     a.next_value::<IgnoredAny>()?;
                 }
@@ -521,6 +604,8 @@ fn read_span<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generator::Rng;
+    use crate::import::trace_parts::tests::shown;
     use crate::model::NO_PARENT;
     use crate::model::spans::{SpanTree, TrackKind};
 
@@ -873,5 +958,263 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 2"), "{e}");
+    }
+
+    /// A random query-API document (`array`: an array of traces): traces whose ids are
+    /// on the trace, on its spans or both (in other case, with leading zeros), spans
+    /// with CHILD_OF and FOLLOWS_FROM references to earlier spans, unknown spans or
+    /// (`cross`) an earlier trace's span, `parentSpanID`, repeated span ids, tags, logs,
+    /// processes with tags and inline processes; with `repeat`, a later trace takes an
+    /// earlier one's id. Members and elements are spaced with JSON's whitespace.
+    fn random_doc(rng: &mut Rng, traces: usize, array: bool, cross: bool, repeat: bool) -> String {
+        let ws = |rng: &mut Rng| [" ", "", "\n", "\t", "\r\n  "][rng.below(5) as usize];
+        // Each earlier trace's id and span ids.
+        let mut earlier: Vec<(String, Vec<String>)> = Vec::new();
+        let mut docs = Vec::new();
+        for t in 0..traces {
+            // A repeated trace refers to (and may repeat) its namesake's spans.
+            let (tid, mut span_ids) = if repeat && t > 0 && rng.below(3) == 0 {
+                earlier[rng.below(t as u64) as usize].clone()
+            } else {
+                (format!("{:x}", rng.next()), Vec::new())
+            };
+            let known = span_ids.len();
+            // The trace's id on the trace, or else on every span.
+            let on_trace = rng.below(4) > 0;
+            let spelled = |rng: &mut Rng| match rng.below(3) {
+                0 => tid.to_uppercase(),
+                1 => format!("00{tid}"),
+                _ => tid.clone(),
+            };
+            let mut spans: Vec<String> = Vec::new();
+            for k in 0..1 + rng.below(12) {
+                let id = if k as usize + known > 0 && rng.below(15) == 0 {
+                    span_ids[rng.below(span_ids.len() as u64) as usize].clone()
+                } else {
+                    format!("{:x}", rng.below(1 << 40))
+                };
+                let mut members = vec![
+                    format!("\"spanID\":{}\"{id}\"", ws(rng)),
+                    format!("\"operationName\":\"op{}\"", rng.below(6)),
+                    format!("\"startTime\":{}", 1_000 + rng.below(1000)),
+                    format!("\"duration\":{}", rng.below(500)),
+                ];
+                if !on_trace || rng.below(3) > 0 {
+                    members.push(format!("\"traceID\":\"{}\"", spelled(rng)));
+                }
+                let mut refs = Vec::new();
+                for _ in 0..rng.below(3) {
+                    let kind = ["CHILD_OF", "FOLLOWS_FROM", "child_of"][rng.below(3) as usize];
+                    let (rt, rs) = match rng.below(8) {
+                        0 => (spelled(rng), "feed".to_string()),
+                        1 if cross && t > 0 => {
+                            let (other, ids) = &earlier[rng.below(t as u64) as usize];
+                            (
+                                other.clone(),
+                                ids[rng.below(ids.len() as u64) as usize].clone(),
+                            )
+                        }
+                        _ if !span_ids.is_empty() => (
+                            spelled(rng),
+                            span_ids[rng.below(span_ids.len() as u64) as usize].clone(),
+                        ),
+                        _ => (spelled(rng), "1".to_string()),
+                    };
+                    refs.push(format!(
+                        "{{\"refType\":\"{kind}\",\"traceID\":\"{rt}\",\"spanID\":\"{rs}\"}}"
+                    ));
+                }
+                if !refs.is_empty() || rng.below(2) == 0 {
+                    members.push(format!("\"references\":[{}]", refs.join(",")));
+                }
+                if !span_ids.is_empty() && rng.below(6) == 0 {
+                    let p = &span_ids[rng.below(span_ids.len() as u64) as usize];
+                    members.push(format!("\"parentSpanID\":\"{p}\""));
+                }
+                if rng.below(2) == 0 {
+                    members.push(format!(
+                        "\"tags\":[{{\"key\":\"n\",\"type\":\"int64\",\"value\":{}}},\
+                         {{\"key\":\"s\",\"type\":\"string\",\"value\":\"v\\\"{}\"}}]",
+                        rng.below(9),
+                        rng.below(9)
+                    ));
+                }
+                if rng.below(5) == 0 {
+                    members.push(
+                        "\"logs\":[{\"timestamp\":1010,\"fields\":[{\"key\":\"event\",\
+                         \"value\":\"hit\"}]}]"
+                            .to_string(),
+                    );
+                }
+                match rng.below(8) {
+                    0 => members.push(format!(
+                        "\"process\":{{\"serviceName\":\"inline{}\"}}",
+                        rng.below(3)
+                    )),
+                    1 => {}
+                    _ => members.push(format!("\"processID\":\"p{}\"", rng.below(4))),
+                }
+                // Members in any order.
+                for i in (1..members.len()).rev() {
+                    members.swap(i, rng.below(i as u64 + 1) as usize);
+                }
+                span_ids.push(id);
+                spans.push(format!("{{{}}}", members.join(&format!(",{}", ws(rng)))));
+            }
+            let processes: Vec<String> = (0..3)
+                .map(|p| {
+                    format!(
+                        "\"p{p}\":{{\"serviceName\":\"svc{}\",\"tags\":[{{\"key\":\"host\",\
+                         \"value\":\"h{p}\"}}]}}",
+                        rng.below(5)
+                    )
+                })
+                .collect();
+            let mut members = vec![
+                format!(
+                    "\"spans\":[{}{}]",
+                    ws(rng),
+                    spans.join(&format!(",{}", ws(rng)))
+                ),
+                format!("\"processes\":{{{}}}", processes.join(",")),
+            ];
+            if on_trace {
+                members.push(format!("\"traceID\":\"{}\"", spelled(rng)));
+            }
+            if rng.below(4) == 0 {
+                members.push("\"warnings\":null".to_string());
+            }
+            let first = rng.below(members.len() as u64) as usize;
+            members.swap(0, first);
+            docs.push(format!("{{{}}}", members.join(",")));
+            earlier.push((tid, span_ids));
+        }
+        let traces = docs.join(&format!(",{}", ws(rng)));
+        if array {
+            format!("{}[{}{traces}{}]{}", ws(rng), ws(rng), ws(rng), ws(rng))
+        } else {
+            let rest = [
+                "",
+                ",\"total\":0,\"limit\":0,\"offset\":0,\"errors\":null",
+                ", \"errors\": [{\"code\": 1, \"msg\": \"}]\"}]",
+            ][rng.below(3) as usize];
+            format!(
+                "{}{{{}\"data\"{}:{}[{traces}]{rest}}}{}",
+                ws(rng),
+                ws(rng),
+                ws(rng),
+                ws(rng),
+                ws(rng)
+            )
+        }
+    }
+
+    /// Documents read a batch of traces at a time, on 1 to 8 threads, in batches of one
+    /// trace to all of them, give the set that reading them in one go gives, names,
+    /// tracks, attributes, ids, parents and notes alike; they are left to that reading
+    /// only where a trace id shows up in two batches.
+    #[test]
+    fn documents_read_in_parts_read_as_in_one_go() {
+        let mut rng = Rng(17);
+        let mut read_in_parts_count = 0;
+        for case in 0..120 {
+            let (array, cross, repeat) = (case % 2 == 1, case % 5 == 3, case % 7 == 4);
+            let doc = random_doc(&mut rng, 1 + case % 9, array, cross, repeat);
+            let whole = parse("t.json", doc.as_bytes());
+            for (threads, batch) in [(1, 1), (2, 1), (3, 300), (8, 1 << 20)] {
+                let parts = read_in_parts("t.json", &doc, None, threads, batch);
+                match (&parts, &whole) {
+                    (Some(p), Ok(w)) => {
+                        assert_eq!(shown(p), shown(w), "{doc}");
+                        read_in_parts_count += 1;
+                    }
+                    (Some(_), Err(e)) => panic!("read in parts, in one go {e}: {doc}"),
+                    (None, _) => assert!(
+                        whole.is_err() || ((cross || repeat) && batch < 1 << 20),
+                        "left to the reading in one go: {doc}"
+                    ),
+                }
+            }
+        }
+        assert!(read_in_parts_count > 300, "{read_in_parts_count}");
+    }
+
+    /// What the reading in parts cannot take goes to the reading in one go, which gives
+    /// its errors and their places; an array of spans is read in one go too.
+    #[test]
+    fn what_parts_do_not_take_reads_in_one_go() {
+        let trace = |i: usize| {
+            format!(
+                r#"{{"traceID":"{i:x}","spans":[{{"spanID":"1","startTime":1,"duration":1}}]}}"#
+            )
+        };
+        let traces: Vec<String> = (1..6).map(trace).collect();
+        let good = format!("{{\"data\":[{}]}}", traces.join(","));
+        assert!(read_in_parts("t.json", &good, None, 2, 1).is_some());
+        let bad_span = good.replacen(r#""startTime":1,"#, r#""startTime":"x","#, 3);
+        let bad_json = good.replacen(r#""duration":1}"#, r#""duration":1,}"#, 4);
+        for bad in [
+            bad_span.as_str(),
+            &bad_json,
+            &good[..good.len() - 1],
+            &format!("{}],\"data\":[]}}", &good[..good.len() - 2]),
+            &format!("{good}x"),
+            &good.replacen("{\"traceID\"", "[{\"traceID\"", 1),
+            &format!("\u{feff}{good}"),
+            &format!("{{\"data\":[{}]}}", [traces[0].as_str(), "null"].join(",")),
+            &format!("{{\"data\":[{},{}]}}", traces[0], trace(1)),
+            r#"[{"spanID":"1","startTime":1,"duration":1},{"spanID":"2","startTime":1,"duration":1}]"#,
+            r#"{"data":[]}"#,
+        ] {
+            assert!(read_in_parts("t.json", bad, None, 2, 1).is_none(), "{bad}");
+        }
+        // Traces without ids are one trace (""), whose spans may be parents of spans in
+        // any batch: not read in parts, unless in one batch.
+        let no_ids = good.replace(r#""traceID":"#, r#""x":"#);
+        assert!(read_in_parts("t.json", &no_ids, None, 2, 1).is_none());
+        let one_batch = read_in_parts("t.json", &no_ids, None, 2, 1 << 20).unwrap();
+        let whole = parse("t.json", no_ids.as_bytes()).unwrap();
+        assert_eq!(shown(&one_batch), shown(&whole));
+        let e = parse("t.json", bad_span.as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("t.json: data[0].spans[0]: expected startTime"),
+            "{e}"
+        );
+        let e = parse("t.json", bad_json.as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("t.json: line 1, column"), "{e}");
+    }
+
+    /// A document of 4 MiB or more is read in parts: the same set as in one go, with its
+    /// progress reported to the end.
+    #[test]
+    fn a_big_document_is_read_in_parts() {
+        let mut rng = Rng(5);
+        let mut doc = String::from("{\"data\":[");
+        let mut k = 0;
+        while doc.len() < PARALLEL_MIN + (1 << 20) {
+            if k > 0 {
+                doc.push(',');
+            }
+            let one = random_doc(&mut rng, 1, true, false, false);
+            let one = one.trim();
+            doc.push_str(&one[1..one.len() - 1]);
+            k += 1;
+        }
+        doc.push_str("]}");
+        let progress = crate::import::Progress::default();
+        let text = doc.as_bytes();
+        let parts = parse_with("t.json", text, Some(&progress)).unwrap();
+        let done = progress.done.load(std::sync::atomic::Ordering::Relaxed) as usize;
+        assert_eq!(done, text.len() - 1, "to the data array's end");
+        let direct = read_in_parts("t.json", &doc, None, 3, 1 << 20).unwrap();
+        assert_eq!(shown(&parts), shown(&direct));
+        // The reading in one go (what `parse_with` did for every size before).
+        let one = read_whole("t.json", &doc, None).unwrap();
+        assert_eq!(shown(&parts), shown(&one));
+        assert!(parts.len() > 10_000, "{}", parts.len());
     }
 }

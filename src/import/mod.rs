@@ -49,6 +49,7 @@ pub use limits::Limits;
 pub mod tidb;
 mod tidb_fast;
 mod trace_json;
+mod trace_parts;
 
 use crate::model::spans::SpanSet;
 use crate::model::{Profile, SourceFormat};

@@ -29,6 +29,7 @@ use super::trace_json::{
     first_member_array, invalid, raw_array, raw_shown, raw_str, raw_text, raw_u64, raw_value,
     read_doc, scalars_are, seed_is_visitor, text_of, utf8_head, utf8_text,
 };
+use super::trace_parts::{self, PARALLEL_MIN, batch_bytes};
 use crate::model::spans::SpanSet;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -47,6 +48,22 @@ pub fn parse_with(
     progress: Option<&super::Progress>,
 ) -> Result<SpanSet, ImportError> {
     let text = utf8_text(file, text)?;
+    if text.len() >= PARALLEL_MIN {
+        let threads = crate::par::cores();
+        let batch = batch_bytes(text.len(), threads);
+        if let Some(set) = read_in_parts(file, text, progress, threads, batch) {
+            return Ok(set);
+        }
+    }
+    read_whole(file, text, progress)
+}
+
+/// [`parse_with`] on one thread: the document, each list of resources, each span.
+fn read_whole(
+    file: &str,
+    text: &str,
+    progress: Option<&super::Progress>,
+) -> Result<SpanSet, ImportError> {
     let report = Reporter::new(progress, text);
     let top: Top<'_> = read_doc(file, text)?;
     let docs: Vec<(String, Option<Obj<'_>>)> = match top {
@@ -125,59 +142,18 @@ fn read_resources(
     let mut backwards = 0u64;
     for (p, list) in lists {
         for (ri, rs) in list.iter().enumerate() {
-            let mut resource_attrs = Vec::new();
-            if let Some(a) = rs
-                .resource
-                .and_then(Obj::of)
-                .and_then(|r| r.get("attributes"))
-            {
-                attributes(a, "", &mut resource_attrs);
-            }
-            let service = resource_attrs
-                .iter()
-                .find(|(k, _)| k == "service.name")
-                .map_or("unknown_service", |(_, v)| v);
-            let track = out.service_track(service);
-            // Every span of the resource carries its other attributes.
-            let resource_attrs: Vec<(Cow<'_, str>, Cow<'_, str>)> = resource_attrs
-                .iter()
-                .filter(|(k, _)| k != "service.name")
-                .map(|(k, v)| (Cow::Owned(format!("resource.{k}")), v.clone()))
-                .collect();
-            // `scopeSpans` when present (an array or not), else the older name.
-            let (scope_key, scopes) = match &rs.scope_spans {
-                Some(s) => ("scopeSpans", s.as_deref()),
-                None => (
-                    "instrumentationLibrarySpans",
-                    rs.library_spans.as_ref().and_then(Option::as_deref),
-                ),
-            };
-            for (si, ss) in scopes.into_iter().flatten().enumerate() {
-                let scope_name = ss
-                    .scope
-                    .and_then(Obj::of)
-                    .and_then(|s| s.get("name"))
-                    .and_then(raw_str)
-                    .filter(|s| !s.is_empty());
-                for (k, &span) in ss.spans.iter().flatten().enumerate() {
-                    let path = || format!("{p}[{ri}].{scope_key}[{si}].spans[{k}]");
-                    read_span(
-                        file,
-                        &path,
-                        span,
-                        track,
-                        scope_name.as_deref(),
-                        &resource_attrs,
-                        &mut out,
-                        &mut backwards,
-                    )?;
-                }
-            }
+            read_resource(file, p, ri, rs, &mut out, &mut backwards)?;
             if let Some(last) = rs.last_span() {
                 report.reading(last);
             }
         }
     }
+    finish(file, out, backwards)
+}
+
+/// The set of the spans read, with the note of those that ended before their start; the
+/// error of a document without spans.
+fn finish(file: &str, mut out: SpanCollector, backwards: u64) -> Result<SpanSet, ImportError> {
     if backwards > 0 {
         out.notes.push(format!(
             "{backwards} span{} ending before {} start got zero duration",
@@ -193,6 +169,94 @@ fn read_resources(
         ));
     }
     Ok(out.finish())
+}
+
+/// The spans of resource `ri` of the list at JSON path `p`, into `out`; counts the spans
+/// that end before their start in `backwards`.
+fn read_resource(
+    file: &str,
+    p: &str,
+    ri: usize,
+    rs: &Resource<'_>,
+    out: &mut SpanCollector,
+    backwards: &mut u64,
+) -> Result<(), ImportError> {
+    let mut resource_attrs = Vec::new();
+    if let Some(a) = rs
+        .resource
+        .and_then(Obj::of)
+        .and_then(|r| r.get("attributes"))
+    {
+        attributes(a, "", &mut resource_attrs);
+    }
+    let service = resource_attrs
+        .iter()
+        .find(|(k, _)| k == "service.name")
+        .map_or("unknown_service", |(_, v)| v);
+    let track = out.service_track(service);
+    // Every span of the resource carries its other attributes.
+    let resource_attrs: Vec<(Cow<'_, str>, Cow<'_, str>)> = resource_attrs
+        .iter()
+        .filter(|(k, _)| k != "service.name")
+        .map(|(k, v)| (Cow::Owned(format!("resource.{k}")), v.clone()))
+        .collect();
+    // `scopeSpans` when present (an array or not), else the older name.
+    let (scope_key, scopes) = match &rs.scope_spans {
+        Some(s) => ("scopeSpans", s.as_deref()),
+        None => (
+            "instrumentationLibrarySpans",
+            rs.library_spans.as_ref().and_then(Option::as_deref),
+        ),
+    };
+    for (si, ss) in scopes.into_iter().flatten().enumerate() {
+        let scope_name = ss
+            .scope
+            .and_then(Obj::of)
+            .and_then(|s| s.get("name"))
+            .and_then(raw_str)
+            .filter(|s| !s.is_empty());
+        for (k, &span) in ss.spans.iter().flatten().enumerate() {
+            let path = || format!("{p}[{ri}].{scope_key}[{si}].spans[{k}]");
+            read_span(
+                file,
+                &path,
+                span,
+                track,
+                scope_name.as_deref(),
+                &resource_attrs,
+                out,
+                backwards,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `{"resourceSpans": [resource, …]}` (`resourceSpans` its first member), read a batch of
+/// resources at a time on `threads` threads ([`super::trace_parts`]); `None` where
+/// [`parse_with`] reads it on one thread (other shapes, anything that does not read, a
+/// trace id in resources of two batches).
+fn read_in_parts(
+    file: &str,
+    text: &str,
+    progress: Option<&super::Progress>,
+    threads: usize,
+    batch: usize,
+) -> Option<SpanSet> {
+    let open = trace_parts::first_member_array(text, "resourceSpans")?;
+    let read = |ri: usize, resource: &str, out: &mut SpanCollector, backwards: &mut u64| {
+        let mut d = serde_json::Deserializer::from_str(resource);
+        let rs = ResourceSeed.deserialize(&mut d).ok()?;
+        d.end().ok()?;
+        read_resource(file, "resourceSpans", ri, &rs, out, backwards).ok()
+    };
+    let (parts, end) = trace_parts::read_elements(text, open, threads, batch, progress, read)?;
+    if !trace_parts::rest_closes(text, end, "resourceSpans") {
+        return None;
+    }
+    let backwards = parts.iter().map(|(_, b)| b).sum();
+    let out = SpanCollector::join(parts.into_iter().map(|(c, _)| c).collect())?;
+    finish(file, out, backwards).ok()
 }
 
 /// One element of `resourceSpans`, its spans unparsed. Repeated keys: the last one, as
@@ -543,6 +607,8 @@ fn read_span(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generator::Rng;
+    use crate::import::trace_parts::tests::shown;
 
     const DOC: &str = r#"{"resourceSpans":[{"resource":{"attributes":[
         {"key":"service.name","value":{"stringValue":"api"}},
@@ -689,5 +755,166 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("no spans"), "{e}");
+    }
+
+    /// A random `{"resourceSpans": [...]}` document: resources with and without a
+    /// `service.name` and other attributes, scopes under either name, spans whose parents
+    /// are earlier spans of their trace or unknown, some ending before they start,
+    /// repeated span ids, attributes and events; with `shared`, a resource takes a trace
+    /// id of an earlier one (and its spans' ids as parents).
+    fn random_doc(rng: &mut Rng, resources: usize, shared: bool) -> String {
+        let ws = |rng: &mut Rng| [" ", "", "\n", "\t", "\r\n  "][rng.below(5) as usize];
+        let mut earlier: Vec<(String, Vec<String>)> = Vec::new();
+        let mut out = Vec::new();
+        for r in 0..resources {
+            let (tid, mut ids) = if shared && r > 0 && rng.below(3) == 0 {
+                earlier[rng.below(r as u64) as usize].clone()
+            } else {
+                (format!("{:032x}", rng.next()), Vec::new())
+            };
+            let mut scopes = Vec::new();
+            for _ in 0..1 + rng.below(2) {
+                let mut spans = Vec::new();
+                for _ in 0..rng.below(8) {
+                    let id = if !ids.is_empty() && rng.below(12) == 0 {
+                        ids[rng.below(ids.len() as u64) as usize].clone()
+                    } else {
+                        format!("{:016x}", rng.next())
+                    };
+                    let parent = match rng.below(5) {
+                        0 => String::new(),
+                        1 => "00000000000000ff".to_string(),
+                        _ if !ids.is_empty() => ids[rng.below(ids.len() as u64) as usize].clone(),
+                        _ => String::new(),
+                    };
+                    let start = 1_000_000 + rng.below(1_000_000);
+                    let end = if rng.below(10) == 0 {
+                        start - 5
+                    } else {
+                        start + rng.below(9999)
+                    };
+                    let attrs = if rng.below(2) == 0 {
+                        format!(
+                            ",{}\"attributes\":[{{\"key\":\"n\",\"value\":{{\"intValue\":\"{}\"}}}}]",
+                            ws(rng),
+                            rng.below(50)
+                        )
+                    } else {
+                        String::new()
+                    };
+                    let events = if rng.below(6) == 0 {
+                        ",\"events\":[{\"timeUnixNano\":\"1000100\",\"name\":\"e\"}]"
+                    } else {
+                        ""
+                    };
+                    spans.push(format!(
+                        "{{\"traceId\":\"{tid}\",\"spanId\":\"{id}\",\"parentSpanId\":\"{parent}\",\
+                         \"name\":\"op{}\",\"kind\":{},{}\"startTimeUnixNano\":\"{start}\",\
+                         \"endTimeUnixNano\":{end}{attrs}{events}}}",
+                        rng.below(7),
+                        rng.below(4),
+                        ws(rng)
+                    ));
+                    ids.push(id);
+                }
+                let scope =
+                    ["\"scope\":{\"name\":\"lib\"}", "\"scope\":{}", ""][rng.below(3) as usize];
+                let sep = if scope.is_empty() { "" } else { "," };
+                scopes.push(format!(
+                    "{{{scope}{sep}\"spans\":[{}]}}",
+                    spans.join(&format!(",{}", ws(rng)))
+                ));
+            }
+            let service = match rng.below(4) {
+                0 => String::new(),
+                k => format!(
+                    "{{\"key\":\"service.name\",\"value\":{{\"stringValue\":\"svc{k}\"}}}},"
+                ),
+            };
+            let key = ["scopeSpans", "instrumentationLibrarySpans"][rng.below(2) as usize];
+            out.push(format!(
+                "{{\"resource\":{{\"attributes\":[{service}{{\"key\":\"host\",\"value\":\
+                 {{\"stringValue\":\"h{}\"}}}}]}},{}\"{key}\":[{}]}}",
+                rng.below(3),
+                ws(rng),
+                scopes.join(",")
+            ));
+            earlier.push((tid, ids));
+        }
+        let rest = ["", ",\"note\":{\"a\":[1,2]}"][rng.below(2) as usize];
+        format!(
+            "{}{{\"resourceSpans\"{}:{}[{}{}]{rest}}}{}",
+            ws(rng),
+            ws(rng),
+            ws(rng),
+            ws(rng),
+            out.join(&format!(",{}", ws(rng))),
+            ws(rng)
+        )
+    }
+
+    /// Documents read a batch of resources at a time, on 1 to 8 threads, in batches of
+    /// one resource to all of them, give the set that reading them in one go gives (the
+    /// note of spans ending before their start summed over the batches); they are left to
+    /// that reading only where a trace id shows up in two batches.
+    #[test]
+    fn documents_read_in_parts_read_as_in_one_go() {
+        let mut rng = Rng(23);
+        let mut read_in_parts_count = 0;
+        for case in 0..100 {
+            let shared = case % 4 == 3;
+            let doc = random_doc(&mut rng, 1 + case % 8, shared);
+            let whole = parse("t.json", doc.as_bytes());
+            for (threads, batch) in [(1, 1), (2, 1), (3, 400), (8, 1 << 20)] {
+                let parts = read_in_parts("t.json", &doc, None, threads, batch);
+                match (&parts, &whole) {
+                    (Some(p), Ok(w)) => {
+                        assert_eq!(shown(p), shown(w), "{doc}");
+                        read_in_parts_count += 1;
+                    }
+                    (Some(_), Err(e)) => panic!("read in parts, in one go {e}: {doc}"),
+                    (None, _) => assert!(
+                        whole.is_err() || (shared && batch < 1 << 20),
+                        "left to the reading in one go: {doc}"
+                    ),
+                }
+            }
+        }
+        assert!(read_in_parts_count > 250, "{read_in_parts_count}");
+    }
+
+    /// A document of 4 MiB or more is read in parts, as in one go; what the parts do not
+    /// take (a repeated `resourceSpans`, damage) is read in one go, with its errors.
+    #[test]
+    fn a_big_document_is_read_in_parts() {
+        let mut rng = Rng(29);
+        let mut resources = Vec::new();
+        let mut len = 0;
+        while len < PARALLEL_MIN + (1 << 20) {
+            let one = random_doc(&mut rng, 1, false).replace(",\"note\":{\"a\":[1,2]}", "");
+            let one = one.trim();
+            let inner = &one[one.find('[').unwrap() + 1..one.rfind(']').unwrap()];
+            len += inner.len() + 1;
+            resources.push(inner.trim().to_string());
+        }
+        let doc = format!("{{\"resourceSpans\":[{}]}}", resources.join(","));
+        let progress = crate::import::Progress::default();
+        let parts = parse_with("t.json", doc.as_bytes(), Some(&progress)).unwrap();
+        let done = progress.done.load(std::sync::atomic::Ordering::Relaxed) as usize;
+        assert_eq!(done, doc.len() - 1, "to the array's end");
+        let whole = read_whole("t.json", &doc, None).unwrap();
+        assert_eq!(shown(&parts), shown(&whole));
+        assert!(parts.len() > 10_000, "{}", parts.len());
+        let again = format!("{}],\"resourceSpans\":[]}}", &doc[..doc.len() - 2]);
+        assert!(read_in_parts("t.json", &again, None, 2, 1 << 20).is_none());
+        let e = parse("t.json", again.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("no spans"), "{e}");
+        let damaged = doc.replacen("\"spanId\":", "\"spanId\"", 1);
+        assert!(read_in_parts("t.json", &damaged, None, 2, 1 << 20).is_none());
+        let e = parse("t.json", damaged.as_bytes()).unwrap_err().to_string();
+        assert!(
+            e.starts_with("t.json: line ") && e.ends_with("expected `:`"),
+            "{e}"
+        );
     }
 }

@@ -23,7 +23,7 @@
 use super::ImportError;
 use super::text::line_col;
 use crate::model::Warnings;
-use crate::model::names::Names;
+use crate::model::names::{NameId, Names};
 use crate::model::spans::{IdColumns, IdSpan, SpanAttrs, SpanSet, Track, TrackInfo, TrackKind};
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -773,20 +773,92 @@ impl SpanCollector {
 
     /// Links parents and builds the set.
     pub(crate) fn finish(mut self) -> SpanSet {
+        self.resolve_parents();
+        self.into_set()
+    }
+
+    /// Sets each span's parent to the first of its parent keys that a span has (the
+    /// dense id of that key's first span), or to 0, which no span has, when none does:
+    /// `from_ids` counts the orphan. A span that is its own parent keeps the link: the
+    /// tree breaks it as a cycle.
+    pub(crate) fn resolve_parents(&mut self) {
         for (i, parent) in self.spans.parent_id.iter_mut().enumerate() {
-            let keys =
-                &self.parent_keys[self.parent_at[i] as usize..self.parent_at[i + 1] as usize];
-            if keys.is_empty() {
+            let Some(keys) = self
+                .parent_at
+                .get(i..i + 2)
+                .map(|at| &self.parent_keys[at[0] as usize..at[1] as usize])
+                .filter(|keys| !keys.is_empty())
+            else {
                 continue;
-            }
-            // Unknown parent: id 0, which no span has, so `from_ids` counts the orphan. A
-            // span that is its own parent keeps the link: the tree breaks it as a cycle.
+            };
             *parent = Some(
                 keys.iter()
                     .find_map(|k| self.ids.get(k).copied())
                     .unwrap_or(0),
             );
         }
+        self.parent_keys = Vec::new();
+        self.parent_at = Vec::new();
+    }
+
+    /// Joins collectors of consecutive parts of one document, each with its parents
+    /// resolved ([`resolve_parents`](Self::resolve_parents)), into the collector that
+    /// reading the parts one after another would have given, parents resolved; `None`
+    /// when a trace id shows up in two parts (by its spans or by a reference), where a
+    /// parent may be in another part: the caller reads the document in one go then.
+    pub(crate) fn join(parts: Vec<SpanCollector>) -> Option<SpanCollector> {
+        let mut seen: FastMap<&str, usize> = FastMap::default();
+        for (p, part) in parts.iter().enumerate() {
+            for t in part.traces.keys() {
+                if seen.insert(t, p).is_some() {
+                    return None;
+                }
+            }
+        }
+        drop(seen);
+        let mut parts = parts.into_iter();
+        let mut out = parts.next()?;
+        out.ids = FastMap::default();
+        for part in parts {
+            out.append(part);
+        }
+        Some(out)
+    }
+
+    /// Appends a later part's spans (parents resolved within it).
+    fn append(&mut self, part: SpanCollector) {
+        let offset = self.spans.len() as u64;
+        let names: Vec<NameId> = part
+            .names
+            .iter()
+            .map(|(_, n)| self.names.intern(n))
+            .collect();
+        let tracks: Vec<u32> = part
+            .tracks
+            .iter()
+            .map(|t| self.service_track(&t.name))
+            .collect();
+        self.attrs.append(&part.attrs, offset as u32);
+        let s = part.spans;
+        let shift = |d: u64| if d == 0 { 0 } else { d + offset };
+        self.spans.id.extend(s.id.iter().map(|&d| shift(d)));
+        self.spans
+            .parent_id
+            .extend(s.parent_id.iter().map(|p| p.map(shift)));
+        self.spans.start_ns.extend_from_slice(&s.start_ns);
+        self.spans.dur_ns.extend_from_slice(&s.dur_ns);
+        self.spans
+            .name
+            .extend(s.name.iter().map(|&n| names[n as usize]));
+        self.spans
+            .track
+            .extend(s.track.iter().map(|&t| tracks[t as usize]));
+        self.duplicates += part.duplicates;
+        self.notes.extend(part.notes);
+    }
+
+    /// The set of spans whose parents are resolved.
+    fn into_set(self) -> SpanSet {
         let mut warnings = Warnings {
             notes: self.notes,
             ..Warnings::default()

@@ -278,6 +278,30 @@ impl SpanAttrs {
         out.finish();
         out
     }
+
+    /// Appends `other`'s attributes (not [`finish`](SpanAttrs::finish)ed), its span `s`
+    /// becoming span `s + offset`: the same table as if its pairs had been pushed here
+    /// after this one's (a trace read in parts is joined so).
+    pub fn append(&mut self, other: &SpanAttrs, offset: u32) {
+        let keys: Vec<NameId> = other
+            .keys
+            .iter()
+            .map(|(_, k)| self.keys.intern(k))
+            .collect();
+        let base = self.text.len() as u64;
+        self.text.push_str(&other.text);
+        for k in 0..other.index.len() {
+            self.begin(other.index[k].0 + offset);
+            for p in &other.pairs[other.range(k)] {
+                self.push_pair(AttrPair {
+                    key: keys[p.key as usize],
+                    start: p.start + base,
+                    len: p.len,
+                });
+            }
+        }
+        self.unsorted |= other.unsorted;
+    }
 }
 
 /// Timed spans, as columns.
