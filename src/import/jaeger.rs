@@ -28,7 +28,7 @@ use super::trace_json::{
     first_member_array, go_duration_ns, invalid, raw_array, raw_elements, raw_shown, raw_str,
     raw_text, raw_u64, rfc3339_ns, scalars_are, seed_is_visitor, utf8_head, utf8_text,
 };
-use super::trace_parts::{self, PARALLEL_MIN, batch_bytes};
+use super::trace_parts::{self, PARALLEL_MIN};
 use crate::model::spans::SpanSet;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -49,13 +49,7 @@ pub fn parse_with(
     let text = utf8_text(file, text)?;
     if text.len() >= PARALLEL_MIN {
         let threads = crate::par::cores();
-        if let Some(set) = read_in_parts(
-            file,
-            text,
-            progress,
-            threads,
-            batch_bytes(text.len(), threads),
-        ) {
+        if let Some((set, _)) = read_in_parts(file, text, progress, threads) {
             return Ok(set);
         }
     }
@@ -89,16 +83,15 @@ fn read_whole(
 }
 
 /// The query API's `{"data": [traces]}` (`data` its first member) or an array of traces,
-/// read a batch of traces at a time on `threads` threads ([`super::trace_parts`]); `None`
-/// where [`parse_with`] reads it on one thread (other shapes, an array of spans, anything
-/// that does not read, a trace id in two batches).
+/// read in parts on `threads` threads ([`super::trace_parts`]), and how many runs of
+/// traces were joined; `None` where [`parse_with`] reads it on one thread (other shapes,
+/// an array of spans, anything that does not read, a trace id in two runs).
 fn read_in_parts(
     file: &str,
     text: &str,
     progress: Option<&super::Progress>,
     threads: usize,
-    batch: usize,
-) -> Option<SpanSet> {
+) -> Option<(SpanSet, usize)> {
     let (open, prefix) = match trace_parts::first_member_array(text, "data") {
         Some(open) => (open, "data"),
         None => (
@@ -109,29 +102,28 @@ fn read_in_parts(
     if text.as_bytes().get(open) != Some(&b'[') {
         return None;
     }
-    let read = |i: usize, trace: &str, out: &mut SpanCollector, _: &mut ()| {
-        let mut d = serde_json::Deserializer::from_str(trace);
-        let o = OutlineSeed {
-            top: false,
-            report: None,
-        }
-        .deserialize(&mut d)
-        .ok()?;
-        d.end().ok()?;
+    // A trace from the start of `rest`; its length.
+    let read = |rest: &str, first: bool, out: &mut SpanCollector, _: &mut ()| {
+        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<TraceOutline>();
+        let o = stream.next()?.ok()?.0;
+        let len = stream.byte_offset();
         // A top-level array is one of spans when all its elements are: not when the first
         // one is not.
-        if prefix.is_empty() && i == 0 && o.span_id {
+        if prefix.is_empty() && first && o.span_id {
             return None;
         }
-        let t = trace_ref(o, format!("{prefix}[{i}]."))?;
+        // (Where something does not read, the reading in one go gives the error with
+        // the trace's index.)
+        let t = trace_ref(o, format!("{prefix}[?]."))?;
         let processes = processes_of(t.processes);
         for (k, &span) in t.spans.iter().enumerate() {
             let path = || format!("{}[{k}]", t.path);
-            read_span(file, &path, span, &t, &processes, out).ok()?;
+            read_span(file, &path, span.get(), &t, &processes, out).ok()?;
         }
-        Some(())
+        Some(len)
     };
-    let (parts, end) = trace_parts::read_elements(text, open, threads, batch, progress, read)?;
+    let starts = trace_parts::jaeger_trace_start;
+    let (parts, end) = trace_parts::read_elements(text, open, threads, progress, starts, read)?;
     let closed = if prefix.is_empty() {
         text[end..]
             .trim_start_matches([' ', '\t', '\n', '\r'])
@@ -139,8 +131,9 @@ fn read_in_parts(
     } else {
         trace_parts::rest_closes(text, end, "data")
     };
+    let runs = parts.len();
     let out = SpanCollector::join(parts.into_iter().map(|(c, ())| c).collect())?;
-    (closed && out.len() > 0).then(|| out.finish())
+    (closed && out.len() > 0).then(|| (out.finish(), runs))
 }
 
 /// The spans of the traces complete in `head`, the start of a Jaeger document cut
@@ -183,7 +176,7 @@ fn read_traces(
         let processes = processes_of(t.processes);
         for (k, &span) in t.spans.iter().enumerate() {
             let path = || format!("{}[{k}]", t.path);
-            read_span(file, &path, span, t, &processes, &mut out)?;
+            read_span(file, &path, span.get(), t, &processes, &mut out)?;
         }
         if let Some(last) = t.spans.last() {
             report.reading(last);
@@ -309,6 +302,20 @@ fn traces_into<'v, 'de, 'r>(
     })
 }
 
+/// A trace's [`Outline`], as a stream of them reads it.
+struct TraceOutline<'a>(Outline<'a>);
+
+impl<'de> serde::Deserialize<'de> for TraceOutline<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        OutlineSeed {
+            top: false,
+            report: None,
+        }
+        .deserialize(d)
+        .map(TraceOutline)
+    }
+}
+
 /// Reads the top level's `data`.
 struct DataSeed<'r>(Option<&'r Reporter<'r>>);
 
@@ -338,15 +345,18 @@ impl<'de> Visitor<'de> for DataSeed<'_> {
 fn trace_ref(o: Outline<'_>, path: String) -> Option<TraceRef<'_>> {
     Some(TraceRef {
         path: format!("{path}spans"),
-        trace_id: o.trace_id[0].or(o.trace_id[1]).and_then(raw_str),
+        trace_id: o.trace_id[0]
+            .or(o.trace_id[1])
+            .map(RawValue::get)
+            .and_then(raw_str),
         spans: o.spans?,
         processes: o.processes,
-        project: o.project.and_then(raw_str),
+        project: o.project.map(RawValue::get).and_then(raw_str),
     })
 }
 
 fn is_span(v: &RawValue) -> bool {
-    Obj::of(v).is_some_and(|o| o.get("spanID").is_some() || o.get("spanId").is_some())
+    Obj::of(v.get()).is_some_and(|o| o.get("spanID").is_some() || o.get("spanId").is_some())
 }
 
 fn traces_of(doc: Outline<'_>) -> Option<Vec<TraceRef<'_>>> {
@@ -396,7 +406,7 @@ struct Process<'a> {
     tags: Vec<(String, Cow<'a, str>)>,
 }
 
-fn process_of(raw: &RawValue) -> Option<Process<'_>> {
+fn process_of(raw: &str) -> Option<Process<'_>> {
     let o = Obj::of(raw)?;
     let mut tags = Vec::new();
     tags_of(o.get("tags"), "process.", &mut tags);
@@ -408,6 +418,7 @@ fn process_of(raw: &RawValue) -> Option<Process<'_>> {
 
 /// A trace's processes by id, each read once for all its spans.
 fn processes_of(raw: Option<&RawValue>) -> FastMap<String, Option<Process<'_>>> {
+    let raw = raw.map(RawValue::get);
     let Some(o) = raw.and_then(Obj::of) else {
         return FastMap::default();
     };
@@ -419,7 +430,7 @@ fn processes_of(raw: Option<&RawValue>) -> FastMap<String, Option<Process<'_>>> 
 /// Tags as `(key, value)`: UI form `{key, type, value}` or domain form `{key, vType,
 /// vStr|vInt64|vFloat64|vBool|vBinary}`.
 fn tags_of<'a, K: From<String> + From<Cow<'a, str>>>(
-    v: Option<&'a RawValue>,
+    v: Option<&'a str>,
     prefix: &str,
     out: &mut Vec<(K, Cow<'a, str>)>,
 ) {
@@ -449,7 +460,7 @@ fn tags_of<'a, K: From<String> + From<Cow<'a, str>>>(
 fn read_span<'a>(
     file: &str,
     path: &dyn Fn() -> String,
-    raw: &'a RawValue,
+    raw: &'a str,
     t: &'a TraceRef<'a>,
     processes: &'a FastMap<String, Option<Process<'a>>>,
     out: &mut SpanCollector,
@@ -484,7 +495,7 @@ fn read_span<'a>(
         )
     })?;
     let end = span.get("endTime").and_then(raw_str);
-    let dur_ns: u64 = match span.get("duration").filter(|d| d.get() != "null") {
+    let dur_ns: u64 = match span.get("duration").filter(|&d| d != "null") {
         None if end.is_some() => {
             let end_ns = end
                 .as_deref()
@@ -565,7 +576,7 @@ fn read_span<'a>(
     tags_of(span.get("tags"), "", &mut attrs);
     if let Some(labels) = span.get("labels").and_then(Obj::of) {
         // As a `Value`'s map: by key, the last of a repeated one.
-        let sorted: BTreeMap<&str, &RawValue> = labels.iter().collect();
+        let sorted: BTreeMap<&str, &str> = labels.iter().collect();
         attrs.extend(
             sorted
                 .into_iter()
@@ -1081,8 +1092,15 @@ mod tests {
             if on_trace {
                 members.push(format!("\"traceID\":\"{}\"", spelled(rng)));
             }
-            if rng.below(4) == 0 {
-                members.push("\"warnings\":null".to_string());
+            match rng.below(6) {
+                0 => members.push("\"warnings\":null".to_string()),
+                // An object that looks like a trace where a part's start is guessed.
+                1 => members.push(
+                    "\"warnings\":[{\"spans\":[{\"spanID\":\"9\"}]},\
+                     {\"traceID\":\"1\", \"spans\" :[]}]"
+                        .to_string(),
+                ),
+                _ => {}
             }
             let first = rng.below(members.len() as u64) as usize;
             members.swap(0, first);
@@ -1109,50 +1127,64 @@ mod tests {
         }
     }
 
-    /// Documents read a batch of traces at a time, on 1 to 8 threads, in batches of one
-    /// trace to all of them, give the set that reading them in one go gives, names,
-    /// tracks, attributes, ids, parents and notes alike; they are left to that reading
-    /// only where a trace id shows up in two batches.
+    /// Documents read in parts, on 1 to 8 threads, give the set that reading them in one
+    /// go gives, names, tracks, attributes, ids, parents and notes alike; they are left to
+    /// that reading only where a trace id shows up in two runs of traces. Most are read
+    /// in several runs (the parts' guessed starts held).
     #[test]
     fn documents_read_in_parts_read_as_in_one_go() {
         let mut rng = Rng(17);
-        let mut read_in_parts_count = 0;
+        let (mut read_in_parts_count, mut several) = (0, 0);
         for case in 0..120 {
             let (array, cross, repeat) = (case % 2 == 1, case % 5 == 3, case % 7 == 4);
             let doc = random_doc(&mut rng, 1 + case % 9, array, cross, repeat);
             let whole = parse("t.json", doc.as_bytes());
-            for (threads, batch) in [(1, 1), (2, 1), (3, 300), (8, 1 << 20)] {
-                let parts = read_in_parts("t.json", &doc, None, threads, batch);
+            for threads in [1, 2, 3, 8] {
+                let parts = read_in_parts("t.json", &doc, None, threads);
                 match (&parts, &whole) {
-                    (Some(p), Ok(w)) => {
+                    (Some((p, runs)), Ok(w)) => {
                         assert_eq!(shown(p), shown(w), "{doc}");
                         read_in_parts_count += 1;
+                        several += usize::from(*runs > 1);
                     }
                     (Some(_), Err(e)) => panic!("read in parts, in one go {e}: {doc}"),
                     (None, _) => assert!(
-                        whole.is_err() || ((cross || repeat) && batch < 1 << 20),
+                        whole.is_err() || ((cross || repeat) && threads > 1),
                         "left to the reading in one go: {doc}"
                     ),
                 }
             }
         }
         assert!(read_in_parts_count > 300, "{read_in_parts_count}");
+        assert!(several > 150, "{several}");
     }
 
     /// What the reading in parts cannot take goes to the reading in one go, which gives
     /// its errors and their places; an array of spans is read in one go too.
     #[test]
     fn what_parts_do_not_take_reads_in_one_go() {
-        let trace = |i: usize| {
-            format!(
-                r#"{{"traceID":"{i:x}","spans":[{{"spanID":"1","startTime":1,"duration":1}}]}}"#
-            )
+        let trace = |i: usize, id: bool| {
+            let id = if id {
+                format!(r#""traceID":"{i:x}","#)
+            } else {
+                String::new()
+            };
+            format!(r#"{{{id}"spans":[{{"spanID":"1","startTime":1,"duration":1}}]}}"#)
         };
-        let traces: Vec<String> = (1..6).map(trace).collect();
-        let good = format!("{{\"data\":[{}]}}", traces.join(","));
-        assert!(read_in_parts("t.json", &good, None, 2, 1).is_some());
-        let bad_span = good.replacen(r#""startTime":1,"#, r#""startTime":"x","#, 3);
-        let bad_json = good.replacen(r#""duration":1}"#, r#""duration":1,}"#, 4);
+        let doc = |traces: &[String]| format!("{{\"data\":[{}]}}", traces.join(",\n"));
+        let traces: Vec<String> = (1..40).map(|i| trace(i, true)).collect();
+        let good = doc(&traces);
+        let (set, runs) = read_in_parts("t.json", &good, None, 8).unwrap();
+        assert_eq!((set.len(), runs), (39, 8));
+        let damaged = |k: usize, from: &str, to: &str| {
+            let mut t = traces.clone();
+            t[k] = t[k].replace(from, to);
+            doc(&t)
+        };
+        let bad_span = damaged(29, r#""startTime":1,"#, r#""startTime":"x","#);
+        let bad_json = damaged(33, r#""duration":1}"#, r#""duration":1,}"#);
+        let mut repeated = traces.clone();
+        repeated[30] = trace(3, true);
         for bad in [
             bad_span.as_str(),
             &bad_json,
@@ -1161,31 +1193,31 @@ mod tests {
             &format!("{good}x"),
             &good.replacen("{\"traceID\"", "[{\"traceID\"", 1),
             &format!("\u{feff}{good}"),
-            &format!("{{\"data\":[{}]}}", [traces[0].as_str(), "null"].join(",")),
-            &format!("{{\"data\":[{},{}]}}", traces[0], trace(1)),
+            &good.replacen(&traces[20], "null", 1),
+            &doc(&repeated),
             r#"[{"spanID":"1","startTime":1,"duration":1},{"spanID":"2","startTime":1,"duration":1}]"#,
             r#"{"data":[]}"#,
         ] {
-            assert!(read_in_parts("t.json", bad, None, 2, 1).is_none(), "{bad}");
+            assert!(read_in_parts("t.json", bad, None, 8).is_none(), "{bad}");
         }
         // Traces without ids are one trace (""), whose spans may be parents of spans in
-        // any batch: not read in parts, unless in one batch.
-        let no_ids = good.replace(r#""traceID":"#, r#""x":"#);
-        assert!(read_in_parts("t.json", &no_ids, None, 2, 1).is_none());
-        let one_batch = read_in_parts("t.json", &no_ids, None, 2, 1 << 20).unwrap();
+        // any run: not read in parts, unless in one run.
+        let no_ids = doc(&(1..40).map(|i| trace(i, false)).collect::<Vec<_>>());
+        assert!(read_in_parts("t.json", &no_ids, None, 8).is_none());
+        let (one_run, _) = read_in_parts("t.json", &no_ids, None, 1).unwrap();
         let whole = parse("t.json", no_ids.as_bytes()).unwrap();
-        assert_eq!(shown(&one_batch), shown(&whole));
+        assert_eq!(shown(&one_run), shown(&whole));
         let e = parse("t.json", bad_span.as_bytes())
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("t.json: data[0].spans[0]: expected startTime"),
+            e.contains("t.json: data[29].spans[0]: expected startTime"),
             "{e}"
         );
         let e = parse("t.json", bad_json.as_bytes())
             .unwrap_err()
             .to_string();
-        assert!(e.contains("t.json: line 1, column"), "{e}");
+        assert!(e.contains("t.json: line 34, column"), "{e}");
     }
 
     /// A document of 4 MiB or more is read in parts: the same set as in one go, with its
@@ -1210,8 +1242,9 @@ mod tests {
         let parts = parse_with("t.json", text, Some(&progress)).unwrap();
         let done = progress.done.load(std::sync::atomic::Ordering::Relaxed) as usize;
         assert_eq!(done, text.len() - 1, "to the data array's end");
-        let direct = read_in_parts("t.json", &doc, None, 3, 1 << 20).unwrap();
+        let (direct, runs) = read_in_parts("t.json", &doc, None, 3).unwrap();
         assert_eq!(shown(&parts), shown(&direct));
+        assert_eq!(runs, 3);
         // The reading in one go (what `parse_with` did for every size before).
         let one = read_whole("t.json", &doc, None).unwrap();
         assert_eq!(shown(&parts), shown(&one));

@@ -29,7 +29,7 @@ use super::trace_json::{
     first_member_array, invalid, raw_array, raw_shown, raw_str, raw_text, raw_u64, raw_value,
     read_doc, scalars_are, seed_is_visitor, text_of, utf8_head, utf8_text,
 };
-use super::trace_parts::{self, PARALLEL_MIN, batch_bytes};
+use super::trace_parts::{self, PARALLEL_MIN};
 use crate::model::spans::SpanSet;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -50,8 +50,7 @@ pub fn parse_with(
     let text = utf8_text(file, text)?;
     if text.len() >= PARALLEL_MIN {
         let threads = crate::par::cores();
-        let batch = batch_bytes(text.len(), threads);
-        if let Some(set) = read_in_parts(file, text, progress, threads, batch) {
+        if let Some((set, _)) = read_in_parts(file, text, progress, threads) {
             return Ok(set);
         }
     }
@@ -70,12 +69,12 @@ fn read_whole(
         Top::Array(a) => a
             .iter()
             .enumerate()
-            .map(|(i, d)| (format!("[{i}]."), Obj::of(d)))
+            .map(|(i, d)| (format!("[{i}]."), Obj::of(d.get())))
             .collect(),
         Top::Object(o) => vec![(String::new(), Some(o))],
         Top::Other => vec![(String::new(), None)],
     };
-    let mut roots: Vec<(String, &RawValue)> = Vec::new();
+    let mut roots: Vec<(String, &str)> = Vec::new();
     for (prefix, d) in docs {
         let get = |k: &str| d.as_ref().and_then(|d| d.get(k));
         let result = get("result").and_then(Obj::of);
@@ -97,7 +96,7 @@ fn read_whole(
                 ));
             }
         };
-        if !rs.get().starts_with('[') {
+        if !rs.starts_with('[') {
             return Err(invalid(
                 file,
                 &p,
@@ -112,8 +111,8 @@ fn read_whole(
         // One pass over the list down to each scope's spans, each kept unparsed.
         let mut resources = Vec::new();
         resources_into(&mut resources, Some(&report))
-            .deserialize(&mut serde_json::Deserializer::from_str(list.get()))
-            .map_err(|e| error_within(file, text, list.get(), &e))?;
+            .deserialize(&mut serde_json::Deserializer::from_str(list))
+            .map_err(|e| error_within(file, text, list, &e))?;
         lists.push((p, resources));
     }
     read_resources(file, &lists, &report)
@@ -184,6 +183,7 @@ fn read_resource(
     let mut resource_attrs = Vec::new();
     if let Some(a) = rs
         .resource
+        .map(RawValue::get)
         .and_then(Obj::of)
         .and_then(|r| r.get("attributes"))
     {
@@ -211,6 +211,7 @@ fn read_resource(
     for (si, ss) in scopes.into_iter().flatten().enumerate() {
         let scope_name = ss
             .scope
+            .map(RawValue::get)
             .and_then(Obj::of)
             .and_then(|s| s.get("name"))
             .and_then(raw_str)
@@ -220,7 +221,7 @@ fn read_resource(
             read_span(
                 file,
                 &path,
-                span,
+                span.get(),
                 track,
                 scope_name.as_deref(),
                 &resource_attrs,
@@ -232,31 +233,37 @@ fn read_resource(
     Ok(())
 }
 
-/// `{"resourceSpans": [resource, …]}` (`resourceSpans` its first member), read a batch of
-/// resources at a time on `threads` threads ([`super::trace_parts`]); `None` where
-/// [`parse_with`] reads it on one thread (other shapes, anything that does not read, a
-/// trace id in resources of two batches).
+/// `{"resourceSpans": [resource, …]}` (`resourceSpans` its first member), read in parts
+/// on `threads` threads ([`super::trace_parts`]), and how many runs of resources were
+/// joined; `None` where [`parse_with`] reads it on one thread (other shapes, anything
+/// that does not read, a trace id in resources of two runs).
 fn read_in_parts(
     file: &str,
     text: &str,
     progress: Option<&super::Progress>,
     threads: usize,
-    batch: usize,
-) -> Option<SpanSet> {
+) -> Option<(SpanSet, usize)> {
     let open = trace_parts::first_member_array(text, "resourceSpans")?;
-    let read = |ri: usize, resource: &str, out: &mut SpanCollector, backwards: &mut u64| {
-        let mut d = serde_json::Deserializer::from_str(resource);
-        let rs = ResourceSeed.deserialize(&mut d).ok()?;
-        d.end().ok()?;
-        read_resource(file, "resourceSpans", ri, &rs, out, backwards).ok()
+    // A resource from the start of `rest`; its length. (Where something does not read,
+    // the reading in one go gives the error with the resource's index.)
+    let read = |rest: &str, _: bool, out: &mut SpanCollector, backwards: &mut u64| {
+        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<ResourceOutline>();
+        let rs = stream.next()?.ok()?.0;
+        let len = stream.byte_offset();
+        read_resource(file, "resourceSpans", usize::MAX, &rs, out, backwards).ok()?;
+        Some(len)
     };
-    let (parts, end) = trace_parts::read_elements(text, open, threads, batch, progress, read)?;
+    let starts = |t: &[u8], from: usize| {
+        let keys = ["resource", "scopeSpans", "instrumentationLibrarySpans"];
+        trace_parts::object_with_first_key(t, from, &keys)
+    };
+    let (parts, end) = trace_parts::read_elements(text, open, threads, progress, starts, read)?;
     if !trace_parts::rest_closes(text, end, "resourceSpans") {
         return None;
     }
-    let backwards = parts.iter().map(|(_, b)| b).sum();
+    let (runs, backwards) = (parts.len(), parts.iter().map(|(_, b)| b).sum());
     let out = SpanCollector::join(parts.into_iter().map(|(c, _)| c).collect())?;
-    finish(file, out, backwards).ok()
+    Some((finish(file, out, backwards).ok()?, runs))
 }
 
 /// One element of `resourceSpans`, its spans unparsed. Repeated keys: the last one, as
@@ -302,6 +309,15 @@ fn resources_into<'v, 'de, 'r>(
             report.outline(last);
         }
     })
+}
+
+/// A [`Resource`], as a stream of them reads it.
+struct ResourceOutline<'a>(Resource<'a>);
+
+impl<'de> serde::Deserialize<'de> for ResourceOutline<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        ResourceSeed.deserialize(d).map(ResourceOutline)
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -437,7 +453,7 @@ fn any_value(v: &Value) -> String {
 }
 
 /// An OTLP `AnyValue` as text, read in place for the scalar ones.
-fn any_raw(raw: &RawValue) -> Cow<'_, str> {
+fn any_raw(raw: &str) -> Cow<'_, str> {
     let Some(o) = Obj::of(raw) else {
         return raw_text(raw);
     };
@@ -456,7 +472,7 @@ fn any_raw(raw: &RawValue) -> Cow<'_, str> {
 }
 
 /// `[{key, value: AnyValue}]` as pairs, keys prefixed.
-fn attributes<'a>(list: &'a RawValue, prefix: &str, out: &mut Vec<(Cow<'a, str>, Cow<'a, str>)>) {
+fn attributes<'a>(list: &'a str, prefix: &str, out: &mut Vec<(Cow<'a, str>, Cow<'a, str>)>) {
     for a in raw_array(list).into_iter().flatten() {
         let Some(a) = Obj::of(a) else { continue };
         if let Some(k) = a.get("key").and_then(raw_str) {
@@ -497,7 +513,7 @@ fn kind_name(v: &Value) -> Option<&'static str> {
 fn read_span(
     file: &str,
     path: &dyn Fn() -> String,
-    raw: &RawValue,
+    raw: &str,
     track: u32,
     scope: Option<&str>,
     resource_attrs: &[(Cow<'_, str>, Cow<'_, str>)],
@@ -802,6 +818,13 @@ mod tests {
                     } else {
                         String::new()
                     };
+                    // An object that looks like a resource where a part's start is
+                    // guessed.
+                    let attrs = if rng.below(5) == 0 {
+                        format!("{attrs},\"extra\":[{{\"resource\":{{}}}},{{ \"scopeSpans\" :[]}}]")
+                    } else {
+                        attrs
+                    };
                     let events = if rng.below(6) == 0 {
                         ",\"events\":[{\"timeUnixNano\":\"1000100\",\"name\":\"e\"}]"
                     } else {
@@ -853,34 +876,35 @@ mod tests {
         )
     }
 
-    /// Documents read a batch of resources at a time, on 1 to 8 threads, in batches of
-    /// one resource to all of them, give the set that reading them in one go gives (the
+    /// Documents read in parts, on 1 to 8 threads, give the set that reading them in one go gives (the
     /// note of spans ending before their start summed over the batches); they are left to
-    /// that reading only where a trace id shows up in two batches.
+    /// that reading only where a trace id shows up in two runs; most are read in several.
     #[test]
     fn documents_read_in_parts_read_as_in_one_go() {
         let mut rng = Rng(23);
-        let mut read_in_parts_count = 0;
+        let (mut read_in_parts_count, mut several) = (0, 0);
         for case in 0..100 {
             let shared = case % 4 == 3;
             let doc = random_doc(&mut rng, 1 + case % 8, shared);
             let whole = parse("t.json", doc.as_bytes());
-            for (threads, batch) in [(1, 1), (2, 1), (3, 400), (8, 1 << 20)] {
-                let parts = read_in_parts("t.json", &doc, None, threads, batch);
+            for threads in [1, 2, 3, 8] {
+                let parts = read_in_parts("t.json", &doc, None, threads);
                 match (&parts, &whole) {
-                    (Some(p), Ok(w)) => {
+                    (Some((p, runs)), Ok(w)) => {
                         assert_eq!(shown(p), shown(w), "{doc}");
                         read_in_parts_count += 1;
+                        several += usize::from(*runs > 1);
                     }
                     (Some(_), Err(e)) => panic!("read in parts, in one go {e}: {doc}"),
                     (None, _) => assert!(
-                        whole.is_err() || (shared && batch < 1 << 20),
+                        whole.is_err() || (shared && threads > 1),
                         "left to the reading in one go: {doc}"
                     ),
                 }
             }
         }
         assert!(read_in_parts_count > 250, "{read_in_parts_count}");
+        assert!(several > 150, "{several}");
     }
 
     /// A document of 4 MiB or more is read in parts, as in one go; what the parts do not
@@ -904,13 +928,15 @@ mod tests {
         assert_eq!(done, doc.len() - 1, "to the array's end");
         let whole = read_whole("t.json", &doc, None).unwrap();
         assert_eq!(shown(&parts), shown(&whole));
+        let (direct, runs) = read_in_parts("t.json", &doc, None, 3).unwrap();
+        assert_eq!((shown(&direct), runs), (shown(&whole), 3));
         assert!(parts.len() > 10_000, "{}", parts.len());
         let again = format!("{}],\"resourceSpans\":[]}}", &doc[..doc.len() - 2]);
-        assert!(read_in_parts("t.json", &again, None, 2, 1 << 20).is_none());
+        assert!(read_in_parts("t.json", &again, None, 2).is_none());
         let e = parse("t.json", again.as_bytes()).unwrap_err().to_string();
         assert!(e.contains("no spans"), "{e}");
         let damaged = doc.replacen("\"spanId\":", "\"spanId\"", 1);
-        assert!(read_in_parts("t.json", &damaged, None, 2, 1 << 20).is_none());
+        assert!(read_in_parts("t.json", &damaged, None, 2).is_none());
         let e = parse("t.json", damaged.as_bytes()).unwrap_err().to_string();
         assert!(
             e.starts_with("t.json: line ") && e.ends_with("expected `:`"),

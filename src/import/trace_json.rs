@@ -235,7 +235,8 @@ impl<'de> Deserialize<'de> for Text<'de> {
     }
 }
 
-/// Reads an object's members as an [`Obj`].
+/// Reads an object's members as an [`Obj`] (serde's reading, where [`Obj::of`] does
+/// not read the text itself).
 pub(crate) struct ObjVisitor;
 
 impl<'de> Visitor<'de> for ObjVisitor {
@@ -246,28 +247,74 @@ impl<'de> Visitor<'de> for ObjVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Obj<'de>, A::Error> {
         let mut members = Vec::with_capacity(a.size_hint().unwrap_or(8));
         while let Some(Text(k)) = a.next_key()? {
-            members.push((k, a.next_value::<&RawValue>()?));
+            members.push((k, a.next_value::<&RawValue>()?.get()));
         }
         Ok(Obj(members))
     }
 }
 
-/// A JSON object's members, each value its unparsed text: one pass over the object.
-pub(crate) struct Obj<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+/// A JSON object's members, each value its unparsed text (a slice of the input): one
+/// pass over the object.
+pub(crate) struct Obj<'a>(Vec<(Cow<'a, str>, &'a str)>);
 
 impl<'a> Obj<'a> {
-    /// `raw` read as an object; `None` when it is something else.
-    pub(crate) fn of(raw: &'a RawValue) -> Option<Obj<'a>> {
-        if !raw.get().starts_with('{') {
+    /// `raw` (the text of a JSON value that serde has read: a [`RawValue`] or a part of
+    /// one) read as an object; `None` when it is something else.
+    ///
+    /// The text is JSON already checked, so its members are found from quote to quote
+    /// and bracket to bracket ([`super::chrome::scan`]) rather than by serde again: each
+    /// span of a Jaeger or OTLP file is read so, with its tags and references, and serde
+    /// going over the text once more for each was a third of their load. Keys with
+    /// escapes are unescaped by serde; anything unexpected is left to serde's reading.
+    pub(crate) fn of(raw: &'a str) -> Option<Obj<'a>> {
+        use super::chrome::scan::{skip_string, skip_value, skip_ws};
+        let t = raw.as_bytes();
+        if t.first() != Some(&b'{') {
             return None;
         }
-        serde_json::Deserializer::from_str(raw.get())
-            .deserialize_map(ObjVisitor)
-            .ok()
+        let serde = || {
+            serde_json::Deserializer::from_str(raw)
+                .deserialize_map(ObjVisitor)
+                .ok()
+        };
+        let mut members = Vec::with_capacity(8);
+        let mut i = skip_ws(t, 1);
+        if t.get(i) == Some(&b'}') {
+            return Some(Obj(members));
+        }
+        loop {
+            if t.get(i) != Some(&b'"') {
+                return serde();
+            }
+            let Some(key_end) = skip_string(t, i + 1) else {
+                return serde();
+            };
+            let key = &raw[i + 1..key_end - 1];
+            let key = if key.contains('\\') {
+                Cow::Owned(serde_json::from_str::<String>(&raw[i..key_end]).ok()?)
+            } else {
+                Cow::Borrowed(key)
+            };
+            i = skip_ws(t, key_end);
+            if t.get(i) != Some(&b':') {
+                return serde();
+            }
+            i = skip_ws(t, i + 1);
+            let Some(end) = skip_value(t, i).filter(|&e| e > i) else {
+                return serde();
+            };
+            members.push((key, &raw[i..end]));
+            i = skip_ws(t, end);
+            match t.get(i) {
+                Some(b',') => i = skip_ws(t, i + 1),
+                Some(b'}') => return Some(Obj(members)),
+                _ => return serde(),
+            }
+        }
     }
 
     /// The value of `key` (the last one, when the key repeats, as in a `Value`).
-    pub(crate) fn get(&self, key: &str) -> Option<&'a RawValue> {
+    pub(crate) fn get(&self, key: &str) -> Option<&'a str> {
         self.0.iter().rev().find(|(k, _)| k == key).map(|&(_, v)| v)
     }
 
@@ -277,16 +324,36 @@ impl<'a> Obj<'a> {
     }
 
     /// The members in file order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &'a RawValue)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &'a str)> {
         self.0.iter().map(|(k, v)| (k.as_ref(), *v))
     }
 }
 
-/// A string value, unescaped; `None` for any other value (as `Value::as_str`).
-pub(crate) fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    let t = raw.get();
+/// The text between the quotes of the string value `t` when it has no escapes (then it
+/// is the string: serde would give the same).
+fn plain_string(t: &str) -> Option<&str> {
+    let inner = t.strip_prefix('"')?.strip_suffix('"')?;
+    (!inner.contains('\\')).then_some(inner)
+}
+
+/// Whether `t` is an integer as JSON writes it (no leading zeros, no sign) that fits a
+/// `u64`: its value is those digits, and serde writes it back so.
+fn plain_u64(t: &str) -> Option<u64> {
+    let b = t.as_bytes();
+    if b.is_empty() || !b.iter().all(u8::is_ascii_digit) || (b.len() > 1 && b[0] == b'0') {
+        return None;
+    }
+    t.parse().ok()
+}
+
+/// A string value (`raw`: its JSON text), unescaped; `None` for any other value (as
+/// `Value::as_str`).
+pub(crate) fn raw_str(t: &str) -> Option<Cow<'_, str>> {
     if !t.starts_with('"') {
         return None;
+    }
+    if let Some(s) = plain_string(t) {
+        return Some(Cow::Borrowed(s));
     }
     // A string the strict reader refuses (a lone surrogate escape: the outline pass
     // skips strings without decoding them) is shown as written.
@@ -295,31 +362,65 @@ pub(crate) fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
     )
 }
 
-/// The elements of an array value; `None` for any other value.
-pub(crate) fn raw_array(raw: &RawValue) -> Option<Vec<&RawValue>> {
-    if !raw.get().starts_with('[') {
+/// The elements of an array value (`raw`: its JSON text, read by serde before), each its
+/// text; `None` for any other value.
+pub(crate) fn raw_array(raw: &str) -> Option<Vec<&str>> {
+    use super::chrome::scan::{skip_value, skip_ws};
+    let t = raw.as_bytes();
+    if t.first() != Some(&b'[') {
         return None;
     }
-    serde_json::from_str(raw.get()).ok()
+    let serde = || {
+        serde_json::from_str::<Vec<&RawValue>>(raw)
+            .ok()
+            .map(|v| v.into_iter().map(RawValue::get).collect())
+    };
+    let mut out = Vec::new();
+    let mut i = skip_ws(t, 1);
+    if t.get(i) == Some(&b']') {
+        return Some(out);
+    }
+    loop {
+        let Some(end) = skip_value(t, i).filter(|&e| e > i) else {
+            return serde();
+        };
+        out.push(&raw[i..end]);
+        i = skip_ws(t, end);
+        match t.get(i) {
+            Some(b',') => i = skip_ws(t, i + 1),
+            Some(b']') => return Some(out),
+            _ => return serde(),
+        }
+    }
 }
 
 /// A value parsed (for the small ones: numbers, attribute values, messages).
-pub(crate) fn raw_value(raw: &RawValue) -> Value {
-    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+pub(crate) fn raw_value(raw: &str) -> Value {
+    serde_json::from_str(raw).unwrap_or(Value::Null)
 }
 
 /// [`as_u64`] of a value.
-pub(crate) fn raw_u64(raw: &RawValue) -> Option<u64> {
+pub(crate) fn raw_u64(raw: &str) -> Option<u64> {
+    if let Some(v) = plain_u64(raw) {
+        return Some(v);
+    }
+    if let Some(s) = plain_string(raw) {
+        // `as_u64` of a string.
+        return s.trim().parse().ok();
+    }
     as_u64(&raw_value(raw))
 }
 
 /// [`text_of`] of a value (a value the strict reader refuses, such as a number out of
 /// range or nesting past its limit, as written).
-pub(crate) fn raw_text(raw: &RawValue) -> Cow<'_, str> {
+pub(crate) fn raw_text(raw: &str) -> Cow<'_, str> {
     match raw_str(raw) {
         Some(s) => s,
-        None => serde_json::from_str::<Value>(raw.get())
-            .map_or(Cow::Borrowed(raw.get()), |v| Cow::Owned(v.to_string())),
+        None if plain_u64(raw).is_some() || matches!(raw, "true" | "false" | "null") => {
+            Cow::Borrowed(raw)
+        }
+        None => serde_json::from_str::<Value>(raw)
+            .map_or(Cow::Borrowed(raw), |v| Cow::Owned(v.to_string())),
     }
 }
 
@@ -412,11 +513,11 @@ impl<'de> Deserialize<'de> for Top<'de> {
 }
 
 /// [`shown`] of a value (as written when the strict reader refuses it).
-pub(crate) fn raw_shown(raw: &RawValue) -> String {
-    match serde_json::from_str::<Value>(raw.get()) {
+pub(crate) fn raw_shown(raw: &str) -> String {
+    match serde_json::from_str::<Value>(raw) {
         Ok(v) => shown(&v),
         Err(_) => {
-            let s = raw.get();
+            let s = raw;
             if s.chars().count() > 40 {
                 format!("{}…", s.chars().take(40).collect::<String>())
             } else {
@@ -994,8 +1095,8 @@ mod tests {
         let raw: &RawValue =
             serde_json::from_str(r#"{"a": 1, "b": "x\"y", "a": [1, 2], "c": {"d": 1.50}}"#)
                 .unwrap();
-        let o = Obj::of(raw).unwrap();
-        assert_eq!(o.get("a").map(RawValue::get), Some("[1, 2]"));
+        let o = Obj::of(raw.get()).unwrap();
+        assert_eq!(o.get("a"), Some("[1, 2]"));
         assert_eq!(o.str_of(&["b"]).as_deref(), Some("x\"y"));
         assert_eq!(o.str_of(&["a", "b"]), None);
         assert_eq!(raw_text(o.get("c").unwrap()), r#"{"d":1.5}"#);
@@ -1003,6 +1104,112 @@ mod tests {
         assert_eq!(raw_u64(o.get("a").unwrap()), None);
         assert!(Obj::of(o.get("a").unwrap()).is_none());
         assert_eq!(raw_array(o.get("a").unwrap()).map(|a| a.len()), Some(2));
+    }
+
+    /// A random JSON value of depth up to `depth`: objects (keys with escapes, repeated
+    /// keys), arrays, strings with escapes, numbers of every form, literals, JSON's
+    /// whitespace between tokens.
+    fn random_value(rng: &mut crate::generator::Rng, depth: u32) -> String {
+        let ws =
+            |rng: &mut crate::generator::Rng| [" ", "", "\n", "\t", "\r\n "][rng.below(5) as usize];
+        let strings = [
+            r#""a""#,
+            r#""""#,
+            r#""x\"y""#,
+            r#""\\""#,
+            r#""\u0041b""#,
+            r#""tab\tand\/""#,
+            r#""}],{[""#,
+            r#""\ud800""#,
+            r#""é€""#,
+        ];
+        let numbers = [
+            "0",
+            "7",
+            "200",
+            "-3",
+            "1.50",
+            "1e3",
+            "-0.0",
+            "18446744073709551615",
+            "18446744073709551616",
+            "00",
+            "12345678901234567890123",
+        ];
+        match rng.below(if depth == 0 { 3 } else { 5 }) {
+            0 => strings[rng.below(strings.len() as u64) as usize].to_string(),
+            1 => {
+                let n = numbers[rng.below(numbers.len() as u64) as usize];
+                // "00" is not JSON: a string of it instead.
+                if n == "00" {
+                    "\"00\"".to_string()
+                } else {
+                    n.to_string()
+                }
+            }
+            2 => ["true", "false", "null", "\"12\"", "\" 42 \""][rng.below(5) as usize].to_string(),
+            3 => {
+                let items: Vec<String> = (0..rng.below(4))
+                    .map(|_| format!("{}{}{}", ws(rng), random_value(rng, depth - 1), ws(rng)))
+                    .collect();
+                format!("[{}{}]", items.join(","), ws(rng))
+            }
+            _ => {
+                let keys = ["a", "b", "k\\\"q", "\\u0061", "spanID", ""];
+                let members: Vec<String> = (0..rng.below(5))
+                    .map(|_| {
+                        let k = keys[rng.below(keys.len() as u64) as usize];
+                        let (w1, w2, w3) = (ws(rng), ws(rng), ws(rng));
+                        format!(
+                            "{w1}\"{k}\"{w2}:{w3}{}{}",
+                            random_value(rng, depth - 1),
+                            ws(rng)
+                        )
+                    })
+                    .collect();
+                format!("{{{}{}}}", members.join(","), ws(rng))
+            }
+        }
+    }
+
+    /// Objects and arrays found from quote to quote give serde's members and elements,
+    /// and the values read from their text what the `Value` helpers read: on random
+    /// values of every kind.
+    #[test]
+    fn objects_read_in_place_are_read_as_serde_reads_them() {
+        let mut rng = crate::generator::Rng(31);
+        let mut objects = 0;
+        for _ in 0..3000 {
+            let text = random_value(&mut rng, 4);
+            let Ok(raw) = serde_json::from_str::<&RawValue>(&text) else {
+                panic!("not JSON: {text}");
+            };
+            let raw = raw.get();
+            let by_serde = || {
+                serde_json::Deserializer::from_str(raw)
+                    .deserialize_map(ObjVisitor)
+                    .ok()
+                    .map(|o| o.0)
+            };
+            let ours = Obj::of(raw).map(|o| o.0);
+            if raw.starts_with('{') {
+                assert_eq!(ours, by_serde(), "{raw}");
+                objects += 1;
+            } else {
+                assert!(ours.is_none(), "{raw}");
+            }
+            let arr = serde_json::from_str::<Vec<&RawValue>>(raw)
+                .ok()
+                .map(|v| v.into_iter().map(RawValue::get).collect::<Vec<_>>());
+            assert_eq!(raw_array(raw), arr, "{raw}");
+            let v: Option<Value> = serde_json::from_str(raw).ok();
+            assert_eq!(raw_u64(raw), v.as_ref().and_then(as_u64), "{raw}");
+            if let Some(v) = &v {
+                assert_eq!(raw_text(raw), text_of(v), "{raw}");
+                assert_eq!(raw_str(raw).as_deref(), v.as_str(), "{raw}");
+            }
+        }
+        assert!(objects > 500, "{objects}");
     }
 
     #[test]

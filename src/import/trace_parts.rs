@@ -1,30 +1,35 @@
-//! Jaeger and OTLP documents read on all cores, a run of their main array's elements
-//! (traces, resources) at a time.
+//! Jaeger and OTLP documents read on all cores, a part of their main array's elements
+//! (traces, resources) per thread.
 //!
 //! Both formats put nearly all of a big file in one array near the top: the query API's
 //! `{"data": [trace, …]}`, a collector's `{"resourceSpans": [resource, …]}`. Their
 //! readers went over it on one thread (serde's pass over the outline, then each span's
-//! members): 80–95 MB/s here, 10–12 s for 1 GB. Here:
+//! members): 80–95 MB/s here, 12–13 s for 1 GB. Here, as for TiDB traces
+//! ([`super::tidb_fast`]):
 //!
-//! - this thread finds where each element of the array ends, from bracket to bracket
-//!   ([`skip_nested`]: strings skipped, nothing parsed), and hands the elements over in
-//!   batches of a few MiB as it goes;
-//! - the other threads read each batch's elements with the format's own serde code into
-//!   a [`SpanCollector`] of the batch's own, and link their spans' parents within it;
-//! - the batches' collectors are joined in file order ([`SpanCollector::join`]): names,
-//!   tracks and attribute keys interned again in order, span ids offset. The spans, their
-//!   order and ids are those of the one-thread reading.
+//! - the array is cut into a part per thread at guessed element starts: from an even
+//!   share of the bytes on, the first `{` whose first member is a key only an element has
+//!   (`{"spans":`, `{"traceID": "…", "spans":`; `{"resource":`, `{"scopeSpans":`). Such
+//!   a `{` is never inside a string of a valid document (the quote after it would end
+//!   the string), but it can be an object nested deeper than the array;
+//! - each part's thread reads elements from its start with the format's own serde code
+//!   (a stream deserializer gives each element's end) into a [`SpanCollector`] of its
+//!   own, until it reaches the next part's start or the array's end, and links its
+//!   spans' parents within the part;
+//! - this thread reads from the array's first element and takes over a part's reading
+//!   only when it arrives exactly at that part's start: a start guessed inside an element
+//!   is passed, and the elements after it are read again here, in order;
+//! - the runs of elements read are joined in file order ([`SpanCollector::join`]: names,
+//!   tracks and attribute keys interned again in order, span ids offset). The spans,
+//!   their order and ids are those of the one-thread reading.
 //!
-//! Parents are looked up within a batch only, which is right when no trace id shows up in
-//! two batches (a batch holds whole traces, and a trace's spans and references name
-//! their own trace). Where one does, or anything fails to read (the bracket skip does not
-//! check JSON; serde, reading each element whole, does), the caller reads the document
-//! on one thread, with that reader's errors and positions.
+//! Parents are looked up within a run only, which is right when no trace id shows up in
+//! two runs (an element holds whole traces, and a span and its references name their
+//! trace). Where one does, or anything fails to read, the caller reads the document on
+//! one thread, with that reader's errors and positions.
 
-use super::chrome::scan::skip_nested;
 use super::trace_json::SpanCollector;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Documents under this size are read on one thread.
 pub(super) const PARALLEL_MIN: usize = 4 << 20;
@@ -98,138 +103,220 @@ impl<'de> serde::de::Visitor<'de> for KeysVisitor {
     }
 }
 
-/// A batch of consecutive elements: its number, the index of its first element in the
-/// array, the elements' text.
-type Batch<'t> = (usize, usize, Vec<&'t str>);
-
-/// Bytes of elements a batch holds for a document of `len` bytes read on `threads`
-/// threads: about eight batches a thread, from 1 to 16 MiB.
-pub(super) fn batch_bytes(len: usize, threads: usize) -> usize {
-    (len / (threads.max(1) * 8)).clamp(1 << 20, 16 << 20)
+/// Reads an element at the start of the text it is given (the rest of the document)
+/// into the part's collector and state, returning the element's length; `first`: it
+/// is the array's first element (other indices are not known to a part: the paths of
+/// errors come from the reading in one go).
+pub(super) trait ReadElement<'t, S>:
+    Fn(&'t str, bool, &mut SpanCollector, &mut S) -> Option<usize> + Sync
+{
 }
 
-/// Reads the elements of the array at `text[open]` (a `[`) with `read` (the element's
-/// index in the array, its text, the batch's collector and state), in batches of about
-/// `batch_bytes` on `threads` threads; returns each batch's collector (its parents resolved) and state
-/// in file order, and the index just after the array. `None` when an element is not an
-/// object, the array does not end, or `read` gives `None`.
+impl<'t, S, F: Fn(&'t str, bool, &mut SpanCollector, &mut S) -> Option<usize> + Sync>
+    ReadElement<'t, S> for F
+{
+}
+
+/// How a part's reading stopped.
+enum Stop {
+    /// At the start of part `j` exactly.
+    Part(usize),
+    /// Past the start of the next part (not the start of an element: that part's reading
+    /// is not taken), at the start of an element here.
+    Past(usize),
+    /// At the array's end: the index after its `]`.
+    End(usize),
+}
+
+/// What a part read: its collector and state, and where it stopped; `None` when
+/// something did not read.
+type Part<S> = Option<(SpanCollector, S, Stop)>;
+
+/// Reads the elements of the array at `text[open]` (a `[`) with `read`, in `threads`
+/// parts from guessed element starts (`find_start`: the first element start it sees
+/// from a byte index on; see the module's notes); returns the collectors (parents
+/// resolved) and states of the runs of elements read, in file order, and the index
+/// after the array. `None` when an element is not an object, the array does not end
+/// or `read` gives `None`.
 pub(super) fn read_elements<'t, S, F>(
     text: &'t str,
     open: usize,
     threads: usize,
-    batch_bytes: usize,
     progress: Option<&super::Progress>,
+    find_start: impl Fn(&[u8], usize) -> Option<usize>,
     read: F,
 ) -> Option<(Vec<(SpanCollector, S)>, usize)>
 where
     S: Default + Send,
-    F: Fn(usize, &'t str, &mut SpanCollector, &mut S) -> Option<()> + Sync,
+    F: ReadElement<'t, S>,
 {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch<'t>>(threads * 4);
-    let rx = Mutex::new(rx);
-    let failed = AtomicBool::new(false);
+    let t = text.as_bytes();
+    let first = ws(t, open + 1);
+    // Part k's guessed start (strictly increasing; the first part's is the array's
+    // first element).
+    let mut starts = vec![first];
+    for k in 1..threads.max(1) {
+        let from = first + (t.len() - first) / threads * k;
+        match find_start(t, from.max(*starts.last()? + 1)) {
+            Some(s) if s > *starts.last()? => starts.push(s),
+            _ => break,
+        }
+    }
     let done = AtomicU64::new(0);
-    let len = text.len() as u64;
+    let report = |bytes: usize| {
+        if let Some(p) = progress {
+            let d = done.fetch_add(bytes as u64, Ordering::Relaxed) + bytes as u64;
+            p.set_done(d.min(t.len() as u64));
+        }
+    };
     std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads.max(1))
-            .map(|_| {
-                let (rx, failed, done, read) = (&rx, &failed, &done, &read);
-                s.spawn(move || {
-                    let mut out = Vec::new();
-                    loop {
-                        let batch = match rx.lock() {
-                            Ok(r) => r.recv(),
-                            Err(_) => break,
-                        };
-                        let Ok((n, first, elements)) = batch else {
-                            break;
-                        };
-                        if failed.load(Ordering::Relaxed) {
-                            continue;
-                        }
-                        let mut c = SpanCollector::default();
-                        let mut state = S::default();
-                        let ok = elements
-                            .iter()
-                            .enumerate()
-                            .all(|(k, e)| read(first + k, e, &mut c, &mut state).is_some());
-                        if !ok {
-                            failed.store(true, Ordering::Relaxed);
-                            continue;
-                        }
-                        c.resolve_parents();
-                        let bytes: usize = elements.iter().map(|e| e.len()).sum();
-                        if let Some(p) = progress {
-                            let d = done.fetch_add(bytes as u64, Ordering::Relaxed);
-                            p.set_done((d + bytes as u64).min(len));
-                        }
-                        out.push((n, c, state));
-                    }
-                    out
-                })
+        let mut handles: Vec<_> = (1..starts.len())
+            .map(|k| {
+                let (starts, read, report) = (&starts, &read, &report);
+                Some(s.spawn(move || read_from(text, starts, starts[k], read, report)))
             })
             .collect();
-        let end = batches(text, open, batch_bytes, |b| {
-            !failed.load(Ordering::Relaxed) && tx.send(b).is_ok()
-        });
-        drop(tx);
-        let mut parts: Vec<(usize, SpanCollector, S)> =
-            workers.into_iter().flat_map(crate::par::join).collect();
-        if failed.load(Ordering::Relaxed) {
-            return None;
+        let mut runs = Vec::new();
+        // This thread reads from the first element, taking over a part's reading where
+        // it arrives at its start.
+        let mut stop = read_from(text, &starts, first, &read, &report);
+        loop {
+            let (c, state, how) = stop?;
+            runs.push((c, state));
+            match how {
+                Stop::End(end) => {
+                    if let Some(p) = progress {
+                        p.set_done(end as u64);
+                    }
+                    return Some((runs, end));
+                }
+                Stop::Part(j) => stop = handles[j - 1].take().map(crate::par::join)?,
+                Stop::Past(at) => stop = read_from(text, &starts, at, &read, &report),
+            }
         }
-        let end = end?;
-        if let Some(p) = progress {
-            p.set_done(end as u64);
-        }
-        parts.sort_unstable_by_key(|p| p.0);
-        Some((parts.into_iter().map(|(_, c, s)| (c, s)).collect(), end))
     })
 }
 
-/// Cuts the array at `text[open]` into its elements (objects only), handing them to
-/// `send` in batches of about `batch_bytes`, numbered from 0, until `send` says stop;
-/// returns the index after the array, `None` when it stopped or something else than
-/// objects separated by commas came.
-fn batches<'t>(
+/// Reads elements from `at` (the start of one) until the start of a later part, or past
+/// it, or the array's end.
+fn read_from<'t, S: Default, F: ReadElement<'t, S>>(
     text: &'t str,
-    open: usize,
-    batch_bytes: usize,
-    mut send: impl FnMut(Batch<'t>) -> bool,
-) -> Option<usize> {
+    starts: &[usize],
+    mut at: usize,
+    read: &F,
+    report: &impl Fn(usize),
+) -> Part<S> {
     let t = text.as_bytes();
-    let mut i = ws(t, open + 1);
-    let (mut n, mut first, mut count) = (0, 0, 0);
-    let mut batch: Vec<&'t str> = Vec::new();
-    let mut bytes = 0;
-    if t.get(i) != Some(&b']') {
-        loop {
-            if t.get(i) != Some(&b'{') {
-                return None;
-            }
-            let end = skip_nested(t, i)?;
-            batch.push(&text[i..end]);
-            bytes += end - i;
-            count += 1;
-            if bytes >= batch_bytes {
-                let full = std::mem::take(&mut batch);
-                if !send((n, first, full)) {
-                    return None;
-                }
-                (n, first, bytes) = (n + 1, count, 0);
-            }
-            i = ws(t, end);
-            match t.get(i) {
-                Some(b',') => i = ws(t, i + 1),
-                Some(b']') => break,
-                _ => return None,
-            }
+    let mut c = SpanCollector::default();
+    let mut state = S::default();
+    let next = starts.partition_point(|&s| s <= at);
+    let mut reported = at;
+    let stop = loop {
+        if let Some(&s) = starts.get(next)
+            && at >= s
+        {
+            break if at == s {
+                Stop::Part(next)
+            } else {
+                Stop::Past(at)
+            };
+        }
+        if t.get(at) != Some(&b'{') {
+            return None;
+        }
+        let len = read(&text[at..], at == starts[0], &mut c, &mut state)?;
+        at = ws(t, at + len);
+        if at - reported >= 1 << 20 {
+            report(at - reported);
+            reported = at;
+        }
+        match t.get(at) {
+            Some(b',') => at = ws(t, at + 1),
+            Some(b']') => break Stop::End(at + 1),
+            _ => return None,
+        }
+    };
+    report(at - reported);
+    c.resolve_parents();
+    Some((c, state, stop))
+}
+
+/// Index of the last byte before `i` that is not JSON whitespace.
+fn back_ws(t: &[u8], mut i: usize) -> Option<usize> {
+    loop {
+        i = i.checked_sub(1)?;
+        if !matches!(t[i], b' ' | b'\t' | b'\n' | b'\r') {
+            return Some(i);
         }
     }
-    if !batch.is_empty() && !send((n, first, batch)) {
-        return None;
+}
+
+/// From `from` on, the first `{` that starts an object whose first member is one of
+/// `keys` (`{"key":` with JSON whitespace anywhere between; such a `{` cannot be inside a
+/// string of a valid document: the quote after it would end that string). A guess:
+/// the reading in order checks it.
+pub(super) fn object_with_first_key(t: &[u8], from: usize, keys: &[&str]) -> Option<usize> {
+    let mut at = from;
+    loop {
+        let q = at + memchr::memmem::find(t.get(at..)?, b"{")?;
+        let k = ws(t, q + 1);
+        for key in keys {
+            let end = k + key.len() + 2;
+            if t.get(k) == Some(&b'"')
+                && t.get(k + 1..end - 1) == Some(key.as_bytes())
+                && t.get(end - 1) == Some(&b'"')
+                && t.get(ws(t, end)) == Some(&b':')
+            {
+                return Some(q);
+            }
+        }
+        at = q + 1;
     }
-    Some(i + 1)
+}
+
+/// From `from` on, the first `{` that starts a Jaeger trace: `{"spans":` or
+/// `{"traceID": "…", "spans":` (the query API's order; `traceId` too), JSON
+/// whitespace anywhere between. A guess, as [`object_with_first_key`]'s.
+pub(super) fn jaeger_trace_start(t: &[u8], from: usize) -> Option<usize> {
+    let finder = memchr::memmem::Finder::new(b"\"spans\"");
+    let mut at = from;
+    loop {
+        let k = at + finder.find(t.get(at..)?)?;
+        at = k + 1;
+        if t.get(ws(t, k + 7)) != Some(&b':') {
+            continue;
+        }
+        let Some(b) = back_ws(t, k) else { continue };
+        if t[b] == b'{' && b >= from {
+            return Some(b);
+        }
+        // `"traceID"` `:` `"…"` `,` before it, after the object's `{`.
+        if t[b] != b',' {
+            continue;
+        }
+        let Some(close) = back_ws(t, b).filter(|&c| t[c] == b'"') else {
+            continue;
+        };
+        let Some(open) = memchr::memrchr(b'"', &t[..close]) else {
+            continue;
+        };
+        let Some(colon) = back_ws(t, open).filter(|&c| t[c] == b':') else {
+            continue;
+        };
+        let Some(key_end) = back_ws(t, colon).filter(|&c| t[c] == b'"') else {
+            continue;
+        };
+        let key_start = key_end.saturating_sub(8);
+        if !matches!(
+            t.get(key_start..=key_end),
+            Some(b"\"traceID\"" | b"\"traceId\"")
+        ) {
+            continue;
+        }
+        if let Some(brace) = back_ws(t, key_start).filter(|&c| t[c] == b'{' && c >= from) {
+            return Some(brace);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -283,51 +370,5 @@ pub(super) mod tests {
         assert!(!ok(", }"));
         assert!(!ok(",,\"a\":1}"));
         assert!(!ok(""));
-    }
-
-    fn cut(text: &str, batch_bytes: usize) -> Option<(Vec<Batch<'_>>, usize)> {
-        let mut out = Vec::new();
-        let end = batches(text, text.find('[')?, batch_bytes, |b| {
-            out.push(b);
-            true
-        })?;
-        Some((out, end))
-    }
-
-    #[test]
-    fn elements_are_cut_where_they_end() {
-        let text = r#"{"data": [ {"a": "]}"}, {"b": [{}, "\"}"]},
-            {"c": {"d": "x"}} ], "total": 3}"#;
-        let (b, end) = cut(text, 1).unwrap();
-        let all: Vec<&str> = b.iter().flat_map(|b| b.2.iter().copied()).collect();
-        assert_eq!(
-            all,
-            [
-                r#"{"a": "]}"}"#,
-                r#"{"b": [{}, "\"}"]}"#,
-                r#"{"c": {"d": "x"}}"#
-            ]
-        );
-        assert_eq!(&text[end..], r#", "total": 3}"#);
-        // One batch per element at 1 byte, numbered with their first element's index.
-        let firsts: Vec<(usize, usize)> = b.iter().map(|b| (b.0, b.1)).collect();
-        assert_eq!(firsts, [(0, 0), (1, 1), (2, 2)]);
-        let (b, _) = cut(text, 1 << 20).unwrap();
-        assert_eq!((b.len(), b[0].2.len()), (1, 3));
-        assert_eq!(
-            cut("{\"data\": [ ]}", 1).map(|(b, e)| (b.len(), e)),
-            Some((0, 12))
-        );
-        // Anything but objects separated by commas is left to serde.
-        for bad in [
-            "[{}, 1]",
-            "[{},]",
-            "[{} {}]",
-            "[{}, {\"a\": 1}",
-            "[{\"a\": \"]}",
-            "[[{}]]",
-        ] {
-            assert!(cut(bad, 1).is_none(), "{bad}");
-        }
     }
 }
