@@ -25,7 +25,7 @@
 use super::ImportError;
 use super::trace_json::{
     EachInto, ElementsSeed, FastMap, Obj, Reporter, SpanCollector, Text, elements_into,
-    first_member_array, go_duration_ns, invalid, raw_array, raw_elements, raw_shown, raw_str,
+    first_member_array, go_duration_ns, invalid, raw_elements, raw_objects, raw_shown, raw_str,
     raw_text, raw_u64, rfc3339_ns, scalars_are, seed_is_visitor, utf8_head, utf8_text,
 };
 use super::trace_parts::{self, PARALLEL_MIN};
@@ -434,11 +434,11 @@ fn tags_of<'a, K: From<String> + From<Cow<'a, str>>>(
     prefix: &str,
     out: &mut Vec<(K, Cow<'a, str>)>,
 ) {
-    let Some(list) = v.and_then(raw_array) else {
+    let Some(list) = v.and_then(raw_objects) else {
         return;
     };
     for t in list {
-        let Some(t) = Obj::of(t) else {
+        let Some(t) = t else {
             continue;
         };
         let Some(key) = t.get("key").and_then(raw_str) else {
@@ -525,8 +525,8 @@ fn read_span<'a>(
 
     // Parents: CHILD_OF first, then FOLLOWS_FROM, then the old parentSpanID field.
     let mut parents: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::new();
-    if let Some(refs) = span.get("references").and_then(raw_array) {
-        let refs: Vec<Obj<'_>> = refs.into_iter().filter_map(Obj::of).collect();
+    if let Some(refs) = span.get("references").and_then(raw_objects) {
+        let refs: Vec<Obj<'_>> = refs.into_iter().flatten().collect();
         for want in ["CHILD_OF", "FOLLOWS_FROM"] {
             for r in &refs {
                 let kind = r.str_of(&["refType"]);
@@ -590,9 +590,8 @@ fn read_span<'a>(
                 .map(|(k, v)| (Cow::Borrowed(k.as_str()), Cow::Borrowed(&**v))),
         );
     }
-    if let Some(logs) = span.get("logs").and_then(raw_array) {
+    if let Some(logs) = span.get("logs").and_then(raw_objects) {
         for log in logs {
-            let log = Obj::of(log);
             let get = |k: &str| log.as_ref().and_then(|o| o.get(k));
             let mut fields: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::new();
             tags_of(get("fields"), "", &mut fields);

@@ -26,7 +26,7 @@
 use super::ImportError;
 use super::trace_json::{
     EachInto, ElementsSeed, Obj, Reporter, SpanCollector, Text, Top, error_within,
-    first_member_array, invalid, raw_array, raw_shown, raw_str, raw_text, raw_u64, raw_value,
+    first_member_array, invalid, raw_objects, raw_shown, raw_str, raw_text, raw_u64, raw_value,
     read_doc, scalars_are, seed_is_visitor, text_of, utf8_head, utf8_text,
 };
 use super::trace_parts::{self, PARALLEL_MIN};
@@ -473,8 +473,8 @@ fn any_raw(raw: &str) -> Cow<'_, str> {
 
 /// `[{key, value: AnyValue}]` as pairs, keys prefixed.
 fn attributes<'a>(list: &'a str, prefix: &str, out: &mut Vec<(Cow<'a, str>, Cow<'a, str>)>) {
-    for a in raw_array(list).into_iter().flatten() {
-        let Some(a) = Obj::of(a) else { continue };
+    for a in raw_objects(list).into_iter().flatten() {
+        let Some(a) = a else { continue };
         if let Some(k) = a.get("key").and_then(raw_str) {
             let k = if prefix.is_empty() {
                 k
@@ -575,8 +575,7 @@ fn read_span(
     if let Some(s) = scope {
         attrs.push((Cow::Borrowed("otel.scope.name"), Cow::Borrowed(s)));
     }
-    for e in get("events").and_then(raw_array).into_iter().flatten() {
-        let e = Obj::of(e);
+    for e in get("events").and_then(raw_objects).into_iter().flatten() {
         let eget = |k: &str| e.as_ref().and_then(|e| e.get(k));
         let mut ea = Vec::new();
         if let Some(a) = eget("attributes") {

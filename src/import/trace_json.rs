@@ -267,28 +267,39 @@ impl<'a> Obj<'a> {
     /// going over the text once more for each was a third of their load. Keys with
     /// escapes are unescaped by serde; anything unexpected is left to serde's reading.
     pub(crate) fn of(raw: &'a str) -> Option<Obj<'a>> {
-        use super::chrome::scan::{skip_string, skip_value, skip_ws};
-        let t = raw.as_bytes();
-        if t.first() != Some(&b'{') {
+        if !raw.starts_with('{') {
             return None;
         }
-        let serde = || {
-            serde_json::Deserializer::from_str(raw)
-                .deserialize_map(ObjVisitor)
-                .ok()
-        };
+        match Obj::members_at(raw, 0) {
+            Some((members, _)) => Some(Obj(members)),
+            None => Obj::by_serde(raw),
+        }
+    }
+
+    /// serde's reading of the object `raw`.
+    fn by_serde(raw: &'a str) -> Option<Obj<'a>> {
+        serde_json::Deserializer::from_str(raw)
+            .deserialize_map(ObjVisitor)
+            .ok()
+    }
+
+    /// The members of the object at `raw[i]` (a `{`) and the index after it, found from
+    /// quote to quote; `None` for anything else than plain members (keys with escapes
+    /// unescaped) or a key that does not unescape: serde reads it then.
+    #[allow(clippy::type_complexity)]
+    fn members_at(raw: &'a str, mut i: usize) -> Option<(Vec<(Cow<'a, str>, &'a str)>, usize)> {
+        use super::chrome::scan::{skip_string, skip_value, skip_ws};
+        let t = raw.as_bytes();
         let mut members = Vec::with_capacity(8);
-        let mut i = skip_ws(t, 1);
+        i = skip_ws(t, i + 1);
         if t.get(i) == Some(&b'}') {
-            return Some(Obj(members));
+            return Some((members, i + 1));
         }
         loop {
             if t.get(i) != Some(&b'"') {
-                return serde();
+                return None;
             }
-            let Some(key_end) = skip_string(t, i + 1) else {
-                return serde();
-            };
+            let key_end = skip_string(t, i + 1)?;
             let key = &raw[i + 1..key_end - 1];
             let key = if key.contains('\\') {
                 Cow::Owned(serde_json::from_str::<String>(&raw[i..key_end]).ok()?)
@@ -297,18 +308,16 @@ impl<'a> Obj<'a> {
             };
             i = skip_ws(t, key_end);
             if t.get(i) != Some(&b':') {
-                return serde();
+                return None;
             }
             i = skip_ws(t, i + 1);
-            let Some(end) = skip_value(t, i).filter(|&e| e > i) else {
-                return serde();
-            };
+            let end = skip_value(t, i).filter(|&e| e > i)?;
             members.push((key, &raw[i..end]));
             i = skip_ws(t, end);
             match t.get(i) {
                 Some(b',') => i = skip_ws(t, i + 1),
-                Some(b'}') => return Some(Obj(members)),
-                _ => return serde(),
+                Some(b'}') => return Some((members, i + 1)),
+                _ => return None,
             }
         }
     }
@@ -385,6 +394,44 @@ pub(crate) fn raw_array(raw: &str) -> Option<Vec<&str>> {
             return serde();
         };
         out.push(&raw[i..end]);
+        i = skip_ws(t, end);
+        match t.get(i) {
+            Some(b',') => i = skip_ws(t, i + 1),
+            Some(b']') => return Some(out),
+            _ => return serde(),
+        }
+    }
+}
+
+/// The elements of an array value read as objects ([`Obj::of`] of each; `None` for an
+/// element that is not one), each object read once where it lies; `None` for any other
+/// value than an array. What [`raw_array`] and [`Obj::of`] of its elements give.
+pub(crate) fn raw_objects(raw: &str) -> Option<Vec<Option<Obj<'_>>>> {
+    use super::chrome::scan::{skip_value, skip_ws};
+    let t = raw.as_bytes();
+    if t.first() != Some(&b'[') {
+        return None;
+    }
+    let serde = || raw_array(raw).map(|v| v.into_iter().map(Obj::of).collect());
+    let mut out = Vec::new();
+    let mut i = skip_ws(t, 1);
+    if t.get(i) == Some(&b']') {
+        return Some(out);
+    }
+    loop {
+        let read = (t.get(i) == Some(&b'{'))
+            .then(|| Obj::members_at(raw, i))
+            .flatten();
+        let (obj, end) = match read {
+            Some((members, end)) => (Some(Obj(members)), end),
+            None => {
+                let Some(end) = skip_value(t, i).filter(|&e| e > i) else {
+                    return serde();
+                };
+                (Obj::of(&raw[i..end]), end)
+            }
+        };
+        out.push(obj);
         i = skip_ws(t, end);
         match t.get(i) {
             Some(b',') => i = skip_ws(t, i + 1),
@@ -741,6 +788,9 @@ enum IdKey {
 
 impl IdKey {
     fn of(s: &str) -> IdKey {
+        if let Some(v) = plain_hex(s) {
+            return IdKey::Hex(v);
+        }
         let hex = |t: &str| -> Option<u128> {
             let t = t.trim_start_matches('0');
             match t.len() {
@@ -765,6 +815,29 @@ impl IdKey {
         }
         IdKey::Text(n.into_boxed_str())
     }
+}
+
+/// `s` read as hex when it is nothing else (no spaces) and has at most 32 digits after
+/// its leading zeros: [`IdKey::of`]'s answer for nearly every id, in one pass.
+fn plain_hex(s: &str) -> Option<u128> {
+    let mut v = 0u128;
+    let mut digits = 0;
+    for &c in s.as_bytes() {
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => return None,
+        };
+        if digits > 0 || d > 0 {
+            digits += 1;
+            if digits > 32 {
+                return None;
+            }
+            v = (v << 4) | u128::from(d);
+        }
+    }
+    (!s.is_empty()).then_some(v)
 }
 
 /// A hash map with `foldhash` (fixed seed: the same order every run).
@@ -1202,6 +1275,16 @@ mod tests {
                 .ok()
                 .map(|v| v.into_iter().map(RawValue::get).collect::<Vec<_>>());
             assert_eq!(raw_array(raw), arr, "{raw}");
+            #[allow(clippy::type_complexity)]
+            fn members<'a>(v: Vec<Option<Obj<'a>>>) -> Vec<Option<Vec<(Cow<'a, str>, &'a str)>>> {
+                v.into_iter().map(|o| o.map(|o| o.0)).collect()
+            }
+            let by_elements = raw_array(raw).map(|v| v.into_iter().map(Obj::of).collect());
+            assert_eq!(
+                raw_objects(raw).map(members),
+                by_elements.map(members),
+                "{raw}"
+            );
             let v: Option<Value> = serde_json::from_str(raw).ok();
             assert_eq!(raw_u64(raw), v.as_ref().and_then(as_u64), "{raw}");
             if let Some(v) = &v {
