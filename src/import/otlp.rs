@@ -47,12 +47,28 @@ pub fn parse_with(
     text: &[u8],
     progress: Option<&super::Progress>,
 ) -> Result<SpanSet, ImportError> {
+    let threads = if text.len() >= PARALLEL_MIN {
+        crate::par::cores()
+    } else {
+        1
+    };
+    parse_with_threads(file, text, progress, threads)
+}
+
+/// [`parse_with`] in parts on `threads` threads whatever the document's size (`1`: on
+/// this thread, as [`parse_with`] reads documents under 4 MiB). The set, or the error,
+/// is the same for any number of threads (the fuzz target holds it to that).
+pub fn parse_with_threads(
+    file: &str,
+    text: &[u8],
+    progress: Option<&super::Progress>,
+    threads: usize,
+) -> Result<SpanSet, ImportError> {
     let text = utf8_text(file, text)?;
-    if text.len() >= PARALLEL_MIN {
-        let threads = crate::par::cores();
-        if let Some((set, _)) = read_in_parts(file, text, progress, threads) {
-            return Ok(set);
-        }
+    if threads > 1
+        && let Some((set, _)) = read_in_parts(file, text, progress, threads)
+    {
+        return Ok(set);
     }
     read_whole(file, text, progress)
 }

@@ -34,6 +34,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Documents under this size are read on one thread.
 pub(super) const PARALLEL_MIN: usize = 4 << 20;
 
+/// How far from an even share of the bytes a part's start is searched.
+const SEARCH_WINDOW: usize = 64 << 20;
+
 /// JSON's whitespace (serde's: no form feed).
 fn ws(t: &[u8], mut i: usize) -> usize {
     while matches!(t.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -156,10 +159,13 @@ where
     // first element).
     let mut starts = vec![first];
     for k in 1..threads.max(1) {
-        let from = first + (t.len() - first) / threads * k;
-        match find_start(t, from.max(*starts.last()? + 1)) {
-            Some(s) if s > *starts.last()? => starts.push(s),
-            _ => break,
+        let from = (first + (t.len() - first) / threads * k).max(*starts.last()? + 1);
+        // A part whose start is not within 64 MiB of its share (a document of a few huge
+        // traces, one resource) is left to the part before: this thread searches the
+        // starts before any part begins.
+        let window = &t[..t.len().min(from.saturating_add(SEARCH_WINDOW))];
+        if let Some(s) = find_start(window, from) {
+            starts.push(s);
         }
     }
     let done = AtomicU64::new(0);
@@ -258,7 +264,7 @@ fn back_ws(t: &[u8], mut i: usize) -> Option<usize> {
 pub(super) fn object_with_first_key(t: &[u8], from: usize, keys: &[&str]) -> Option<usize> {
     let mut at = from;
     loop {
-        let q = at + memchr::memmem::find(t.get(at..)?, b"{")?;
+        let q = at + memchr::memchr(b'{', t.get(at..)?)?;
         let k = ws(t, q + 1);
         for key in keys {
             let end = k + key.len() + 2;
@@ -335,6 +341,37 @@ pub(super) mod tests {
              tracks {:?} {tracks:?} {:?} notes {:?} attrs {attrs:?}",
             s.origin_ns, s.start_ns, s.dur_ns, s.parent, s.name, s.track, s.track_info, s.warnings,
         )
+    }
+
+    /// Guessed starts: the first `{` from the given index on whose first member (or, for
+    /// Jaeger, first after a `traceID` string) is a key only an element has.
+    #[test]
+    fn element_starts_are_guessed_at_their_first_keys() {
+        let jaeger = |t: &str, from: usize| jaeger_trace_start(t.as_bytes(), from);
+        let doc = r#"{"data":[{"traceID":"a","spans":[{"traceID":"a","spanID":"1"}]},
+            { "traceId" : "b" ,
+              "spans" : []}, {"spans":[], "traceID": "c"}, {"processes":{}, "spans": []}]}"#;
+        let starts: Vec<usize> = doc.match_indices('{').map(|(i, _)| i).collect();
+        assert_eq!(jaeger(doc, 1), Some(starts[1]));
+        assert_eq!(jaeger(doc, starts[1] + 1), Some(starts[3]));
+        assert_eq!(jaeger(doc, starts[3] + 1), Some(starts[4]));
+        // Spans first or second only: not after `processes`.
+        assert_eq!(jaeger(doc, starts[4] + 1), None);
+        // A `"spans"` that is a value, an escaped quote in the id, a start before `from`.
+        assert_eq!(jaeger(r#"{"op":"spans","x":1}"#, 0), None);
+        assert_eq!(jaeger(r#"{"traceID":"a\"b","spans":[]}"#, 0), None);
+        assert_eq!(jaeger(r#"{"traceID":"a","spans":[]}"#, 1), None);
+        let otlp = |t: &str, from: usize| {
+            object_with_first_key(t.as_bytes(), from, &["resource", "scopeSpans"])
+        };
+        let doc = r#"{"resourceSpans":[{"resource":{}},{ "scopeSpans" :[]},{"a":{"resource":1}}]}"#;
+        let starts: Vec<usize> = doc.match_indices('{').map(|(i, _)| i).collect();
+        assert_eq!(otlp(doc, 0), Some(starts[1]));
+        assert_eq!(otlp(doc, starts[1] + 1), Some(starts[3]));
+        // A nested object with such a key is a guess too (the reading in order passes it).
+        assert_eq!(otlp(doc, starts[3] + 1), Some(starts[5]));
+        assert_eq!(otlp(doc, starts[5] + 1), None);
+        assert_eq!(otlp(r#"{"key":"resource"}"#, 0), None);
     }
 
     #[test]
