@@ -572,6 +572,38 @@ mod tests {
         assert!(detect(br#"{"x": "flamebearer"}"#, None).is_err());
     }
 
+    /// The query API's `{"data": [trace, …]}` is Jaeger at its first trace: the rest of
+    /// the array is not scanned for a top-level key (here a later `traceEvents` would
+    /// decide otherwise); anything else in `data` is decided as before.
+    #[test]
+    fn a_leading_data_array_of_traces_is_jaeger() {
+        let trace = r#"{"traceID":"1","spans":[{"spanID":"1","startTime":1,"duration":1}]}"#;
+        for doc in [
+            format!(r#"{{"data":[{trace}]}}"#),
+            format!("\n{{ \"data\" :\n [ {trace} ], \"traceEvents\": []}}"),
+            r#"{"data":[{"processes":{},"spans":[]}],"total":0}"#.to_string(),
+        ] {
+            assert!(jaeger_data_first(doc.as_bytes()), "{doc}");
+            assert_eq!(
+                detect(doc.as_bytes(), None),
+                Ok(SourceFormat::Jaeger),
+                "{doc}"
+            );
+        }
+        for doc in [
+            r#"{"total":0,"data":[{"traceID":"1","spans":[]}]}"#,
+            r#"{"data":{"traceID":"1","spans":[]}}"#,
+            r#"{"data":[{"traceID":"1"}],"spans":[]}"#,
+            r#"{"data":[{"spans":[]}]}"#,
+            r#"{"data":[[{"traceID":"1","spans":[]}]]}"#,
+            r#"[{"data":[{"traceID":"1","spans":[]}]}]"#,
+        ] {
+            assert!(!jaeger_data_first(doc.as_bytes()), "{doc}");
+        }
+        let chrome = br#"{"data":[{"x":1}],"traceEvents":[]}"#;
+        assert_eq!(detect(chrome, None), Ok(SourceFormat::ChromeTrace));
+    }
+
     #[test]
     fn top_level_keys_skip_nested_and_strings() {
         let doc = br#"{"a": {"traceEvents": 1}, "b\"c": "x,{", "flamebearer": {}}"#;
