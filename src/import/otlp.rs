@@ -14,7 +14,9 @@
 //! ```
 //!
 //! Also the older `instrumentationLibrarySpans`/`instrumentationLibrary` names, Jaeger's
-//! api_v3 wrapper `{"result": {"resourceSpans": …}}`, and an array of such documents.
+//! api_v3 wrapper `{"result": {"resourceSpans": …}}`, an array of such documents, and
+//! JSON Lines of them (the OpenTelemetry Collector's file exporter writes a request a
+//! line; a line that does not read is skipped and counted).
 //! Times are Unix nanoseconds as digit strings (the protobuf JSON mapping of `fixed64`)
 //! or numbers; ids are hex (base64 accepted), scoped by trace id. Each resource's
 //! `service.name` names its track. Attributes (`stringValue`, `intValue`, `doubleValue`,
@@ -30,6 +32,7 @@ use super::trace_json::{
     read_doc, scalars_are, seed_is_visitor, text_of, utf8_head, utf8_text,
 };
 use super::trace_parts::{self, PARALLEL_MIN};
+use crate::model::Warnings;
 use crate::model::spans::SpanSet;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -80,16 +83,90 @@ fn read_whole(
     progress: Option<&super::Progress>,
 ) -> Result<SpanSet, ImportError> {
     let report = Reporter::new(progress, text);
-    let top: Top<'_> = read_doc(file, text)?;
-    let docs: Vec<(String, Option<Obj<'_>>)> = match top {
-        Top::Array(a) => a
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (format!("[{i}]."), Obj::of(d.get())))
-            .collect(),
-        Top::Object(o) => vec![(String::new(), Some(o))],
-        Top::Other => vec![(String::new(), None)],
-    };
+    let (docs, skipped) = top_docs(file, text)?;
+    let lists = resource_lists(file, text, docs, Some(&report))?;
+    let mut set = read_resources(file, &lists, &report)?;
+    set.warnings.absorb_lines(skipped);
+    Ok(set)
+}
+
+/// A document's top level, each with the prefix of its JSON paths: one JSON value (an
+/// object, or an array of documents), or JSON Lines: objects one after another, as the
+/// OpenTelemetry Collector's file exporter writes them (an `ExportTraceServiceRequest` a
+/// line), their paths prefixed with their line. A line of JSON Lines that does not read
+/// (a batch cut short when the collector stopped) is skipped and counted.
+#[allow(clippy::type_complexity)]
+fn top_docs<'a>(
+    file: &str,
+    text: &'a str,
+) -> Result<(Vec<(String, Option<Obj<'a>>)>, Warnings), ImportError> {
+    let mut tops = Vec::new();
+    let mut skipped = Warnings::default();
+    let mut pos = 0;
+    'lines: while pos < text.len() {
+        let mut stream = serde_json::Deserializer::from_str(&text[pos..]).into_iter::<Top>();
+        loop {
+            let at = pos + stream.byte_offset();
+            match stream.next() {
+                None => break 'lines,
+                Some(Ok(top)) => tops.push((at, top)),
+                Some(Err(e)) => {
+                    // JSON Lines once a value is followed by another object; else the
+                    // one-value reading's error ("trailing characters" after it).
+                    let lines = tops.len() > 1
+                        || (tops.len() == 1 && text[at..].trim_start().starts_with('{'));
+                    if !lines {
+                        return read_doc::<Top>(file, text).map(|_| (vec![], skipped));
+                    }
+                    let start = text.len() - text[at..].trim_start().len();
+                    let (line, _) = super::text::line_col(text.as_bytes(), start);
+                    skipped.invalid_line(|| format!("line {line}: {}", super::json_message(&e)));
+                    pos = memchr::memchr(b'\n', &text.as_bytes()[start..])
+                        .map_or(text.len(), |k| start + k + 1);
+                    continue 'lines;
+                }
+            }
+        }
+    }
+    if tops.len() <= 1 && skipped.invalid_lines == 0 {
+        let Some((_, top)) = tops.pop() else {
+            return read_doc::<Top>(file, text).map(|_| (vec![], skipped));
+        };
+        let docs = match top {
+            Top::Array(a) => a
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (format!("[{i}]."), Obj::of(d.get())))
+                .collect(),
+            Top::Object(o) => vec![(String::new(), Some(o))],
+            Top::Other => vec![(String::new(), None)],
+        };
+        return Ok((docs, skipped));
+    }
+    let docs = tops
+        .into_iter()
+        .map(|(at, top)| {
+            let start = text.len() - text[at..].trim_start().len();
+            let (line, _) = super::text::line_col(text.as_bytes(), start);
+            let obj = match top {
+                Top::Object(o) => Some(o),
+                _ => None,
+            };
+            (format!("line {line}: "), obj)
+        })
+        .collect();
+    Ok((docs, skipped))
+}
+
+/// Each document's `resourceSpans` (or `result.resourceSpans`) with its JSON path, read
+/// down to each scope's spans, each span kept unparsed; reporting each resource's end.
+#[allow(clippy::type_complexity)]
+fn resource_lists<'a, 'r>(
+    file: &str,
+    text: &'a str,
+    docs: Vec<(String, Option<Obj<'a>>)>,
+    report: Option<&'r Reporter<'r>>,
+) -> Result<Vec<(String, Vec<Resource<'a>>)>, ImportError> {
     let mut roots: Vec<(String, &str)> = Vec::new();
     for (prefix, d) in docs {
         let get = |k: &str| d.as_ref().and_then(|d| d.get(k));
@@ -101,13 +178,11 @@ fn read_whole(
             (Some(rs), _) => (format!("{prefix}resourceSpans"), rs),
             (None, Some(rs)) => (format!("{prefix}result.resourceSpans"), rs),
             _ => {
+                // (A JSON Lines document by its line alone.)
+                let at = prefix.strip_suffix(": ").unwrap_or(&prefix);
                 return Err(invalid(
                     file,
-                    if prefix.is_empty() {
-                        "top level"
-                    } else {
-                        &prefix
-                    },
+                    if at.is_empty() { "top level" } else { at },
                     "expected {\"resourceSpans\": [...]} (or {\"result\": {\"resourceSpans\": [...]}})",
                 ));
             }
@@ -121,29 +196,46 @@ fn read_whole(
         }
         roots.push((p, rs));
     }
-
     let mut lists = Vec::with_capacity(roots.len());
     for (p, list) in roots {
         // One pass over the list down to each scope's spans, each kept unparsed.
         let mut resources = Vec::new();
-        resources_into(&mut resources, Some(&report))
+        resources_into(&mut resources, report)
             .deserialize(&mut serde_json::Deserializer::from_str(list))
             .map_err(|e| error_within(file, text, list, &e))?;
         lists.push((p, resources));
     }
-    read_resources(file, &lists, &report)
+    Ok(lists)
 }
 
 /// The spans of the resources complete in `head`, the start of an OTLP/JSON document cut
-/// anywhere (a preview of a big file) whose first member is `resourceSpans`; `None` for
-/// other shapes, a head with no complete resource, or one that does not read.
+/// anywhere (a preview of a big file) whose first member is `resourceSpans`, or of the
+/// documents whole in it (JSON Lines); `None` for other shapes, a head with no complete
+/// resource, or one that does not read.
 pub fn parse_head(file: &str, head: &[u8]) -> Option<SpanSet> {
     let text = utf8_head(head)?;
+    let report = Reporter::new(None, text);
+    // JSON Lines: the documents whole in the head, when one more starts after them.
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Top>();
+    let mut docs = Vec::new();
+    let mut end = 0;
+    loop {
+        let at = end + (text[end..].len() - text[end..].trim_start().len());
+        let Some(Ok(Top::Object(o))) = stream.next() else {
+            break;
+        };
+        end = stream.byte_offset();
+        let (line, _) = super::text::line_col(text.as_bytes(), at);
+        docs.push((format!("line {line}: "), Some(o)));
+    }
+    if !docs.is_empty() && text[end..].trim_start().starts_with('{') {
+        let lists = resource_lists(file, text, docs, None).ok()?;
+        return read_resources(file, &lists, &report).ok();
+    }
     let list = first_member_array(text, "resourceSpans")?;
     let mut resources = Vec::new();
     let _ = resources_into(&mut resources, None)
         .deserialize(&mut serde_json::Deserializer::from_str(list));
-    let report = Reporter::new(None, text);
     read_resources(file, &[("resourceSpans".to_string(), resources)], &report).ok()
 }
 
@@ -957,5 +1049,75 @@ mod tests {
             e.starts_with("t.json: line ") && e.ends_with("expected `:`"),
             "{e}"
         );
+    }
+
+    /// JSON Lines, as the OpenTelemetry Collector's file exporter writes them (one
+    /// request a line): the spans of every line, as one document holding all their
+    /// resources gives them; a line that does not read is skipped and counted, errors
+    /// name their line; the preview reads the lines whole in its head.
+    #[test]
+    fn json_lines_read_line_by_line() {
+        let mut rng = Rng(37);
+        let docs: Vec<String> = (0..4).map(|_| random_doc(&mut rng, 2, false)).collect();
+        let one_line = |d: &String| d.replace(['\n', '\r'], " ").trim().to_string();
+        let lines: Vec<String> = docs.iter().map(one_line).collect();
+        let text = lines.join("\n") + "\n";
+        // The same resources in one document.
+        let resources: Vec<String> = lines
+            .iter()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                let rs = v["resourceSpans"].as_array().unwrap().clone();
+                rs.iter()
+                    .map(|r| r.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .filter(|r| !r.is_empty())
+            .collect();
+        let whole = format!("{{\"resourceSpans\":[{}]}}", resources.join(","));
+        let a = parse("t.json", text.as_bytes()).unwrap();
+        let b = parse("t.json", whole.as_bytes()).unwrap();
+        assert_eq!(shown(&a), shown(&b));
+        assert!(a.len() > 10, "{}", a.len());
+        // A line cut short (and a line of something else) is skipped and counted.
+        let cut = format!(
+            "{}\n{}\n{}\n{}\n",
+            lines[0],
+            &lines[1][..lines[1].len() / 2],
+            lines[2],
+            lines[3]
+        );
+        let c = parse("t.json", cut.as_bytes()).unwrap();
+        assert_eq!(c.warnings.invalid_lines, 1);
+        assert!(
+            c.warnings
+                .first_invalid
+                .as_deref()
+                .unwrap()
+                .starts_with("line 2: "),
+            "{:?}",
+            c.warnings
+        );
+        let without: String = [&lines[0], &lines[2], &lines[3]]
+            .map(|l| format!("{l}\n"))
+            .concat();
+        let w = parse("t.json", without.as_bytes()).unwrap();
+        assert_eq!((c.len(), c.name.clone()), (w.len(), w.name.clone()));
+        // A line that is not a request names its line; one document with bytes after it
+        // is "trailing characters", as before.
+        let e = parse("t.json", format!("{text}{{\"x\":1}}\n").as_bytes()).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("t.json: line 5: expected {\"resourceSpans\""),
+            "{e}"
+        );
+        let e = parse("t.json", format!("{} x", lines[0]).as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("trailing characters"), "{e}");
+        // The preview: the lines whole in a head cut in the third.
+        let head = &text[..lines[0].len() + lines[1].len() + 2 + lines[2].len() / 2];
+        let p = parse_head("t.json", head.as_bytes()).unwrap();
+        let two = parse("t.json", format!("{}\n{}\n", lines[0], lines[1]).as_bytes()).unwrap();
+        assert_eq!(shown(&p), shown(&two));
     }
 }
