@@ -28,7 +28,7 @@ use super::trace_json::{
     first_member_array, go_duration_ns, invalid, raw_elements, raw_objects, raw_shown, raw_str,
     raw_text, raw_u64, rfc3339_ns, scalars_are, seed_is_visitor, utf8_head, utf8_text,
 };
-use super::trace_parts::{self, PARALLEL_MIN};
+use super::trace_parts::{self, PARALLEL_MIN, Sep};
 use crate::model::spans::SpanSet;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -139,7 +139,12 @@ fn read_in_parts(
         Some(len)
     };
     let starts = trace_parts::jaeger_trace_start;
-    let (parts, end) = trace_parts::read_elements(text, open, threads, progress, starts, read)?;
+    let first = text.len()
+        - text[open + 1..]
+            .trim_start_matches([' ', '\t', '\n', '\r'])
+            .len();
+    let (parts, end) =
+        trace_parts::read_elements(text, first, Sep::Array, threads, progress, starts, read)?;
     let closed = if prefix.is_empty() {
         text[end..]
             .trim_start_matches([' ', '\t', '\n', '\r'])

@@ -31,7 +31,7 @@ use super::trace_json::{
     first_member_array, invalid, raw_objects, raw_shown, raw_str, raw_text, raw_u64, raw_value,
     read_doc, scalars_are, seed_is_visitor, text_of, utf8_head, utf8_text,
 };
-use super::trace_parts::{self, PARALLEL_MIN};
+use super::trace_parts::{self, PARALLEL_MIN, Sep};
 use crate::model::Warnings;
 use crate::model::spans::SpanSet;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -341,10 +341,22 @@ fn read_resource(
     Ok(())
 }
 
-/// `{"resourceSpans": [resource, …]}` (`resourceSpans` its first member), read in parts
-/// on `threads` threads ([`super::trace_parts`]), and how many runs of resources were
-/// joined; `None` where [`parse_with`] reads it on one thread (other shapes, anything
-/// that does not read, a trace id in resources of two runs).
+/// Whether the document whose first member's array starts at `open` looks like JSON
+/// Lines: its second line starts another `{"resourceSpans":` (the reading checks it).
+fn json_lines(text: &str, open: usize) -> bool {
+    let t = text.as_bytes();
+    let Some(nl) = memchr::memchr(b'\n', &t[open..]).map(|k| open + k) else {
+        return false;
+    };
+    let next = nl + (text[nl..].len() - text[nl..].trim_start().len());
+    trace_parts::object_with_first_key(&t[..t.len().min(next + 64)], next, &["resourceSpans"])
+        == Some(next)
+}
+
+/// `{"resourceSpans": [resource, …]}` (`resourceSpans` its first member), or JSON Lines
+/// of such requests, read in parts on `threads` threads ([`super::trace_parts`]), and how
+/// many runs of resources (or requests) were joined; `None` where [`parse_with`] reads it
+/// on one thread (other shapes, anything that does not read, a trace id in two runs).
 fn read_in_parts(
     file: &str,
     text: &str,
@@ -365,10 +377,38 @@ fn read_in_parts(
         let keys = ["resource", "scopeSpans", "instrumentationLibrarySpans"];
         trace_parts::object_with_first_key(t, from, &keys)
     };
-    let (parts, end) = trace_parts::read_elements(text, open, threads, progress, starts, read)?;
-    if !trace_parts::rest_closes(text, end, "resourceSpans") {
-        return None;
-    }
+    let lines = json_lines(text, open);
+    let parts = if lines {
+        // A request from the start of `rest`; its length.
+        let read = |rest: &str, _: bool, out: &mut SpanCollector, backwards: &mut u64| {
+            let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Top>();
+            let Top::Object(doc) = stream.next()?.ok()? else {
+                return None;
+            };
+            let len = stream.byte_offset();
+            let list = doc.get("resourceSpans").filter(|l| l.starts_with('['))?;
+            let mut resources = Vec::new();
+            resources_into(&mut resources, None)
+                .deserialize(&mut serde_json::Deserializer::from_str(list))
+                .ok()?;
+            for rs in &resources {
+                read_resource(file, "resourceSpans", usize::MAX, rs, out, backwards).ok()?;
+            }
+            Some(len)
+        };
+        let starts =
+            |t: &[u8], from: usize| trace_parts::object_with_first_key(t, from, &["resourceSpans"]);
+        let first = text.len() - text.trim_start().len();
+        trace_parts::read_elements(text, first, Sep::Lines, threads, progress, starts, read)?.0
+    } else {
+        let first = open + 1 + (text[open + 1..].len() - text[open + 1..].trim_start().len());
+        let (parts, end) =
+            trace_parts::read_elements(text, first, Sep::Array, threads, progress, starts, read)?;
+        if !trace_parts::rest_closes(text, end, "resourceSpans") {
+            return None;
+        }
+        parts
+    };
     let (runs, backwards) = (parts.len(), parts.iter().map(|(_, b)| b).sum());
     let out = SpanCollector::join(parts.into_iter().map(|(c, _)| c).collect())?;
     Some((finish(file, out, backwards).ok()?, runs))
@@ -1080,6 +1120,14 @@ mod tests {
         let b = parse("t.json", whole.as_bytes()).unwrap();
         assert_eq!(shown(&a), shown(&b));
         assert!(a.len() > 10, "{}", a.len());
+        // In parts: a run of lines a thread.
+        assert!(json_lines(&text, text.find('[').unwrap()));
+        assert!(!json_lines(&whole, whole.find('[').unwrap()));
+        for threads in [2, 3, 8] {
+            let (p, runs) = read_in_parts("t.json", &text, None, threads).unwrap();
+            assert_eq!(shown(&p), shown(&a));
+            assert!(runs > 1, "{runs}");
+        }
         // A line cut short (and a line of something else) is skipped and counted.
         let cut = format!(
             "{}\n{}\n{}\n{}\n",
@@ -1089,6 +1137,7 @@ mod tests {
             lines[3]
         );
         let c = parse("t.json", cut.as_bytes()).unwrap();
+        assert!(read_in_parts("t.json", &cut, None, 3).is_none());
         assert_eq!(c.warnings.invalid_lines, 1);
         assert!(
             c.warnings

@@ -120,6 +120,16 @@ impl<'t, S, F: Fn(&'t str, bool, &mut SpanCollector, &mut S) -> Option<usize> + 
 {
 }
 
+/// What separates the elements read: commas in an array, or whitespace between
+/// documents (JSON Lines).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Sep {
+    /// An array's elements: a `,` between them, `]` after the last.
+    Array,
+    /// Documents one after another to the end of the text.
+    Lines,
+}
+
 /// How a part's reading stopped.
 enum Stop {
     /// At the start of part `j` exactly.
@@ -135,15 +145,17 @@ enum Stop {
 /// something did not read.
 type Part<S> = Option<(SpanCollector, S, Stop)>;
 
-/// Reads the elements of the array at `text[open]` (a `[`) with `read`, in `threads`
-/// parts from guessed element starts (`find_start`: the first element start it sees
-/// from a byte index on; see the module's notes); returns the collectors (parents
-/// resolved) and states of the runs of elements read, in file order, and the index
-/// after the array. `None` when an element is not an object, the array does not end
-/// or `read` gives `None`.
+/// Reads the elements from `first` (the first one's index: just inside an array, or the
+/// first document of JSON Lines) with `read`, in `threads` parts from guessed element
+/// starts (`find_start`: the first element start it sees from a byte index on; see the
+/// module's notes); returns the collectors (parents resolved) and states of the runs of
+/// elements read, in file order, and the index after the array (the text's length for
+/// JSON Lines). `None` when an element is not an object, the array does not end or
+/// `read` gives `None`.
 pub(super) fn read_elements<'t, S, F>(
     text: &'t str,
-    open: usize,
+    first: usize,
+    sep: Sep,
     threads: usize,
     progress: Option<&super::Progress>,
     find_start: impl Fn(&[u8], usize) -> Option<usize>,
@@ -154,7 +166,6 @@ where
     F: ReadElement<'t, S>,
 {
     let t = text.as_bytes();
-    let first = ws(t, open + 1);
     // Part k's guessed start (strictly increasing; the first part's is the array's
     // first element).
     let mut starts = vec![first];
@@ -179,13 +190,13 @@ where
         let mut handles: Vec<_> = (1..starts.len())
             .map(|k| {
                 let (starts, read, report) = (&starts, &read, &report);
-                Some(s.spawn(move || read_from(text, starts, starts[k], read, report)))
+                Some(s.spawn(move || read_from(text, sep, starts, starts[k], read, report)))
             })
             .collect();
         let mut runs = Vec::new();
         // This thread reads from the first element, taking over a part's reading where
         // it arrives at its start.
-        let mut stop = read_from(text, &starts, first, &read, &report);
+        let mut stop = read_from(text, sep, &starts, first, &read, &report);
         loop {
             let (c, state, how) = stop?;
             runs.push((c, state));
@@ -197,7 +208,7 @@ where
                     return Some((runs, end));
                 }
                 Stop::Part(j) => stop = handles[j - 1].take().map(crate::par::join)?,
-                Stop::Past(at) => stop = read_from(text, &starts, at, &read, &report),
+                Stop::Past(at) => stop = read_from(text, sep, &starts, at, &read, &report),
             }
         }
     })
@@ -207,6 +218,7 @@ where
 /// it, or the array's end.
 fn read_from<'t, S: Default, F: ReadElement<'t, S>>(
     text: &'t str,
+    sep: Sep,
     starts: &[usize],
     mut at: usize,
     read: &F,
@@ -236,9 +248,11 @@ fn read_from<'t, S: Default, F: ReadElement<'t, S>>(
             report(at - reported);
             reported = at;
         }
-        match t.get(at) {
-            Some(b',') => at = ws(t, at + 1),
-            Some(b']') => break Stop::End(at + 1),
+        match (sep, t.get(at)) {
+            (Sep::Array, Some(b',')) => at = ws(t, at + 1),
+            (Sep::Array, Some(b']')) => break Stop::End(at + 1),
+            (Sep::Lines, Some(b'{')) => {}
+            (Sep::Lines, None) => break Stop::End(at),
             _ => return None,
         }
     };
