@@ -110,10 +110,7 @@ fn read_in_parts(
 ) -> Option<(SpanSet, usize)> {
     let (open, prefix) = match trace_parts::first_member_array(text, "data") {
         Some(open) => (open, "data"),
-        None => (
-            text.len() - text.trim_start_matches([' ', '\t', '\n', '\r']).len(),
-            "",
-        ),
+        None => (trace_parts::ws(text.as_bytes(), 0), ""),
     };
     if text.as_bytes().get(open) != Some(&b'[') {
         return None;
@@ -139,16 +136,11 @@ fn read_in_parts(
         Some(len)
     };
     let starts = trace_parts::jaeger_trace_start;
-    let first = text.len()
-        - text[open + 1..]
-            .trim_start_matches([' ', '\t', '\n', '\r'])
-            .len();
+    let first = trace_parts::ws(text.as_bytes(), open + 1);
     let (parts, end) =
         trace_parts::read_elements(text, first, Sep::Array, threads, progress, starts, read)?;
     let closed = if prefix.is_empty() {
-        text[end..]
-            .trim_start_matches([' ', '\t', '\n', '\r'])
-            .is_empty()
+        trace_parts::ws(text.as_bytes(), end) == text.len()
     } else {
         trace_parts::rest_closes(text, end, "data")
     };

@@ -398,10 +398,10 @@ fn read_in_parts(
         };
         let starts =
             |t: &[u8], from: usize| trace_parts::object_with_first_key(t, from, &["resourceSpans"]);
-        let first = text.len() - text.trim_start().len();
+        let first = trace_parts::ws(text.as_bytes(), 0);
         trace_parts::read_elements(text, first, Sep::Lines, threads, progress, starts, read)?.0
     } else {
-        let first = open + 1 + (text[open + 1..].len() - text[open + 1..].trim_start().len());
+        let first = trace_parts::ws(text.as_bytes(), open + 1);
         let (parts, end) =
             trace_parts::read_elements(text, first, Sep::Array, threads, progress, starts, read)?;
         if !trace_parts::rest_closes(text, end, "resourceSpans") {
@@ -1089,6 +1089,37 @@ mod tests {
             e.starts_with("t.json: line ") && e.ends_with("expected `:`"),
             "{e}"
         );
+    }
+
+    /// Fuzzing found it: a vertical tab after `[` (not JSON's whitespace, so serde stops
+    /// there) was passed over by the reading in parts, which then read the document that
+    /// serde refuses. The parts find their first element by JSON's whitespace alone.
+    #[test]
+    fn parts_start_after_json_whitespace_only() {
+        let doc = r#"{"resourceSpans": [
+    {"resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "a"}}]},
+     "scopeSpans": [{"scope": {}, "spans": [{"traceId": "1", "spanId": "2",
+        "startTimeUnixNano": "1", "endTimeUnixNano": "2"}]}]}]}"#;
+        assert!(parse("t.json", doc.as_bytes()).is_ok());
+        for bad in [doc.replacen("[\n", "[\u{b}\n", 1), format!("\u{b}{doc}")] {
+            let one = parse("t.json", bad.as_bytes()).map(|s| shown(&s));
+            let parts = parse_with_threads("t.json", bad.as_bytes(), None, 3).map(|s| shown(&s));
+            assert!(one.is_err(), "{bad:?}");
+            assert_eq!(format!("{one:?}"), format!("{parts:?}"));
+        }
+        let jaeger =
+            r#"{"data":[{"traceID":"1","spans":[{"spanID":"1","startTime":1,"duration":1}]}]}"#;
+        for bad in [
+            jaeger.replacen("[", "[\u{b}", 1),
+            format!("[\u{b}{}]", &jaeger[9..jaeger.len() - 2]),
+        ] {
+            let one = crate::import::jaeger::parse("t.json", bad.as_bytes()).map(|s| shown(&s));
+            let parts =
+                crate::import::jaeger::parse_with_threads("t.json", bad.as_bytes(), None, 3)
+                    .map(|s| shown(&s));
+            assert!(one.is_err(), "{bad:?}");
+            assert_eq!(format!("{one:?}"), format!("{parts:?}"));
+        }
     }
 
     /// JSON Lines, as the OpenTelemetry Collector's file exporter writes them (one

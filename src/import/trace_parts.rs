@@ -37,8 +37,9 @@ pub(super) const PARALLEL_MIN: usize = 4 << 20;
 /// How far from an even share of the bytes a part's start is searched.
 const SEARCH_WINDOW: usize = 64 << 20;
 
-/// JSON's whitespace (serde's: no form feed).
-fn ws(t: &[u8], mut i: usize) -> usize {
+/// The index of the first byte from `i` on that is not JSON's whitespace (serde's: no
+/// form feed, no vertical tab).
+pub(super) fn ws(t: &[u8], mut i: usize) -> usize {
     while matches!(t.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         i += 1;
     }
