@@ -15,16 +15,10 @@ import json
 import random
 import sys
 
+from sizes import parse_size
+
 FUNCS = 4000
 STACKS = 30000
-
-
-def parse_size(s):
-    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    s = s.strip().upper()
-    if s and s[-1] in mult:
-        return int(float(s[:-1]) * mult[s[-1]])
-    return int(s)
 
 
 def thread_tables(rng):

@@ -16,13 +16,7 @@ spans.
 import random
 import sys
 
-
-def parse_size(s):
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    s = s.strip().upper().removesuffix("IB").removesuffix("B")
-    if s and s[-1] in units:
-        return int(float(s[:-1]) * units[s[-1]])
-    return int(s)
+from sizes import parse_size
 
 
 if len(sys.argv) < 3 or sys.argv[1] not in ("jaeger", "otlp"):

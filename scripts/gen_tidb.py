@@ -13,13 +13,7 @@ import random
 import sys
 import tempfile
 
-
-def parse_size(s):
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    s = s.strip().upper().removesuffix("IB").removesuffix("B")
-    if s and s[-1] in units:
-        return int(float(s[:-1]) * units[s[-1]])
-    return int(s)
+from sizes import parse_size
 
 
 size = parse_size(sys.argv[1]) if len(sys.argv) > 1 else 1 << 30

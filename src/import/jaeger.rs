@@ -23,12 +23,13 @@
 //! `name` the name, `labels` the attributes and `projectId` the track.
 
 use super::ImportError;
+use super::chrome::scan::json_ws;
 use super::trace_json::{
     EachInto, ElementsSeed, FastMap, Obj, Reporter, SpanCollector, Text, elements_into,
     first_member_array, go_duration_ns, invalid, raw_elements, raw_objects, raw_shown, raw_str,
     raw_text, raw_u64, rfc3339_ns, scalars_are, seed_is_visitor, utf8_head, utf8_text,
 };
-use super::trace_parts::{self, PARALLEL_MIN, Sep};
+use super::trace_parts::{self, Sep};
 use crate::model::spans::SpanSet;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -46,12 +47,7 @@ pub fn parse_with(
     text: &[u8],
     progress: Option<&super::Progress>,
 ) -> Result<SpanSet, ImportError> {
-    let threads = if text.len() >= PARALLEL_MIN {
-        crate::par::cores()
-    } else {
-        1
-    };
-    parse_with_threads(file, text, progress, threads)
+    parse_with_threads(file, text, progress, trace_parts::threads_for(text.len()))
 }
 
 /// [`parse_with`] in parts on `threads` threads whatever the document's size (`1`: on
@@ -110,7 +106,7 @@ fn read_in_parts(
 ) -> Option<(SpanSet, usize)> {
     let (open, prefix) = match trace_parts::first_member_array(text, "data") {
         Some(open) => (open, "data"),
-        None => (trace_parts::ws(text.as_bytes(), 0), ""),
+        None => (json_ws(text.as_bytes(), 0), ""),
     };
     if text.as_bytes().get(open) != Some(&b'[') {
         return None;
@@ -136,11 +132,11 @@ fn read_in_parts(
         Some(len)
     };
     let starts = trace_parts::jaeger_trace_start;
-    let first = trace_parts::ws(text.as_bytes(), open + 1);
+    let first = json_ws(text.as_bytes(), open + 1);
     let (parts, end) =
         trace_parts::read_elements(text, first, Sep::Array, threads, progress, starts, read)?;
     let closed = if prefix.is_empty() {
-        trace_parts::ws(text.as_bytes(), end) == text.len()
+        json_ws(text.as_bytes(), end) == text.len()
     } else {
         trace_parts::rest_closes(text, end, "data")
     };
@@ -628,7 +624,8 @@ fn read_span<'a>(
 mod tests {
     use super::*;
     use crate::generator::Rng;
-    use crate::import::trace_parts::tests::shown;
+    use crate::import::trace_parts::PARALLEL_MIN;
+    use crate::import::trace_parts::tests::{PartsSeen, parts_read_as_whole, shown};
     use crate::model::NO_PARENT;
     use crate::model::spans::{SpanTree, TrackKind};
 
@@ -1146,29 +1143,16 @@ mod tests {
     #[test]
     fn documents_read_in_parts_read_as_in_one_go() {
         let mut rng = Rng(17);
-        let (mut read_in_parts_count, mut several) = (0, 0);
+        let mut seen = PartsSeen::default();
         for case in 0..120 {
             let (array, cross, repeat) = (case % 2 == 1, case % 5 == 3, case % 7 == 4);
             let doc = random_doc(&mut rng, 1 + case % 9, array, cross, repeat);
             let whole = parse("t.json", doc.as_bytes());
-            for threads in [1, 2, 3, 8] {
-                let parts = read_in_parts("t.json", &doc, None, threads);
-                match (&parts, &whole) {
-                    (Some((p, runs)), Ok(w)) => {
-                        assert_eq!(shown(p), shown(w), "{doc}");
-                        read_in_parts_count += 1;
-                        several += usize::from(*runs > 1);
-                    }
-                    (Some(_), Err(e)) => panic!("read in parts, in one go {e}: {doc}"),
-                    (None, _) => assert!(
-                        whole.is_err() || ((cross || repeat) && threads > 1),
-                        "left to the reading in one go: {doc}"
-                    ),
-                }
-            }
+            let parts = |threads| read_in_parts("t.json", &doc, None, threads);
+            parts_read_as_whole(&doc, &whole, cross || repeat, parts, &mut seen);
         }
-        assert!(read_in_parts_count > 300, "{read_in_parts_count}");
-        assert!(several > 150, "{several}");
+        assert!(seen.read > 300, "{}", seen.read);
+        assert!(seen.several > 150, "{}", seen.several);
     }
 
     /// What the reading in parts cannot take goes to the reading in one go, which gives

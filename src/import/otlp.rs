@@ -26,12 +26,13 @@
 //! value (Jaeger's api_v3 snapshot omits both times).
 
 use super::ImportError;
+use super::chrome::scan::json_ws;
 use super::trace_json::{
     EachInto, ElementsSeed, Obj, Reporter, SpanCollector, Text, Top, error_within,
     first_member_array, invalid, raw_objects, raw_shown, raw_str, raw_text, raw_u64, raw_value,
     read_doc, scalars_are, seed_is_visitor, text_of, utf8_head, utf8_text,
 };
-use super::trace_parts::{self, PARALLEL_MIN, Sep};
+use super::trace_parts::{self, Sep};
 use crate::model::Warnings;
 use crate::model::spans::SpanSet;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -50,12 +51,7 @@ pub fn parse_with(
     text: &[u8],
     progress: Option<&super::Progress>,
 ) -> Result<SpanSet, ImportError> {
-    let threads = if text.len() >= PARALLEL_MIN {
-        crate::par::cores()
-    } else {
-        1
-    };
-    parse_with_threads(file, text, progress, threads)
+    parse_with_threads(file, text, progress, trace_parts::threads_for(text.len()))
 }
 
 /// [`parse_with`] in parts on `threads` threads whatever the document's size (`1`: on
@@ -398,10 +394,10 @@ fn read_in_parts(
         };
         let starts =
             |t: &[u8], from: usize| trace_parts::object_with_first_key(t, from, &["resourceSpans"]);
-        let first = trace_parts::ws(text.as_bytes(), 0);
+        let first = json_ws(text.as_bytes(), 0);
         trace_parts::read_elements(text, first, Sep::Lines, threads, progress, starts, read)?.0
     } else {
-        let first = trace_parts::ws(text.as_bytes(), open + 1);
+        let first = json_ws(text.as_bytes(), open + 1);
         let (parts, end) =
             trace_parts::read_elements(text, first, Sep::Array, threads, progress, starts, read)?;
         if !trace_parts::rest_closes(text, end, "resourceSpans") {
@@ -771,7 +767,8 @@ fn read_span(
 mod tests {
     use super::*;
     use crate::generator::Rng;
-    use crate::import::trace_parts::tests::shown;
+    use crate::import::trace_parts::PARALLEL_MIN;
+    use crate::import::trace_parts::tests::{PartsSeen, parts_read_as_whole, shown};
 
     const DOC: &str = r#"{"resourceSpans":[{"resource":{"attributes":[
         {"key":"service.name","value":{"stringValue":"api"}},
@@ -1029,29 +1026,16 @@ mod tests {
     #[test]
     fn documents_read_in_parts_read_as_in_one_go() {
         let mut rng = Rng(23);
-        let (mut read_in_parts_count, mut several) = (0, 0);
+        let mut seen = PartsSeen::default();
         for case in 0..100 {
             let shared = case % 4 == 3;
             let doc = random_doc(&mut rng, 1 + case % 8, shared);
             let whole = parse("t.json", doc.as_bytes());
-            for threads in [1, 2, 3, 8] {
-                let parts = read_in_parts("t.json", &doc, None, threads);
-                match (&parts, &whole) {
-                    (Some((p, runs)), Ok(w)) => {
-                        assert_eq!(shown(p), shown(w), "{doc}");
-                        read_in_parts_count += 1;
-                        several += usize::from(*runs > 1);
-                    }
-                    (Some(_), Err(e)) => panic!("read in parts, in one go {e}: {doc}"),
-                    (None, _) => assert!(
-                        whole.is_err() || (shared && threads > 1),
-                        "left to the reading in one go: {doc}"
-                    ),
-                }
-            }
+            let parts = |threads| read_in_parts("t.json", &doc, None, threads);
+            parts_read_as_whole(&doc, &whole, shared, parts, &mut seen);
         }
-        assert!(read_in_parts_count > 250, "{read_in_parts_count}");
-        assert!(several > 150, "{several}");
+        assert!(seen.read > 250, "{}", seen.read);
+        assert!(seen.several > 150, "{}", seen.several);
     }
 
     /// A document of 4 MiB or more is read in parts, as in one go; what the parts do not

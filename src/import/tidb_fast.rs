@@ -23,7 +23,7 @@
 //! [`read_head`] reads the start of a document cut anywhere, as far as whole spans go:
 //! the preview of a big file.
 
-use super::chrome::scan::skip_string;
+use super::chrome::scan::{json_ws as ws, skip_string};
 use crate::model::Warnings;
 use crate::model::names::{NameId, Names};
 use crate::model::spans::{IdColumns, IdSpan, SpanSet, Track};
@@ -118,14 +118,6 @@ fn back_ws(t: &[u8], mut i: usize) -> usize {
 #[inline]
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-}
-
-#[inline]
-fn ws(t: &[u8], mut i: usize) -> usize {
-    while i < t.len() && is_ws(t[i]) {
-        i += 1;
-    }
-    i
 }
 
 /// Progress in bytes, summed over the threads.

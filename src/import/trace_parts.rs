@@ -28,23 +28,25 @@
 //! trace). Where one does, or anything fails to read, the caller reads the document on
 //! one thread, with that reader's errors and positions.
 
+use super::chrome::scan::json_ws as ws;
 use super::trace_json::SpanCollector;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Documents under this size are read on one thread.
 pub(super) const PARALLEL_MIN: usize = 4 << 20;
 
+/// The threads a document of `len` bytes is read on: every core from
+/// [`PARALLEL_MIN`] on, else this one.
+pub(super) fn threads_for(len: usize) -> usize {
+    if len >= PARALLEL_MIN {
+        crate::par::cores()
+    } else {
+        1
+    }
+}
+
 /// How far from an even share of the bytes a part's start is searched.
 const SEARCH_WINDOW: usize = 64 << 20;
-
-/// The index of the first byte from `i` on that is not JSON's whitespace (serde's: no
-/// form feed, no vertical tab).
-pub(super) fn ws(t: &[u8], mut i: usize) -> usize {
-    while matches!(t.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
-    }
-    i
-}
 
 /// Where the array value of the document's first member ends up: the index of its `[`,
 /// when `text` is `{"key": [` (JSON whitespace around, `key` written without escapes).
@@ -360,6 +362,40 @@ pub(super) mod tests {
 
     /// Guessed starts: the first `{` from the given index on whose first member (or, for
     /// Jaeger, first after a `traceID` string) is a key only an element has.
+    /// Counts of documents read in parts (and of those read in several runs).
+    #[derive(Default)]
+    pub(in crate::import) struct PartsSeen {
+        pub read: usize,
+        pub several: usize,
+    }
+
+    /// `doc` read in parts on 1, 2, 3 and 8 threads (`parts`) gives the set the reading
+    /// in one go gave (`whole`); a part reading may leave it to that reading only where
+    /// the document does not read or, on several threads, where `shared` (a trace id in
+    /// two places).
+    pub(in crate::import) fn parts_read_as_whole(
+        doc: &str,
+        whole: &Result<SpanSet, crate::import::ImportError>,
+        shared: bool,
+        parts: impl Fn(usize) -> Option<(SpanSet, usize)>,
+        seen: &mut PartsSeen,
+    ) {
+        for threads in [1, 2, 3, 8] {
+            match (parts(threads), whole) {
+                (Some((p, runs)), Ok(w)) => {
+                    assert_eq!(shown(&p), shown(w), "{doc}");
+                    seen.read += 1;
+                    seen.several += usize::from(runs > 1);
+                }
+                (Some(_), Err(e)) => panic!("read in parts, in one go {e}: {doc}"),
+                (None, _) => assert!(
+                    whole.is_err() || (shared && threads > 1),
+                    "left to the reading in one go: {doc}"
+                ),
+            }
+        }
+    }
+
     #[test]
     fn element_starts_are_guessed_at_their_first_keys() {
         let jaeger = |t: &str, from: usize| jaeger_trace_start(t.as_bytes(), from);

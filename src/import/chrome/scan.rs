@@ -22,6 +22,18 @@ pub(super) fn err_at(
 
 pub(super) use crate::import::text::line_col;
 
+/// The index of the first byte from `i` on that is not JSON's white space (space, tab,
+/// newline, carriage return: not the form feed or vertical tab `is_ascii_whitespace` and
+/// `str::trim_start` also take, which serde refuses). Readers that must read exactly
+/// what serde reads skip with this one.
+#[inline]
+pub(in crate::import) fn json_ws(text: &[u8], mut i: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = text.get(i) {
+        i += 1;
+    }
+    i
+}
+
 #[inline]
 pub(in crate::import) fn skip_ws(text: &[u8], mut i: usize) -> usize {
     while i < text.len() && text[i].is_ascii_whitespace() {

@@ -180,13 +180,8 @@ fn read_array(text: &[u8], l: &Lifted) -> Option<FlatStacks> {
     Some(all)
 }
 
-/// JSON's white space (not the form feed `is_ascii_whitespace` also takes).
-pub(super) fn ws(text: &[u8], mut i: usize) -> usize {
-    while let Some(b' ' | b'\t' | b'\n' | b'\r') = text.get(i) {
-        i += 1;
-    }
-    i
-}
+/// JSON's white space, skipped.
+pub(super) use crate::import::chrome::scan::json_ws as ws;
 
 /// The elements between `from` and `to`: `from` is just after the array's `[` (`first`)
 /// or just after an element, `to` just after an element or one past the array's `]`.
