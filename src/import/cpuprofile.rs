@@ -156,6 +156,16 @@ pub fn add_thread(out: &mut Samples, a: Assembly, warnings: &mut Warnings) {
     weigh_by_gaps(st);
 }
 
+/// The note for `samples` samples with `deltas` time deltas (named `member` in the file).
+fn deltas_note(samples: usize, deltas: usize, member: &str) -> String {
+    let what = if deltas < samples {
+        "missing deltas count as 0"
+    } else {
+        "the extra ones are ignored"
+    };
+    format!("{samples} samples but {deltas} {member}: {what}")
+}
+
 /// Nanoseconds of the profile's start (`startTime`, microseconds; 0 without one).
 fn start_ns(start_us: Option<f64>) -> f64 {
     (start_us.unwrap_or(0.0) * 1000.0).max(0.0)
@@ -404,7 +414,7 @@ fn nodes_at_head(head: &[u8]) -> Option<Vec<Node>> {
 }
 
 /// `name file:line`, `(anonymous) file:line`, or the bare name for frames without a script.
-fn frame_name(f: &CallFrame) -> String {
+pub(super) fn frame_name(f: &CallFrame) -> String {
     let name = if f.function_name.is_empty() {
         "(anonymous)"
     } else {
@@ -427,6 +437,9 @@ fn frame_name(f: &CallFrame) -> String {
 
 /// Parses a `.cpuprofile` file: by [`parse_fast`], or where it declines, by serde.
 pub fn parse(file: &str, text: &[u8]) -> Result<Samples, ImportError> {
+    if super::v8_tree::has_head_tree(text) {
+        return super::v8_tree::parse_cpu(file, text);
+    }
     match parse_fast(file, text, Halves::Auto) {
         Some(done) => done,
         None => parse_whole(file, text),
@@ -499,9 +512,9 @@ fn parse_fast(file: &str, text: &[u8], halves: Halves) -> Option<Result<Samples,
     }
     let mut warnings = Warnings::default();
     if n_deltas != n_samples {
-        warnings.notes.push(format!(
-            "{n_samples} samples but {n_deltas} timeDeltas: missing deltas count as 0"
-        ));
+        warnings
+            .notes
+            .push(deltas_note(n_samples, n_deltas, "timeDeltas"));
     }
     warnings.notes.append(&mut tree_notes.notes);
     if unknown > 0 {
@@ -1018,6 +1031,12 @@ fn is_json_number(tok: &[u8]) -> bool {
 /// Parses a `.cpuprofile` file with serde: every array built, then combined.
 fn parse_whole(file: &str, text: &[u8]) -> Result<Samples, ImportError> {
     let p: Profile = serde_json::from_slice(text).map_err(|e| ImportError::json(file, &e))?;
+    from_profile(file, p, "timeDeltas")
+}
+
+/// The samples of a whole profile as one thread, `main` (`deltas`: the member the
+/// deltas came from, for the note when there are fewer of them than samples).
+pub(super) fn from_profile(file: &str, p: Profile, deltas: &str) -> Result<Samples, ImportError> {
     if p.samples.is_empty() {
         return Err(ImportError::NoSamples {
             file: file.to_string(),
@@ -1037,11 +1056,9 @@ fn parse_whole(file: &str, text: &[u8]) -> Result<Samples, ImportError> {
         ..Assembly::default()
     };
     if p.time_deltas.len() != p.samples.len() {
-        warnings.notes.push(format!(
-            "{} samples but {} timeDeltas: missing deltas count as 0",
-            p.samples.len(),
-            p.time_deltas.len()
-        ));
+        warnings
+            .notes
+            .push(deltas_note(p.samples.len(), p.time_deltas.len(), deltas));
     }
     a.add(p, None);
     add_thread(&mut out, a, &mut warnings);

@@ -22,8 +22,14 @@ pub fn detect(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, Stri
         return Ok(SourceFormat::Pprof);
     }
     if looks_binary(text) {
+        let hint = if legacy_cpu_profile(text) {
+            " (a legacy binary CPU profile of gperftools or Go before 1.9, which scorch does \
+             not read: `pprof -proto FILE > FILE.pb` converts it to a pprof protobuf)"
+        } else {
+            ""
+        };
         return Err(format!(
-            "binary data starting with {}",
+            "binary data starting with {}{hint}",
             hex_preview(&text[..text.len().min(8)])
         ));
     }
@@ -69,6 +75,17 @@ fn detect_json(text: &[u8]) -> Result<SourceFormat, String> {
     // profile's node list is often longer than the sniffed megabyte.
     if top_has("nodes") && (top_has("samples") || top_has("timeDeltas")) {
         return Ok(SourceFormat::CpuProfile);
+    }
+    // V8's profiles written as one nested tree: a sampling heap profile (`selfSize` in
+    // its nodes) or an old `.cpuprofile` (`hitCount`, `timestamps`).
+    if top_has("head") && !top_has("nodes") {
+        let head = &text[..text.len().min(JSON_SNIFF_BYTES)];
+        if has_key(head, "selfSize") && has_key(head, "callFrame") {
+            return Ok(SourceFormat::HeapProfile);
+        }
+        if has_key(head, "hitCount") || top_has("timestamps") {
+            return Ok(SourceFormat::CpuProfile);
+        }
     }
     if top_has("resourceSpans")
         || top_has("result") && has_key(&text[..text.len().min(JSON_SNIFF_BYTES)], "resourceSpans")
@@ -122,6 +139,7 @@ fn detect_json(text: &[u8]) -> Result<SourceFormat, String> {
     }
     if (has("spans") && (has("traceID") || has("traceId") || has("processes")))
         || (has("traceID") && has("spanID"))
+        || (has("traceId") && has("spanId") && has("operationName"))
     {
         return Ok(SourceFormat::Jaeger);
     }
@@ -136,6 +154,16 @@ fn detect_json(text: &[u8]) -> Result<SourceFormat, String> {
 }
 
 fn detect_text(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, String> {
+    // Formats scorch does not read, named by their first lines: some of their lines look
+    // like perf script's or folded stacks' (a legacy heap profile's `1: 9216 [...] @ 0x…`).
+    if let Some(what) = other_text_format(text) {
+        let first = text
+            .split(|&b| b == b'\n')
+            .find(|l| !l.trim_ascii().is_empty())
+            .map(preview)
+            .unwrap_or_default();
+        return Err(format!("text that looks like {what}; first line: {first}"));
+    }
     let mut folded = 0usize;
     let mut folded_diff = None::<bool>;
     let mut perf_frames = 0usize;
@@ -205,7 +233,10 @@ fn detect_text(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, Str
         let n = n.to_ascii_lowercase();
         n.ends_with(".folded") || n.ends_with(".collapsed") || n.ends_with(".stacks")
     });
-    if mostly_folded || (folded > 0 && (folded_ext || perf_frames + dtrace_frames == 0)) {
+    // A few folded-looking lines among many others are not folded stacks with damage but
+    // another format whose lines happen to end in a number (pprof's legacy text
+    // profiles, callgrind, a GHC report): loading them would draw nonsense.
+    if mostly_folded || (folded > 0 && folded_ext) {
         return Ok(if folded_diff == Some(true) {
             SourceFormat::FoldedDiff
         } else {
@@ -222,9 +253,88 @@ fn detect_text(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, Str
     ))
 }
 
+/// A text profile format scorch does not read, recognised by its first lines, with how
+/// to turn it into one it reads.
+fn other_text_format(text: &[u8]) -> Option<&'static str> {
+    let head = &text[..text.len().min(64 << 10)];
+    let lines = || {
+        head.split(|&b| b == b'\n')
+            .map(|l| l.trim_ascii())
+            .filter(|l| !l.is_empty())
+            .take(50)
+    };
+    let first = lines().next()?;
+    let starts = |p: &[u8]| first.starts_with(p);
+    if starts(b"# callgrind format")
+        || (lines().any(|l| l.starts_with(b"events:")) && lines().any(|l| l.starts_with(b"fn=")))
+    {
+        return Some(
+            "callgrind output (valgrind, `pprof -callgrind`), which scorch does not read; \
+             for a pprof profile open the profile itself",
+        );
+    }
+    if starts(b"heap profile:")
+        || starts(b"--- contention")
+        || starts(b"--- heapz")
+        || starts(b"--- threadz")
+        || starts(b"threadcreate profile:")
+        || starts(b"goroutine profile:")
+        || starts(b"PeriodType:")
+    {
+        return Some(
+            "a legacy pprof text profile (gperftools, old Go or Java), which scorch does not \
+             read: `pprof -proto FILE > FILE.pb` converts it to a pprof protobuf",
+        );
+    }
+    if lines()
+        .take(4)
+        .any(|l| find(l, b"Time and Allocation Profiling Report").is_some())
+    {
+        return Some(
+            "a GHC profiling report (`+RTS -p`), which scorch does not read; \
+             `ghc-prof-flamegraph` or inferno's `collapse-ghcprof` turn it into folded stacks",
+        );
+    }
+    if starts(b"Analysis of sampling") {
+        return Some(
+            "macOS `sample` output, which scorch does not read; inferno's `collapse-sample` \
+             turns it into folded stacks",
+        );
+    }
+    if starts(b"v8-version,") || starts(b"shared-library,") || starts(b"code-creation,") {
+        return Some(
+            "a V8 log (`node --prof`), which scorch does not read; record with \
+             `node --cpu-prof` instead, whose `.cpuprofile` it reads",
+        );
+    }
+    None
+}
+
+/// The header of a legacy binary CPU profile (gperftools' `ProfilerStart`, Go's before
+/// 1.9, Java agents): the words 0, 3, 0 (1 for Java's), period, 0 in 32 or 64 bits,
+/// either byte order.
+fn legacy_cpu_profile(text: &[u8]) -> bool {
+    let words = |size: usize, big: bool| -> Option<[u64; 3]> {
+        let mut w = [0u64; 3];
+        for (k, slot) in w.iter_mut().enumerate() {
+            let b = text.get(k * size..(k + 1) * size)?;
+            let mut v = 0u64;
+            for i in 0..size {
+                let byte = if big { b[i] } else { b[size - 1 - i] };
+                v = (v << 8) | u64::from(byte);
+            }
+            *slot = v;
+        }
+        Some(w)
+    };
+    [(4, false), (4, true), (8, false), (8, true)]
+        .into_iter()
+        .any(|(size, big)| matches!(words(size, big), Some([0, 3, 0 | 1])))
+}
+
 /// Keys of the top-level object, in order, scanning until a key that decides the format
 /// is found or 256 MiB were read. Empty for arrays and non-objects.
-fn top_level_keys(text: &[u8]) -> Vec<String> {
+pub(super) fn top_level_keys(text: &[u8]) -> Vec<String> {
     const DECISIVE: [&str; 5] = [
         "flamebearer",
         "flamegraph",
@@ -838,5 +948,88 @@ mod tests {
                 .unwrap_err()
                 .starts_with("binary data")
         );
+    }
+
+    /// A few lines that happen to read as folded stacks among many that do not are
+    /// another format (pprof's legacy thread profile below loaded as one stack named
+    /// `threadcreate profile: total`); with a folded file's name they are damage.
+    #[test]
+    fn a_few_folded_looking_lines_are_not_folded_stacks() {
+        let junk = "prologue\n1 @ 0x44cb3 0x45045\n1 @ 0x44cb3 0x45323\nsome text here\n";
+        let doc = format!("main;run 7\n{junk}");
+        let e = detect(doc.as_bytes(), None).unwrap_err();
+        assert!(e.starts_with("text that is not folded stacks"), "{e}");
+        assert_eq!(
+            detect(doc.as_bytes(), Some("x.folded")),
+            Ok(SourceFormat::Folded)
+        );
+        // Half the lines folded: damage, loaded (the bad lines are counted).
+        let half = "a;b 1\nnot a stack\nc;d 2\nnor this\n";
+        assert_eq!(detect(half.as_bytes(), None), Ok(SourceFormat::Folded));
+    }
+
+    /// Formats scorch does not read are named, with what converts them.
+    #[test]
+    fn other_profile_formats_are_named() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "threadcreate profile: total 7\n1 @ 0x44cb3 0x45045\n",
+                "legacy pprof text profile",
+            ),
+            (
+                "heap profile:    144:  8498176 [   144:  8498176] @ heapz_v2/524288\n     1:     9216 [     1:     9216] @ 0xc635c8 0x42ecc3\n",
+                "legacy pprof text profile",
+            ),
+            (
+                "--- contentionz 1 ---\ncycles/second = 3201000000\n",
+                "legacy pprof",
+            ),
+            (
+                "# callgrind format\nevents: Instructions\n\nfl=file1.c\nfn=main\n16 20\ncalls=1 50\n16 400\n",
+                "callgrind",
+            ),
+            (
+                "positions: instr line\nevents: cpu(ms)\n\nfn=main\n0 10\n",
+                "callgrind",
+            ),
+            (
+                "\tSun Aug  6 14:52 2023 Time and Allocation Profiling Report  (Final)\n\nmain Main a.hs:1 30.4 9.4 7 5617272\n",
+                "GHC profiling report",
+            ),
+            (
+                "Analysis of sampling rg (pid 64751) every 1 millisecond\nProcess: rg\n",
+                "macOS `sample`",
+            ),
+            (
+                "v8-version,6,0,287,53,0\nshared-library,\"node\",0x1,0x2,0\n",
+                "V8 log",
+            ),
+        ];
+        for (doc, want) in cases {
+            let e = detect(doc.as_bytes(), None).unwrap_err();
+            assert!(e.contains(want), "{doc:?}: {e}");
+        }
+        // The legacy binary CPU profile's header, 64-bit little-endian (gperftools) and
+        // Java's 32-bit one.
+        let mut cpu = Vec::new();
+        for w in [0u64, 3, 0, 10_000, 0, 1, 1, 0x4a2f10] {
+            cpu.extend_from_slice(&w.to_le_bytes());
+        }
+        assert!(
+            detect(&cpu, None)
+                .unwrap_err()
+                .contains("legacy binary CPU profile")
+        );
+        let mut java = Vec::new();
+        for w in [0u32, 3, 1, 10_000, 0, 1, 1, 0x4a2f10] {
+            java.extend_from_slice(&w.to_le_bytes());
+        }
+        assert!(
+            detect(&java, None)
+                .unwrap_err()
+                .contains("legacy binary CPU profile")
+        );
+        let e = detect(&[0, 1, 2, 3, 0, 0, 0, 0], None).unwrap_err();
+        assert!(!e.contains("legacy"), "{e}");
     }
 }

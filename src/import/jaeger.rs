@@ -83,12 +83,26 @@ fn read_whole(
     .deserialize(&mut d)
     .and_then(|o| d.end().map(|()| o))
     .map_err(|e| ImportError::json(file, &e))?;
+    // One span alone (a span document as Elasticsearch or a domain-model test stores
+    // it): an array of one span.
+    if outline.object && outline.span_id && outline.spans.is_none() && outline.data.is_none() {
+        let span: &RawValue =
+            serde_json::from_str(text).map_err(|e| ImportError::json(file, &e))?;
+        let one = TraceRef {
+            path: String::new(),
+            trace_id: None,
+            spans: vec![span],
+            processes: None,
+            project: None,
+        };
+        return read_traces(file, &[one], &report);
+    }
     let traces = traces_of(outline).ok_or_else(|| {
         invalid(
             file,
             "top level",
             "expected Jaeger traces: {\"data\": [traces]}, {\"traceID\", \"spans\", \"processes\"}, \
-             an array of traces, or an array of spans",
+             an array of traces, an array of spans, or one span",
         )
     })?;
     read_traces(file, &traces, &report)
@@ -676,6 +690,35 @@ mod tests {
     /// (a trace's `spans`, a span's name), an inline `process` that is not an object
     /// hides `processID` (no service, no process tags), and values of unexpected types
     /// are passed over (a `kind` that is a number, tags that are not objects).
+    /// One span alone, as Elasticsearch stores a span document (`traceID`, an inline
+    /// `process`) and as the domain model writes one (base64 `traceId`/`spanId`): a
+    /// trace of that span.
+    #[test]
+    fn one_span_alone() {
+        let es = r#"{"traceID":"0000000000000001","spanID":"0000000000000002","operationName":"op",
+            "references":[{"refType":"CHILD_OF","traceID":"0000000000000001","spanID":"0000000000000003"}],
+            "startTime":1485467191639875,"duration":5,"tags":[{"key":"peer.service","type":"string","value":"y"}],
+            "process":{"serviceName":"service-x","tags":[]}}"#;
+        let domain = r#"{"traceId":"AAAAAAAAAAAAAAAAAAAAAQ==","spanId":"AAAAAAAAAAI=","operationName":"op",
+            "startTime":"2017-01-26T16:46:31.639875Z","duration":"0.000005s",
+            "process":{"serviceName":"service-x"}}"#;
+        for doc in [es, domain] {
+            assert_eq!(
+                crate::import::detect::detect(doc.as_bytes(), None),
+                Ok(crate::model::SourceFormat::Jaeger)
+            );
+            let s = parse("one.json", doc.as_bytes()).unwrap();
+            assert_eq!(s.len(), 1);
+            let op = find(&s, "op");
+            assert_eq!(s.tracks[s.track[op] as usize].name, "service-x");
+            assert_eq!(s.dur_ns[op], 5_000);
+        }
+        // A span with errors in it is refused at its place.
+        let bad = es.replace("\"duration\":5", "\"duration\":\"x\"");
+        let e = parse("one.json", bad.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("one.json") && e.contains("[0]"), "{e}");
+    }
+
     #[test]
     fn repeated_keys_and_odd_values_read_as_before() {
         let doc = r#"{"data":[{"traceID":"t","spans":[{"spanID":"9","startTime":1,"duration":1}],

@@ -50,6 +50,7 @@ pub mod tidb;
 mod tidb_fast;
 mod trace_json;
 mod trace_parts;
+mod v8_tree;
 
 use crate::model::spans::SpanSet;
 use crate::model::{Profile, SourceFormat};
@@ -497,6 +498,11 @@ pub static IMPORTERS: &[Importer] = &[
         formats: &[SourceFormat::CpuProfile],
         gives: Gives::Profile,
         parse: |f, t, _, _| cpuprofile::parse(f, t).map(Parsed::Samples),
+    },
+    Importer {
+        formats: &[SourceFormat::HeapProfile],
+        gives: Gives::Profile,
+        parse: |f, t, _, _| v8_tree::parse_heap(f, t).map(Parsed::Profile),
     },
     Importer {
         formats: &[SourceFormat::FirefoxProfile],
@@ -1172,6 +1178,7 @@ mod tests {
             SourceFormat::Otlp,
             SourceFormat::CpuProfile,
             SourceFormat::TiDBTrace,
+            SourceFormat::HeapProfile,
         ];
         for f in all {
             match f {
@@ -1188,7 +1195,8 @@ mod tests {
                 | SourceFormat::Jaeger
                 | SourceFormat::Otlp
                 | SourceFormat::CpuProfile
-                | SourceFormat::TiDBTrace => {}
+                | SourceFormat::TiDBTrace
+                | SourceFormat::HeapProfile => {}
             }
             assert!(
                 IMPORTERS.iter().any(|i| i.formats.contains(&f)),

@@ -667,22 +667,31 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
     (acc == 0).then_some(out)
 }
 
-/// A decimal number (`12`, `0.001`, `-3.5`) times `10^shift`, rounded half away from
-/// zero, from its digits (no float on the way).
+/// A decimal number (`12`, `0.001`, `-3.5`) times `10^shift` (`shift` ≥ 0), rounded
+/// half away from zero, from its digits (no float on the way): every digit within the
+/// shift counts (`0.000005` seconds is 5000 ns).
 pub(crate) fn decimal_scaled(s: &str, shift: i64) -> Option<i64> {
-    // The Chrome importer's parser does exactly this for shift 3 (µs → ns).
-    let ns = super::chrome::micros_to_ns(s)?;
-    match shift {
-        3 => Some(ns),
-        k if k > 3 => ns.checked_mul(10i64.checked_pow((k - 3) as u32)?),
-        k => {
-            // Fewer than 3: divide with rounding (only used for ns, shift 0).
-            let p = 10i64.checked_pow((3 - k) as u32)?;
-            let q = ns / p;
-            let r = ns % p;
-            Some(if r.abs() * 2 >= p { q + ns.signum() } else { q })
-        }
+    let shift = usize::try_from(shift).ok()?;
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    if int.len() + frac.len() == 0 || !digits(int) || !digits(frac) {
+        return None;
     }
+    let frac = frac.as_bytes();
+    let mut v: i64 = 0;
+    let int_digits = int.bytes().map(|b| b - b'0');
+    let frac_digits = (0..shift).map(|k| frac.get(k).map_or(0, |b| b - b'0'));
+    for d in int_digits.chain(frac_digits) {
+        v = v.checked_mul(10)?.checked_add(i64::from(d))?;
+    }
+    if frac.get(shift).is_some_and(|&b| b >= b'5') {
+        v = v.checked_add(1)?;
+    }
+    Some(if neg { -v } else { v })
 }
 
 /// A Go duration string (`"22938000ns"`, `"0.001s"`, `"1m30.5s"`, `"1.5ms"`, `"3µs"`) in
@@ -1312,5 +1321,17 @@ mod tests {
         assert_eq!(go_duration_ns("99999999999999999999h"), None);
         assert_eq!(decimal_scaled("1.5", 0), Some(2));
         assert_eq!(decimal_scaled("7", 6), Some(7_000_000));
+        // Every digit within the shift counts: proto3 JSON durations ("0.000005s") and
+        // seconds with nanoseconds.
+        assert_eq!(go_duration_ns("0.000005s"), Some(5000));
+        assert_eq!(go_duration_ns("1.234567891s"), Some(1_234_567_891));
+        assert_eq!(go_duration_ns("2.5000004ms"), Some(2_500_000));
+        assert_eq!(go_duration_ns("2.5000005ms"), Some(2_500_001));
+        assert_eq!(decimal_scaled("-0.25", 1), Some(-3));
+        assert_eq!(decimal_scaled(".5", 2), Some(50));
+        assert_eq!(decimal_scaled("1.", 0), Some(1));
+        for bad in ["", ".", "1.2.3", "1e3", "--1", "9223372036854775808"] {
+            assert_eq!(decimal_scaled(bad, 0), None, "{bad}");
+        }
     }
 }

@@ -54,6 +54,8 @@ pub enum SourceFormat {
     CpuProfile,
     /// TiDB trace JSON (`span_sets` of timed spans).
     TiDBTrace,
+    /// V8's sampling heap profile JSON (`.heapprofile`: a tree of `selfSize`s).
+    HeapProfile,
 }
 
 impl SourceFormat {
@@ -74,6 +76,7 @@ impl SourceFormat {
             SourceFormat::Otlp => "OpenTelemetry OTLP/JSON",
             SourceFormat::CpuProfile => "Chrome .cpuprofile JSON",
             SourceFormat::TiDBTrace => "TiDB trace JSON",
+            SourceFormat::HeapProfile => "V8 heap profile JSON",
         }
     }
 }

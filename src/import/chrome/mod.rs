@@ -72,8 +72,6 @@ mod events;
 mod link;
 pub(super) mod scan;
 
-pub(crate) use events::micros_to_ns;
-
 use super::ImportError;
 use crate::model::spans::SpanSet;
 
@@ -173,6 +171,7 @@ pub(super) struct Split {
 
 #[cfg(test)]
 mod tests {
+    use super::events::micros_to_ns;
     use super::*;
     use crate::model::NO_PARENT;
     use crate::model::spans::SpanTree;
