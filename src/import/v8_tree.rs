@@ -12,8 +12,8 @@
 //! The tree is read with an explicit stack, not by recursion: serde would stop at 128
 //! levels, and a stack thousands of frames deep is a tree thousands of objects deep.
 //! Each node's other members are read by serde from their own bytes (so every byte is
-//! checked, and members of unknown names too); errors give the line, the column and the
-//! node's path (`head.children[2].children[0]`).
+//! checked, and members of unknown names too); errors give the line and the column (a
+//! node without the id the samples need, its path: `head.children[2].children[0]`).
 
 use super::ImportError;
 use super::chrome::scan::{json_ws, skip_string, skip_value};
@@ -143,9 +143,11 @@ pub fn parse_cpu(file: &str, text: &[u8]) -> Result<Samples, ImportError> {
         }
     }
     let number = |key: &str| -> Result<Option<f64>, ImportError> {
-        read.member(key)
-            .map(|(v, at)| from_bytes::<f64>(file, text, v, at))
-            .transpose()
+        Ok(read
+            .member(key)
+            .map(|(v, at)| from_bytes::<Option<f64>>(file, text, v, at))
+            .transpose()?
+            .flatten())
     };
     let list = |key: &str| -> Result<Vec<f64>, ImportError> {
         Ok(read
@@ -805,5 +807,14 @@ mod tests {
             e.contains("head.children[0].children[0]") && e.contains("without an `id`"),
             "{e}"
         );
+        // `null` members read as absent, as serde reads the current form's.
+        let nulls = old
+            .replace(
+                r#"[{"functionName":"b","#,
+                r#"[{"id":3,"functionName":"b","#,
+            )
+            .replace(r#""startTime": 1"#, r#""startTime": null"#);
+        let s = cpuprofile::parse("old", nulls.as_bytes()).expect("a null startTime reads");
+        assert_eq!(s.streams[0].len(), 1);
     }
 }
