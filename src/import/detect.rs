@@ -1011,24 +1011,18 @@ mod tests {
         }
         // The legacy binary CPU profile's header, 64-bit little-endian (gperftools) and
         // Java's 32-bit one.
-        let mut cpu = Vec::new();
-        for w in [0u64, 3, 0, 10_000, 0, 1, 1, 0x4a2f10] {
-            cpu.extend_from_slice(&w.to_le_bytes());
+        let cpu: Vec<u8> = [0u64, 3, 0, 10_000, 0, 1, 1, 0x4a2f10]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let java: Vec<u8> = [0u32, 3, 1, 10_000, 0, 1, 1, 0x4a2f10]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        for header in [cpu, java] {
+            let e = detect(&header, None).unwrap_err();
+            assert!(e.contains("legacy binary CPU profile"), "{e}");
         }
-        assert!(
-            detect(&cpu, None)
-                .unwrap_err()
-                .contains("legacy binary CPU profile")
-        );
-        let mut java = Vec::new();
-        for w in [0u32, 3, 1, 10_000, 0, 1, 1, 0x4a2f10] {
-            java.extend_from_slice(&w.to_le_bytes());
-        }
-        assert!(
-            detect(&java, None)
-                .unwrap_err()
-                .contains("legacy binary CPU profile")
-        );
         let e = detect(&[0, 1, 2, 3, 0, 0, 0, 0], None).unwrap_err();
         assert!(!e.contains("legacy"), "{e}");
     }
