@@ -49,6 +49,10 @@ fn detect_json(text: &[u8]) -> Result<SourceFormat, String> {
     }
     let top = top_level_keys(text);
     let top_has = |k: &str| top.iter().any(|t| t == k);
+    // Named first: a V8 heap snapshot has `nodes` and `samples` as a `.cpuprofile` does.
+    if let Some(what) = other_json_format(&top) {
+        return Err(format!("JSON that looks like {what}"));
+    }
     if top_has("flamebearer") || top_has("flamegraph") {
         let head = &text[..text.len().min(JSON_SNIFF_BYTES)];
         let diff = top_has("leftTicks")
@@ -148,9 +152,43 @@ fn detect_json(text: &[u8]) -> Result<SourceFormat, String> {
     }
     Err(
         "JSON without the keys of any known profile format (looked for `flamebearer`, \
-         `flamegraph`, `traceEvents`, `profiles`, `resourceSpans`, `spans`, `meta`, `nodes`)"
+         `flamegraph`, `traceEvents`, `profiles`, `resourceSpans`, `spans`, `meta`, `nodes`, \
+         `head`)"
             .to_string(),
     )
+}
+
+/// A JSON profile format scorch does not read, recognised by its top-level keys, with
+/// what to record or convert instead.
+fn other_json_format(top: &[String]) -> Option<&'static str> {
+    let has = |k: &str| top.iter().any(|t| t == k);
+    // (The key scan stops at `samples` after `nodes`, before a snapshot's `strings`.)
+    if has("snapshot") && has("nodes") {
+        return Some(
+            "a V8 heap snapshot (`.heapsnapshot`: the object graph at one moment), not a \
+             profile: record an allocation profile (`.heapprofile`, DevTools' \"Allocation \
+             sampling\" or `node --heap-prof`), which scorch reads",
+        );
+    }
+    if has("frames") && has("raw") && has("mode") {
+        return Some(
+            "a Ruby stackprof dump, which scorch does not read; `stackprof --stackcollapse` \
+             writes folded stacks",
+        );
+    }
+    if has("dhatFileVersion") {
+        return Some("a DHAT heap profile (valgrind), which scorch does not read");
+    }
+    if has("resourceProfiles") {
+        return Some(
+            "OpenTelemetry's profiles signal, which scorch does not read; its pprof export \
+             opens",
+        );
+    }
+    if has("recording") && has("version") {
+        return Some("a Safari timeline recording, which scorch does not read");
+    }
+    None
 }
 
 fn detect_text(text: &[u8], name_hint: Option<&str>) -> Result<SourceFormat, String> {
@@ -1019,6 +1057,31 @@ mod tests {
             .iter()
             .flat_map(|w| w.to_le_bytes())
             .collect();
+        let json: &[(&str, &str)] = &[
+            (
+                r#"{"snapshot":{"meta":{}},"nodes":[0,1],"samples":[],"strings":["a"]}"#,
+                "V8 heap snapshot",
+            ),
+            (
+                r#"{"version":1.2,"mode":"cpu","interval":1000,"frames":{},"raw":[]}"#,
+                "stackprof",
+            ),
+            (
+                r#"{"dhatFileVersion":2,"mode":"rust-heap","pps":[]}"#,
+                "DHAT",
+            ),
+            (r#"{"resourceProfiles":[]}"#, "profiles signal"),
+            (r#"{"version":1,"recording":{"records":[]}}"#, "Safari"),
+        ];
+        for (doc, want) in json {
+            let e = detect(doc.as_bytes(), None).unwrap_err();
+            assert!(
+                e.contains(want) && e.starts_with("JSON that looks like"),
+                "{doc}: {e}"
+            );
+        }
+        let e = detect(br#"{"a":1}"#, None).unwrap_err();
+        assert!(!e.contains("looks like"), "{e}");
         for header in [cpu, java] {
             let e = detect(&header, None).unwrap_err();
             assert!(e.contains("legacy binary CPU profile"), "{e}");
