@@ -437,11 +437,10 @@ pub(super) fn frame_name(f: &CallFrame) -> String {
 
 /// Parses a `.cpuprofile` file: by [`parse_fast`], or where it declines, by serde.
 pub fn parse(file: &str, text: &[u8]) -> Result<Samples, ImportError> {
-    if super::v8_tree::has_head_tree(text) {
-        return super::v8_tree::parse_cpu(file, text);
-    }
     match parse_fast(file, text, Halves::Auto) {
         Some(done) => done,
+        // No `nodes` list: perhaps the old form, its tree nested under `head`.
+        None if super::v8_tree::has_head_tree(text) => super::v8_tree::parse_cpu(file, text),
         None => parse_whole(file, text),
     }
 }
@@ -453,17 +452,14 @@ pub fn parse(file: &str, text: &[u8]) -> Result<Samples, ImportError> {
 /// numbers, their pairs, the time-stamped pairs and the gaps, each a fresh gigabyte to
 /// fault in; this way 2.7-3.1 s on two cores and 2.7 GB (the stream's own columns).
 ///
-/// `None` where the file holds anything this reader does not take exactly as serde
-/// would (a member name with escapes, a member twice, a number JSON does not allow or
-/// one of the wrong type, no samples): [`parse_whole`] reads it then, and reports its
+/// `None` where the file has no `nodes` (an old-form profile, or none at all) or holds
+/// anything this reader does not take exactly as serde would (a member name with escapes,
+/// a member twice, a number JSON does not allow or one of the wrong type, no samples): [`parse_whole`] reads it then, and reports its
 /// errors at serde's lines and columns. Every byte is checked either way: members this
 /// reader skips are checked by serde.
 fn parse_fast(file: &str, text: &[u8], halves: Halves) -> Option<Result<Samples, ImportError>> {
     let m = Members::find(text)?;
-    let nodes: Vec<Node> = match m.nodes {
-        Some(r) => serde_json::from_slice(&text[r]).ok()?,
-        None => Vec::new(),
-    };
+    let nodes: Vec<Node> = serde_json::from_slice(&text[m.nodes?]).ok()?;
     let start_us: Option<f64> = match m.start_time {
         Some(r) => serde_json::from_slice(&text[r]).ok()?,
         None => None,
@@ -1067,7 +1063,7 @@ pub(super) fn from_profile(file: &str, p: Profile, deltas: &str) -> Result<Sampl
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const PROFILE: &str = r#"{"nodes":[
@@ -1163,7 +1159,7 @@ mod tests {
 
     /// What a parse gives, in terms that do not depend on the order stacks and names were
     /// interned in.
-    fn summary(s: &Samples) -> (u64, Vec<u64>, Vec<u64>, Vec<String>, Vec<String>) {
+    pub(crate) fn summary(s: &Samples) -> (u64, Vec<u64>, Vec<u64>, Vec<String>, Vec<String>) {
         let st = &s.streams[0];
         let stacks = st
             .stack

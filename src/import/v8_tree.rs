@@ -463,8 +463,8 @@ fn read_tree(
 mod tests {
     use super::*;
     use crate::generator::Rng;
+    use crate::import::cpuprofile::tests::summary;
     use crate::import::{Imported, Limits, load_any_bytes};
-    use crate::model::samples::EMPTY_STACK;
 
     /// A random tree of `n` nodes (parent before child), each with a frame drawn from a
     /// few names, scripts and lines (so siblings sometimes share a name), and a size.
@@ -703,26 +703,6 @@ mod tests {
             );
             let a = cpuprofile::parse("old", old.as_bytes()).expect("the old form reads");
             let b = cpuprofile::parse("new", new.as_bytes()).expect("the new form reads");
-            let summary = |s: &Samples| {
-                let st = &s.streams[0];
-                let stacks: Vec<Vec<String>> = st
-                    .stack
-                    .iter()
-                    .map(|&id| {
-                        if id == EMPTY_STACK {
-                            Vec::new()
-                        } else {
-                            s.stacks
-                                .frames_of(id)
-                                .iter()
-                                .map(|&f| s.names.get(f).to_string())
-                                .collect()
-                        }
-                    })
-                    .collect();
-                let weights: Vec<u64> = (0..st.len()).map(|i| st.weight.get(i)).collect();
-                (s.origin_ns, st.time.clone(), weights, stacks)
-            };
             assert_eq!(summary(&a), summary(&b), "round {round}:\n{old}\n{new}");
         }
     }
