@@ -238,13 +238,17 @@ fn bench_layout_and_pick(c: &mut Criterion) {
         b.iter(|| Lod::build_for_view(black_box(&layout), export_tpp))
     });
     // One row of 4 Mi bars, as the last level of a large Pyroscope file holds: leaves of
-    // widths over many orders of magnitude, some gaps (merged in segments on all cores).
-    let big = one_big_row(4 << 20);
-    g.throughput(Throughput::Elements(big.bar_count() as u64));
-    g.sample_size(10);
-    g.bench_function(format!("build/one-row-{}bars", big.bar_count()), |b| {
-        b.iter(|| Lod::build(black_box(&big)))
-    });
+    // widths over many orders of magnitude, some gaps (merged in segments on all cores);
+    // and one of 1 Mi bars, merged whole, its columns (~30 MB) larger than the caches,
+    // as the deep rows of a node-dense pprof of a few hundred MB are.
+    for n in [4 << 20, 1 << 20] {
+        let big = one_big_row(n);
+        g.throughput(Throughput::Elements(big.bar_count() as u64));
+        g.sample_size(10);
+        g.bench_function(format!("build/one-row-{}bars", big.bar_count()), |b| {
+            b.iter(|| Lod::build(black_box(&big)))
+        });
+    }
     g.throughput(Throughput::Elements(layout.bar_count() as u64));
     g.sample_size(20);
     // Tier selection for every row at zoom levels from the whole profile down to a

@@ -24,7 +24,7 @@
 //! builds those same tiers faster, by following merge events (`build_for_view` is its
 //! test oracle). The whole pyramid is built by the same merge events
 //! ([`Lod::build`]; [`Lod::build_by_passes`], a pass per threshold, is its oracle).
-//! Rows of 2 Mi bars or more are merged in segments that stay in the caches
+//! Rows of 256 Ki bars or more are merged in segments that stay in the caches
 //! (`segments.rs`), on all cores when one row holds more than a core's share of the bars:
 //! one row of a profile can hold a third of its bars.
 

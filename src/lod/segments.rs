@@ -1,5 +1,6 @@
-//! A row of millions of bars merged in segments: on the thread that takes it from the row
-//! queue, or on all cores when it alone holds more than a core's share of the bars.
+//! A row of hundreds of thousands of bars or more merged in segments: on the thread that
+//! takes it from the row queue, or on all cores when it alone holds more than a core's
+//! share of the bars.
 //!
 //! Following merge events ([`super::view_lod`]) costs a row of 100 k bars about 90 ns a
 //! bar, and one of 25 M bars about 200–290 ns here: its runs' columns no longer stay in
@@ -26,9 +27,11 @@ use super::Tier;
 use super::view_lod::{Part, Scratch, Work, continue_passes, pair_level, top_level, view_row};
 use crate::layout::Row;
 
-/// Rows of at least this many bars are merged in segments (below, a row costs about
-/// as much either way, and rows run a thread each).
-pub(super) const SEGMENTED: usize = 1 << 21;
+/// Rows of at least this many bars are merged in segments. A row merged whole misses
+/// the caches once its columns (~30 bytes a bar) outgrow them: a random row of 1 Mi bars
+/// took 384 ms whole and 70 ms in segments (`cargo bench --bench pipeline -- lod/build`);
+/// below this, a row costs about as much either way, and rows run a thread each.
+pub(super) const SEGMENTED: usize = 1 << 18;
 
 /// Nominal bars per segment: a segment's columns (about 30 bytes a bar with the row's
 /// ticks) fit in a core's 2 MiB second-level cache.
@@ -326,7 +329,7 @@ mod tests {
         assert!(compared > 1000, "{compared} tiers compared");
     }
 
-    /// A row of 2 Mi bars or more is built in segments by `Lod::build` and `view_lod`,
+    /// A row of 256 Ki bars or more is built in segments by `Lod::build` and `view_lod`,
     /// with the tiers of the whole-row walk (the oracle's: the tests above and
     /// `view_lod`'s): a row holding most of the bars in segments on all cores, and two
     /// such rows of one layout (on two cores, neither more than a core's share) each in
@@ -334,7 +337,8 @@ mod tests {
     #[test]
     fn large_rows_are_built_in_segments() {
         let mut rng = Rng(5);
-        let row = random_row(&mut rng, SEGMENTED + 1000);
+        // Segmented, and in many segments.
+        let row = random_row(&mut rng, SEGMENTED.max(32 * SEGMENT) + 1000);
         let (starts, cut_level) = cuts(&row, SEGMENT);
         assert!(
             starts.len() > 16 && cut_level > 4,

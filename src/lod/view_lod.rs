@@ -23,7 +23,7 @@
 //! that halves the last kept tier (all snapshots together hold at most the row's count).
 //!
 //! The walk works on a [`Part`]: the runs of a slice of the row, which merge only within
-//! it. A row is one part; a row of 2 Mi bars or more is first cut into segments that
+//! it. A row is one part; a row of 256 Ki bars or more is first cut into segments that
 //! merge (on one thread or on all cores) up to the threshold their cuts allow
 //! ([`super::segments`]), and their state, linked end to end, is the whole row's part
 //! from there on.
@@ -374,6 +374,9 @@ impl<'a> Part<'a> {
             return;
         }
         self.len -= w.taken.len();
+        // In the row's order: the pairs a pass takes are spread over the row, and
+        // following them in the order they were filed reads its columns at random.
+        w.taken.sort();
         let (x0, x1, lo, hi) = (self.x0, self.x1, self.lo, self.hi);
         // Each run of joined pairs becomes one bar, starting at a run whose left
         // neighbour does not join it.
