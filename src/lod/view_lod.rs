@@ -163,6 +163,11 @@ impl Work {
     }
 }
 
+/// Parts of at least this many bars take each pass's pairs in the row's order (their
+/// columns, ~30 bytes a bar, no longer fit a core's second-level cache); smaller ones
+/// in the order they were filed, which costs them less than the sort.
+const SORTED_PASSES: usize = 1 << 17;
+
 /// Bit length: the smallest `k` with `v < 2^k`.
 fn bits(v: u64) -> u32 {
     64 - v.leading_zeros()
@@ -374,9 +379,12 @@ impl<'a> Part<'a> {
             return;
         }
         self.len -= w.taken.len();
-        // In the row's order: the pairs a pass takes are spread over the row, and
-        // following them in the order they were filed reads its columns at random.
-        w.taken.sort();
+        // In the row's order, where the part's columns outgrow the caches: the pairs a
+        // pass takes are spread over the part, and following them in the order they
+        // were filed reads its columns at random.
+        if (self.hi - self.lo) as usize >= SORTED_PASSES {
+            w.taken.sort();
+        }
         let (x0, x1, lo, hi) = (self.x0, self.x1, self.lo, self.hi);
         // Each run of joined pairs becomes one bar, starting at a run whose left
         // neighbour does not join it.
