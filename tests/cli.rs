@@ -4,7 +4,7 @@
 mod common;
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 fn scorch(args: &[&str]) -> Output {
@@ -22,10 +22,41 @@ fn text(o: &Output) -> (String, String) {
     )
 }
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("scorch-cli-{}", std::process::id()));
+/// A path named `name` in a directory of its own under the temp directory, removed with
+/// what it holds when dropped (kept after a failed test, to look at).
+struct Temp {
+    dir: PathBuf,
+    path: PathBuf,
+}
+
+impl std::ops::Deref for Temp {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for Temp {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+fn temp(name: &str) -> Temp {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("scorch-cli-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    let path = dir.join(name);
+    Temp { dir, path }
 }
 
 #[test]

@@ -86,9 +86,22 @@ struct Session {
     dir: PathBuf,
     win: String,
     log: PathBuf,
-    // Dropped in reverse order: scorch first, then the X server.
+    // Dropped in this order: scorch, the X server, then the session's directory.
     _app: Killed,
     _xvfb: Killed,
+    _dir: RemovedWhenPassed,
+}
+
+/// A directory removed with what it holds when dropped, unless the test failed (its
+/// screenshots and log are then left to look at).
+struct RemovedWhenPassed(PathBuf);
+
+impl Drop for RemovedWhenPassed {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }
 
 impl Session {
@@ -215,11 +228,12 @@ impl Session {
         std::thread::sleep(Duration::from_millis(500));
         Some(Session {
             display,
-            dir,
+            dir: dir.clone(),
             win,
             log,
             _app: app,
             _xvfb: xvfb,
+            _dir: RemovedWhenPassed(dir),
         })
     }
 
