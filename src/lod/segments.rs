@@ -29,7 +29,8 @@ use crate::layout::Row;
 
 /// Rows of at least this many bars are merged in segments. A row merged whole misses
 /// the caches once its columns (~30 bytes a bar) outgrow them: a random row of 1 Mi bars
-/// took 384 ms whole and 70 ms in segments (`cargo bench --bench pipeline -- lod/build`);
+/// took 384 ms whole (its passes unsorted) and 70 ms in segments (`cargo bench --bench
+/// pipeline -- lod/build`);
 /// below this, a row costs about as much either way, and rows run a thread each.
 pub(super) const SEGMENTED: usize = 1 << 18;
 
