@@ -454,9 +454,9 @@ pub fn parse(file: &str, text: &[u8]) -> Result<Samples, ImportError> {
 ///
 /// `None` where the file has no `nodes` (an old-form profile, or none at all) or holds
 /// anything this reader does not take exactly as serde would (a member name with escapes,
-/// a member twice, a number JSON does not allow or one of the wrong type, no samples): [`parse_whole`] reads it then, and reports its
-/// errors at serde's lines and columns. Every byte is checked either way: members this
-/// reader skips are checked by serde.
+/// a member twice, a number JSON does not allow or one of the wrong type, no samples):
+/// [`parse_whole`] reads it then, and reports its errors at serde's lines and columns.
+/// Every byte is checked either way: members this reader skips are checked by serde.
 fn parse_fast(file: &str, text: &[u8], halves: Halves) -> Option<Result<Samples, ImportError>> {
     let m = Members::find(text)?;
     let nodes: Vec<Node> = serde_json::from_slice(&text[m.nodes?]).ok()?;

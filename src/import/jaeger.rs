@@ -686,10 +686,6 @@ mod tests {
         assert!(s.warnings.is_empty(), "{:?}", s.warnings);
     }
 
-    /// Read in place, a document answers as its `Value` did: the last of repeated keys
-    /// (a trace's `spans`, a span's name), an inline `process` that is not an object
-    /// hides `processID` (no service, no process tags), and values of unexpected types
-    /// are passed over (a `kind` that is a number, tags that are not objects).
     /// One span alone, as Elasticsearch stores a span document (`traceID`, an inline
     /// `process`) and as the domain model writes one (base64 `traceId`/`spanId`): a
     /// trace of that span.
@@ -719,6 +715,10 @@ mod tests {
         assert!(e.contains("one.json") && e.contains("[0]"), "{e}");
     }
 
+    /// Read in place, a document answers as its `Value` did: the last of repeated keys
+    /// (a trace's `spans`, a span's name), an inline `process` that is not an object
+    /// hides `processID` (no service, no process tags), and values of unexpected types
+    /// are passed over (a `kind` that is a number, tags that are not objects).
     #[test]
     fn repeated_keys_and_odd_values_read_as_before() {
         let doc = r#"{"data":[{"traceID":"t","spans":[{"spanID":"9","startTime":1,"duration":1}],
