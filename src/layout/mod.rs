@@ -184,8 +184,8 @@ impl Layout {
                 if row.x1[i] - row.x0[i] != tree.total(n) {
                     return Err(format!("row {d} bar {i}: width differs from node total"));
                 }
-                if tree.depth(n) as usize != d {
-                    return Err(format!("row {d} bar {i}: node at depth {}", tree.depth(n)));
+                if (d == 0) != (n == tree.root()) {
+                    return Err(format!("row {d} bar {i}: the root belongs in row 0 alone"));
                 }
                 if row.name[i] != tree.name(n) {
                     return Err(format!("row {d} bar {i}: name differs from node"));
@@ -196,6 +196,9 @@ impl Layout {
                     let Some((pd, pi)) = pos_of_node[p as usize] else {
                         return Err(format!("row {d} bar {i}: parent has no bar"));
                     };
+                    if pd + 1 != d {
+                        return Err(format!("row {d} bar {i}: parent in row {pd}"));
+                    }
                     let prow = &self.rows[pd];
                     if row.x0[i] < prow.x0[pi] || row.x1[i] > prow.x1[pi] {
                         return Err(format!("row {d} bar {i}: outside its parent"));
@@ -275,12 +278,12 @@ fn flame_layout_by(
     // Rows sized exactly: a bar is 24 bytes, not up to twice that after Vec doubling. (A
     // tree with stated totals may have a nonzero node under a zero one, which no walk
     // reaches: its row comes out shorter than counted.)
-    let (mut lens, ordered) = row_counts(tree, parts > 1);
+    let mut lens = tree.level_bars().to_vec();
     while lens.last() == Some(&0) {
         lens.pop();
     }
     let mut rows: Vec<Row> = lens.iter().map(|&n| Row::with_capacity(n)).collect();
-    if levels.unwrap_or(ordered != Ordered::No) {
+    if levels.unwrap_or(tree.is_level_ordered()) {
         level_walk(tree, order, &mut rows, parts, level_min);
         return Layout {
             rows,
@@ -294,7 +297,13 @@ fn flame_layout_by(
         .collect();
     cuts.dedup();
     if cuts.is_empty() {
-        walk(tree, order, vec![(tree.root(), 0)], &mut rows, false);
+        walk(
+            tree,
+            order,
+            (vec![(tree.root(), 0)], vec![0]),
+            &mut rows,
+            false,
+        );
     } else {
         let split = Split::find(tree, order, &cuts);
         let last = cuts.len();
@@ -374,62 +383,6 @@ fn flame_layout_by(
     Layout {
         rows,
         total_ticks: total,
-    }
-}
-
-/// The number of nodes of each depth with a nonzero total (those that can get a bar: all
-/// of them where totals add up), and whether the tree is level-ordered (its depths never
-/// decrease); on two threads when `two`.
-fn row_counts(tree: &CallTree, two: bool) -> (Vec<usize>, Ordered) {
-    let count = |nodes: Range<usize>| {
-        let mut lens = vec![0usize; tree.max_depth() as usize + 1];
-        let mut ordered = Ordered::Empty;
-        for n in nodes {
-            let d = tree.depth(n as NodeId);
-            ordered = ordered.then(d);
-            if tree.total(n as NodeId) > 0 {
-                lens[d as usize] += 1;
-            }
-        }
-        (lens, ordered)
-    };
-    if !two {
-        return count(0..tree.len());
-    }
-    let n = tree.len();
-    let ((mut lens, a), (more, b)) = crate::par::both(|| count(0..n / 2), || count(n / 2..n));
-    for (a, b) in lens.iter_mut().zip(more) {
-        *a += b;
-    }
-    (lens, a.and(b))
-}
-
-/// Whether the depths of a run of nodes never decrease, and if so the first and last.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ordered {
-    Empty,
-    Yes(u32, u32),
-    No,
-}
-
-impl Ordered {
-    /// This run followed by a node at depth `d`.
-    #[inline]
-    fn then(self, d: u32) -> Ordered {
-        match self {
-            Ordered::Empty => Ordered::Yes(d, d),
-            Ordered::Yes(first, last) if last <= d => Ordered::Yes(first, d),
-            _ => Ordered::No,
-        }
-    }
-
-    /// This run followed by the run `next`.
-    fn and(self, next: Ordered) -> Ordered {
-        match (self, next) {
-            (Ordered::Empty, x) | (x, Ordered::Empty) => x,
-            (Ordered::Yes(a, b), Ordered::Yes(c, d)) if b <= c => Ordered::Yes(a, d),
-            _ => Ordered::No,
-        }
     }
 }
 
@@ -554,12 +507,16 @@ fn part_of(cuts: &[u64], x: u64) -> usize {
     cuts.partition_point(|&q| q <= x)
 }
 
+/// Subtrees a walk lays out, as (node, x0), and their depths beside them.
+type Roots = (Vec<(NodeId, u64)>, Vec<u32>);
+
 /// The bars that straddle a cut, and the subtrees between cuts, of a layout in parts.
 struct Split {
     /// (depth, x0, node) of every bar with a cut strictly inside, by depth, then x0.
     straddling: Vec<(usize, u64, NodeId)>,
-    /// Per part, the (node, x0) of the subtrees it lays out, left to right.
-    roots: Vec<Vec<(NodeId, u64)>>,
+    /// Per part, the (node, x0) of the subtrees it lays out, left to right, and their
+    /// depths.
+    roots: Vec<Roots>,
 }
 
 impl Split {
@@ -567,28 +524,32 @@ impl Split {
     /// straddles, so this visits the children of a few bars per row.
     fn find(tree: &CallTree, order: SiblingOrder, cuts: &[u64]) -> Split {
         let mut straddling = Vec::new();
-        let mut roots = vec![Vec::new(); cuts.len() + 1];
-        let mut stack = vec![(tree.root(), 0u64)];
+        let mut found = vec![Vec::new(); cuts.len() + 1];
+        let mut stack = vec![(tree.root(), 0u64, 0u32)];
         let mut kids = Vec::new();
-        while let Some((n, x0)) = stack.pop() {
-            straddling.push((tree.depth(n) as usize, x0, n));
+        while let Some((n, x0, d)) = stack.pop() {
+            straddling.push((d as usize, x0, n));
             kids.clear();
             push_children(tree, order, n, x0, &mut kids);
             for &(c, cx0) in &kids {
                 let cx1 = cx0 + tree.total(c);
                 let part = part_of(cuts, cx0);
                 if cuts.get(part).is_some_and(|&q| q < cx1) {
-                    stack.push((c, cx0));
+                    stack.push((c, cx0, d + 1));
                 } else {
-                    roots[part].push((c, cx0));
+                    found[part].push((c, cx0, d + 1));
                 }
             }
         }
         straddling.sort_unstable_by_key(|&(d, x0, _)| (d, x0));
-        for r in &mut roots {
-            // Disjoint ranges: sorted by start, a walk emits every row left to right.
-            r.sort_unstable_by_key(|&(_, x0)| x0);
-        }
+        let roots = found
+            .into_iter()
+            .map(|mut r| {
+                // Disjoint ranges: sorted by start, a walk emits every row left to right.
+                r.sort_unstable_by_key(|&(_, x0, _)| x0);
+                r.into_iter().map(|(n, x0, d)| ((n, x0), d)).unzip()
+            })
+            .collect();
         Split { straddling, roots }
     }
 }
@@ -795,21 +756,21 @@ fn close_row<'a, I: Iterator<Item = &'a Row>>(
     );
 }
 
-/// Lays out the subtrees `roots` ((node, x0), left to right, ranges disjoint) into
-/// `out` by depth, an explicit pre-order stack: each row's bars left to right, or right
-/// to left when `mirrored` (children and roots taken from the right).
+/// Lays out the subtrees `roots` ((node, x0), left to right, ranges disjoint; with their
+/// depths) into `out` by depth, an explicit pre-order stack: each row's bars left to right,
+/// or right to left when `mirrored` (children and roots taken from the right).
 fn walk(
     tree: &CallTree,
     order: SiblingOrder,
-    mut roots: Vec<(NodeId, u64)>,
+    (mut roots, mut depths): Roots,
     out: &mut impl Bars,
     mirrored: bool,
 ) {
     if !mirrored {
         roots.reverse();
+        depths.reverse();
     }
-    // Each entry's depth beside it: one random read a node fewer than the tree's column.
-    let mut depths: Vec<u32> = roots.iter().map(|&(n, _)| tree.depth(n)).collect();
+    // Each entry's depth beside it (the tree keeps no depth column).
     let mut stack = roots;
     while let (Some((n, x0)), Some(d)) = (stack.pop(), depths.pop()) {
         out.put(d as usize, x0, x0 + tree.total(n), tree.name(n), n);
@@ -1030,16 +991,10 @@ mod tests {
         for seed in 0..40 {
             let stacks = 2 + (seed as usize * 13) % 90;
             let bfs = level_built(seed, stacks);
-            for two in [false, true] {
-                assert!(
-                    matches!(row_counts(&bfs, two).1, Ordered::Yes(0, _)),
-                    "seed {seed}"
-                );
-            }
+            assert!(bfs.is_level_ordered(), "seed {seed}");
             let (_, dfs, _) = random_profile(seed, stacks);
-            if dfs.max_depth() > 1 && row_counts(&dfs, false).1 == Ordered::No {
+            if dfs.max_depth() > 1 && !dfs.is_level_ordered() {
                 told += 1;
-                assert_eq!(row_counts(&dfs, true).1, Ordered::No, "seed {seed}");
             }
         }
         assert!(told > 30, "{told} stack-built trees are not level-ordered");
@@ -1076,7 +1031,7 @@ mod tests {
             b.set_stated(n, total, self_, None);
         }
         let t = b.finish(&names, ChildOrder::ByName).unwrap();
-        assert_eq!(row_counts(&t, false).0, vec![1, 2, 2, 3]);
+        assert_eq!(t.level_bars(), [1, 2, 2, 3]);
         let one = flame_layout_by(&t, SiblingOrder::AsTree, 1, Some(false), 1);
         one.check(&t).unwrap();
         assert_eq!(one.rows[3].node, vec![ne, nf]);

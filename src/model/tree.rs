@@ -47,13 +47,19 @@ pub struct DiffColumns {
 pub struct CallTree {
     name: Vec<NameId>,
     parent: Vec<NodeId>,
-    depth: Vec<u32>,
     total: Vec<u64>,
-    self_ticks: Vec<u64>,
+    /// Self ticks as the input stated them, kept only where they are not each node's
+    /// total less its children's (stated totals that do not add up); `None` everywhere
+    /// else, and [`self_ticks`](Self::self_ticks) derives them: 8 bytes a node fewer.
+    stated_self: Option<Vec<u64>>,
     diff: Option<DiffColumns>,
     child_start: Vec<u32>,
     child_list: Vec<NodeId>,
     max_depth: u32,
+    /// Per depth, the nodes with a nonzero total: the bars of a flame graph's rows.
+    level_bars: Vec<usize>,
+    /// Whether depths never decrease with the node id (a level-ordered tree).
+    level_ordered: bool,
 }
 
 /// The tree's totals overflowed `u64`.
@@ -87,9 +93,29 @@ impl CallTree {
         self.parent[n as usize]
     }
 
-    /// Depth of node `n` (the root is 0).
-    pub fn depth(&self, n: NodeId) -> u32 {
-        self.depth[n as usize]
+    /// Depth of node `n` (the root is 0), counted up its parents: O(depth). The tree
+    /// keeps no depth column (4 bytes a node); passes over the whole tree track depths
+    /// as they walk it.
+    pub fn depth(&self, mut n: NodeId) -> u32 {
+        let mut d = 0;
+        while n != 0 && n != NO_PARENT {
+            n = self.parent[n as usize];
+            d += 1;
+        }
+        d
+    }
+
+    /// Per depth (the root's first), the nodes with a nonzero total: the bars of each
+    /// row of a flame graph (nodes under a zero-total one, which stated totals allow,
+    /// are counted but get none).
+    pub fn level_bars(&self) -> &[usize] {
+        &self.level_bars
+    }
+
+    /// Whether every node is at least as deep as the node before it (in id order), as
+    /// the rows of a flamebearer file make a tree.
+    pub fn is_level_ordered(&self) -> bool {
+        self.level_ordered
     }
 
     /// Deepest node's depth.
@@ -102,9 +128,16 @@ impl CallTree {
         self.total[n as usize]
     }
 
-    /// Self ticks of node `n` (left + right for diffs).
+    /// Self ticks of node `n` (left + right for diffs): its total less its children's
+    /// (a read of each child's total), or as stated where those differ.
     pub fn self_ticks(&self, n: NodeId) -> u64 {
-        self.self_ticks[n as usize]
+        match &self.stated_self {
+            Some(s) => s[n as usize],
+            None => {
+                let kids: u64 = self.children(n).iter().map(|&c| self.total(c)).sum();
+                self.total(n) - kids
+            }
+        }
     }
 
     /// Children of `n`, in the tree's child order.
@@ -135,7 +168,10 @@ impl CallTree {
 
     /// Largest self value of any node (Pyroscope's `maxSelf`, the heat scale).
     pub fn max_self(&self) -> u64 {
-        self.self_ticks.iter().copied().max().unwrap_or(0)
+        (0..self.len() as NodeId)
+            .map(|n| self.self_ticks(n))
+            .max()
+            .unwrap_or(0)
     }
 
     /// Heap bytes held by the columns, for memory reports.
@@ -145,9 +181,8 @@ impl CallTree {
         });
         self.name.capacity() * 4
             + self.parent.capacity() * 4
-            + self.depth.capacity() * 4
             + self.total.capacity() * 8
-            + self.self_ticks.capacity() * 8
+            + self.stated_self.as_ref().map_or(0, |s| s.capacity() * 8)
             + self.child_start.capacity() * 4
             + self.child_list.capacity() * 4
             + d
@@ -155,7 +190,7 @@ impl CallTree {
 
     /// The names on the path from the root (excluded) to `n` (included), root side first.
     pub fn path(&self, mut n: NodeId) -> Vec<NodeId> {
-        let mut out = Vec::with_capacity(self.depth(n) as usize);
+        let mut out = Vec::new();
         while n != 0 && n != NO_PARENT {
             out.push(n);
             n = self.parent(n);
@@ -585,8 +620,8 @@ impl CallTreeBuilder {
         }
     }
 
-    /// Finishes the tree: derives totals (or takes the stated ones), depths, and the child
-    /// lists in `order`.
+    /// Finishes the tree: derives totals (or takes the stated ones), the child lists in
+    /// `order`, and the number of bars at each depth.
     pub fn finish(self, names: &Names, order: ChildOrder) -> Result<CallTree, TotalOverflow> {
         let Self {
             name,
@@ -600,8 +635,13 @@ impl CallTreeBuilder {
         } = self;
         let n = name.len();
         // Totals (from self values) and the shape (depths, child lists) read different
-        // columns: a large tree computes them on two threads.
-        let totals = || -> Result<(Vec<u64>, Option<Vec<u64>>), TotalOverflow> {
+        // columns: a large tree computes them on two threads. Derived totals are summed
+        // in the self column itself, which the tree then no longer needs (a node's self is
+        // its total less its children's): no second column of the tree's length.
+        let two = crate::par::two_threads_for(n);
+        // (total, left total, the selves as stated where the input states totals)
+        type Totals = (Vec<u64>, Option<Vec<u64>>, Option<Vec<u64>>);
+        let totals = || -> Result<Totals, TotalOverflow> {
             match preset_total {
                 Some((mut t, l)) => {
                     t.resize(n, 0);
@@ -609,12 +649,12 @@ impl CallTreeBuilder {
                         l.resize(n, 0);
                         l
                     });
-                    Ok((t, l))
+                    Ok((t, l, Some(self_ticks)))
                 }
                 None => {
                     // Children have larger ids than their parent: one downward pass sums
                     // totals.
-                    let mut total = self_ticks.clone();
+                    let mut total = self_ticks;
                     let mut left_total = left_self.clone();
                     for i in (1..n).rev() {
                         let p = parent[i] as usize;
@@ -623,27 +663,41 @@ impl CallTreeBuilder {
                             l[p] = l[p].checked_add(l[i]).ok_or(TotalOverflow)?;
                         }
                     }
-                    Ok((total, left_total))
+                    Ok((total, left_total, None))
                 }
             }
         };
         let shape = || shape(&name, &parent, first_child, next_sibling, names, order);
-        let ((depth, max_depth, child_start, child_list), totals) =
-            if crate::par::two_threads_for(n) {
-                crate::par::both(shape, totals)
-            } else {
-                (shape(), totals())
-            };
-        let (total, left_total) = totals?;
+        let ((depth, max_depth, child_start, child_list), totals) = if two {
+            crate::par::both(shape, totals)
+        } else {
+            (shape(), totals())
+        };
+        let (total, left_total, stated_self) = totals?;
+        let (level_bars, level_ordered) = levels(&depth, &total, max_depth, two);
+        drop(depth);
+        // Stated totals that add up (each node's self and its children's totals) leave
+        // nothing to keep: the selves derive from them as everywhere else.
+        let stated_self = stated_self.filter(|s| {
+            (0..n).any(|i| {
+                let kids = &child_list[child_start[i] as usize..child_start[i + 1] as usize];
+                let sum = kids
+                    .iter()
+                    .try_fold(s[i], |acc, &c| acc.checked_add(total[c as usize]));
+                sum != Some(total[i])
+            })
+        });
         // Growth slack (and the recycled columns' longer capacity) would only count in
         // memory reports: shrinking in place costs no copy.
-        let (mut name, mut parent, mut self_ticks, mut depth, mut child_list) =
-            (name, parent, self_ticks, depth, child_list);
+        let (mut name, mut parent, mut total, mut child_list) = (name, parent, total, child_list);
         name.shrink_to_fit();
         parent.shrink_to_fit();
-        self_ticks.shrink_to_fit();
-        depth.shrink_to_fit();
+        total.shrink_to_fit();
         child_list.shrink_to_fit();
+        let stated_self = stated_self.map(|mut s| {
+            s.shrink_to_fit();
+            s
+        });
         let left_self = left_self.map(|mut l| {
             l.shrink_to_fit();
             l
@@ -651,9 +705,8 @@ impl CallTreeBuilder {
         Ok(CallTree {
             name,
             parent,
-            depth,
             total,
-            self_ticks,
+            stated_self,
             diff: left_self.map(|left_self| DiffColumns {
                 left_total: left_total.unwrap_or_default(),
                 left_self,
@@ -661,8 +714,48 @@ impl CallTreeBuilder {
             child_start,
             child_list,
             max_depth,
+            level_bars,
+            level_ordered,
         })
     }
+}
+
+/// Per depth, the nodes with a nonzero total, and whether depths never decrease with the
+/// id; the two halves of a large tree on two threads.
+fn levels(depth: &[u32], total: &[u64], max_depth: u32, two: bool) -> (Vec<usize>, bool) {
+    let count = |nodes: Range<usize>| {
+        let mut lens = vec![0usize; max_depth as usize + 1];
+        // (first, last) depth of the run, while it never decreases.
+        let mut run: Option<(u32, u32)> = None;
+        let mut ordered = true;
+        for i in nodes {
+            let d = depth[i];
+            match &mut run {
+                None => run = Some((d, d)),
+                Some((_, last)) if *last <= d => *last = d,
+                Some(_) => ordered = false,
+            }
+            if total[i] > 0 {
+                lens[d as usize] += 1;
+            }
+        }
+        (lens, ordered.then_some(run))
+    };
+    let n = depth.len();
+    if !two {
+        let (lens, run) = count(0..n);
+        return (lens, run.is_some());
+    }
+    let ((mut lens, a), (more, b)) = crate::par::both(|| count(0..n / 2), || count(n / 2..n));
+    for (x, y) in lens.iter_mut().zip(more) {
+        *x += y;
+    }
+    let ordered = match (a, b) {
+        (Some(Some((_, last))), Some(Some((first, _)))) => last <= first,
+        (Some(_), Some(_)) => true,
+        _ => false,
+    };
+    (lens, ordered)
 }
 
 /// Depths (with the deepest) and CSR child lists (`child_start`, `child_list`) of the tree
@@ -1137,5 +1230,95 @@ mod tests {
         assert!(added > 1 << 16, "{added} new nodes");
         let got = node_list(&names, &into.finish(&names, ChildOrder::ByName).unwrap());
         assert_eq!(got, want);
+    }
+
+    /// The tree keeps no self or depth column: selves (its total less its children's)
+    /// equal what the paths added at each node, depths counted up the parents equal the
+    /// paths' lengths, and the bars per depth count the nodes with a nonzero total, on
+    /// random trees, plain and differential.
+    #[test]
+    fn selves_depths_and_levels_derive_from_the_shape() {
+        let mut rng = crate::generator::Rng(17);
+        for round in 0..40 {
+            let diff = round % 2 == 1;
+            let count = 1 + rng.below(300) as usize;
+            let paths = random_paths(&mut rng, count, 40);
+            let (names, b) = built(&paths, diff);
+            let t = b.finish(&names, ChildOrder::ByName).unwrap();
+            assert!(t.stated_self.is_none());
+            let mut added: std::collections::HashMap<String, (u64, usize)> = Default::default();
+            for (frames, l, r) in &paths {
+                let e = added.entry(frames.join(";")).or_insert((0, frames.len()));
+                e.0 += l + r;
+            }
+            let mut levels = vec![0usize; t.max_depth() as usize + 1];
+            for n in 0..t.len() as NodeId {
+                let path = t.path_text(&names, n);
+                let (own, depth) = added.get(&path).copied().unwrap_or((0, t.path(n).len()));
+                assert_eq!(t.self_ticks(n), own, "round {round} {path}");
+                assert_eq!(t.depth(n) as usize, depth, "round {round} {path}");
+                if t.total(n) > 0 {
+                    levels[depth] += 1;
+                }
+            }
+            assert_eq!(t.level_bars(), levels, "round {round}");
+            assert_eq!(t.max_self(), added.values().map(|v| v.0).max().unwrap_or(0));
+        }
+    }
+
+    /// Bars per depth and level order, counted in two halves on two threads, are those
+    /// counted in one pass, and level order is what its definition says, on depth
+    /// columns in level order, nearly so, and at random, with zero totals among them.
+    #[test]
+    fn levels_in_two_halves_are_the_levels_of_one_pass() {
+        let mut rng = crate::generator::Rng(5);
+        let mut unordered = 0;
+        for round in 0..300 {
+            let n = rng.below(40) as usize;
+            let mut depth: Vec<u32> = (0..n).map(|_| rng.below(6) as u32).collect();
+            if round % 3 != 0 {
+                depth.sort_unstable();
+                if round % 3 == 2 && n > 1 {
+                    let i = rng.below(n as u64 - 1) as usize;
+                    depth.swap(i, i + 1);
+                }
+            }
+            let total: Vec<u64> = (0..n).map(|_| rng.below(3)).collect();
+            let max_depth = depth.iter().copied().max().unwrap_or(0);
+            let one = levels(&depth, &total, max_depth, false);
+            assert_eq!(levels(&depth, &total, max_depth, true), one, "{depth:?}");
+            let mut want = vec![0usize; max_depth as usize + 1];
+            for (&d, &t) in depth.iter().zip(&total) {
+                want[d as usize] += usize::from(t > 0);
+            }
+            let ordered = depth.windows(2).all(|w| w[0] <= w[1]);
+            assert_eq!(one, (want, ordered), "{depth:?}");
+            unordered += usize::from(!ordered);
+        }
+        assert!(unordered > 50, "{unordered} unordered columns");
+    }
+
+    /// Stated totals (flamebearer) keep their selves only where those differ from each
+    /// total less its children's; where they add up the column is dropped and the
+    /// selves read the same.
+    #[test]
+    fn stated_selves_are_kept_only_where_the_totals_do_not_add_up() {
+        for (root_self, kept) in [(2, false), (3, true)] {
+            let mut names = Names::new();
+            let mut b = CallTreeBuilder::new(&mut names, false);
+            let (a, c) = (names.intern("a"), names.intern("c"));
+            let na = b.child(0, a);
+            let nc = b.child(na, c);
+            b.set_stated(0, 10, root_self, None);
+            b.set_stated(na, 8, 5, None);
+            b.set_stated(nc, 3, 3, None);
+            let t = b.finish(&names, ChildOrder::Insertion).unwrap();
+            assert_eq!(t.stated_self.is_some(), kept);
+            assert_eq!(
+                [t.self_ticks(0), t.self_ticks(na), t.self_ticks(nc)],
+                [root_self, 5, 3]
+            );
+            assert_eq!(t.max_self(), 5);
+        }
     }
 }
