@@ -56,6 +56,8 @@ pub struct CallTree {
     child_start: Vec<u32>,
     child_list: Vec<NodeId>,
     max_depth: u32,
+    /// The largest self value (found while the selves were at hand).
+    max_self: u64,
     /// Per depth, the nodes with a nonzero total: the bars of a flame graph's rows.
     level_bars: Vec<usize>,
     /// Whether depths never decrease with the node id (a level-ordered tree).
@@ -168,10 +170,7 @@ impl CallTree {
 
     /// Largest self value of any node (Pyroscope's `maxSelf`, the heat scale).
     pub fn max_self(&self) -> u64 {
-        (0..self.len() as NodeId)
-            .map(|n| self.self_ticks(n))
-            .max()
-            .unwrap_or(0)
+        self.max_self
     }
 
     /// Heap bytes held by the columns, for memory reports.
@@ -639,8 +638,9 @@ impl CallTreeBuilder {
         // in the self column itself, which the tree then no longer needs (a node's self is
         // its total less its children's): no second column of the tree's length.
         let two = crate::par::two_threads_for(n);
-        // (total, left total, the selves as stated where the input states totals)
-        type Totals = (Vec<u64>, Option<Vec<u64>>, Option<Vec<u64>>);
+        // (total, left total, the selves as stated where the input states totals, the
+        // largest self)
+        type Totals = (Vec<u64>, Option<Vec<u64>>, Option<Vec<u64>>, u64);
         let totals = || -> Result<Totals, TotalOverflow> {
             match preset_total {
                 Some((mut t, l)) => {
@@ -649,11 +649,13 @@ impl CallTreeBuilder {
                         l.resize(n, 0);
                         l
                     });
-                    Ok((t, l, Some(self_ticks)))
+                    let max_self = self_ticks.iter().copied().max().unwrap_or(0);
+                    Ok((t, l, Some(self_ticks), max_self))
                 }
                 None => {
                     // Children have larger ids than their parent: one downward pass sums
                     // totals.
+                    let max_self = self_ticks.iter().copied().max().unwrap_or(0);
                     let mut total = self_ticks;
                     let mut left_total = left_self.clone();
                     for i in (1..n).rev() {
@@ -663,7 +665,7 @@ impl CallTreeBuilder {
                             l[p] = l[p].checked_add(l[i]).ok_or(TotalOverflow)?;
                         }
                     }
-                    Ok((total, left_total, None))
+                    Ok((total, left_total, None, max_self))
                 }
             }
         };
@@ -673,7 +675,7 @@ impl CallTreeBuilder {
         } else {
             (shape(), totals())
         };
-        let (total, left_total, stated_self) = totals?;
+        let (total, left_total, stated_self, max_self) = totals?;
         let (level_bars, level_ordered) = levels(&depth, &total, max_depth, two);
         drop(depth);
         // Stated totals that add up (each node's self and its children's totals) leave
@@ -714,6 +716,7 @@ impl CallTreeBuilder {
             child_start,
             child_list,
             max_depth,
+            max_self,
             level_bars,
             level_ordered,
         })
