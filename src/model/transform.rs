@@ -261,17 +261,23 @@ pub fn apply(
             map[0] = ABOVE;
             let k = ids.len() as u32;
             let mut found = false;
+            // Depths of the nodes still above the subtree: the path's first frames, at
+            // most one node a depth (siblings have distinct names). The tree keeps no
+            // depth column, and counting up the parents of each node would cost the
+            // path's length a node.
+            let mut above: std::collections::HashMap<NodeId, u32> = [(0, 0)].into();
             place(tree, &mut map, |n, mp| {
                 if mp != ABOVE {
                     return b.child(mp, tree.name(n));
                 }
-                let d = tree.depth(n);
+                let d = above[&tree.parent(n)] + 1;
                 if d > k || tree.name(n) != ids[d as usize - 1] {
                     DROPPED
                 } else if d == k {
                     found = true;
                     b.child(0, tree.name(n))
                 } else {
+                    above.insert(n, d);
                     ABOVE
                 }
             });
@@ -604,10 +610,15 @@ mod tests {
         let frames: Vec<&str> = (0..50_000)
             .map(|i| if i % 2 == 0 { "f" } else { "g" })
             .collect();
-        let p = profile_of(&[(frames, 7)]);
+        let p = profile_of(&[(frames.clone(), 7)]);
         let out = apply(&p, &Transform::CollapseRecursion("f".into()), &pkg).unwrap();
         assert_eq!(out.folded_lines(), ["f;g 7"]);
         let out = apply(&p, &Transform::Merge("g".into()), &pkg).unwrap();
         assert_eq!(out.tree.len(), 50_001 - 25_000);
+        // The subtree 40 000 frames down: its node and the 10 000 below it.
+        let path: Vec<String> = frames[..40_000].iter().map(|f| f.to_string()).collect();
+        let out = apply(&p, &Transform::FocusSubtree(path), &pkg).unwrap();
+        assert_eq!((out.tree.len(), out.tree.max_depth()), (10_002, 10_001));
+        assert_eq!(out.tree.grand_total(), 7);
     }
 }
