@@ -235,7 +235,7 @@ fn main() {
         );
         view.set_labels(std::env::var_os("FRAMES_NO_LABELS").is_none());
         let mut renderer = Renderer::new(&gpu, TARGET_FORMAT);
-        let scenes = Scenes::build(&gpu, &renderer.scene_layout(), &view.bar_sources())
+        let mut scenes = Scenes::build(&gpu, &renderer.scene_layout(), &view.bar_sources())
             .expect("the spans fit on the device");
         gpu.device
             .poll(wgpu::PollType::wait_indefinitely())
@@ -354,6 +354,16 @@ fn main() {
                     .text()
                     .limit_labels(budget.map(|_| scorch::render::LABEL_PLACING));
                 let frame = compose(&view, Purpose::Export, None, renderer.text());
+                // As the window does: the rows' own bars this frame reaches, a few pages
+                // a frame (the rest of them by the following frames).
+                scenes
+                    .fetch(
+                        &gpu,
+                        &view.bar_sources(),
+                        &frame.bars,
+                        Some(scorch::render::bars::FRAME_PAGES),
+                    )
+                    .expect("pages");
                 let built_ms = t0.elapsed().as_secs_f64() * 1000.0;
                 composed.push(built_ms);
                 let stats = renderer

@@ -707,3 +707,80 @@ fn an_export_after_the_priming_draws_the_same_pixels() {
         }
     }
 }
+
+/// A window's scene leaves a row's own bars out while its finest tier is what a view of
+/// the whole layout draws, and uploads them a page at a time when a frame first draws
+/// them: until then the frame draws that tier over the same ticks, and once fetched the
+/// pixels are those of a scene that held the own bars from the start.
+#[test]
+fn own_bars_come_a_page_at_a_time_and_draw_exactly() {
+    use scorch::render::{self, Renderer, Scenes, TARGET_FORMAT};
+    use scorch::view::{Purpose, View, compose};
+    let Some(gpu) = gpu() else { return };
+    let mut text = String::new();
+    for i in 0..200_000 {
+        text.push_str(&format!("root;f{} {}\n", i % 50_000, 1 + i % 7));
+    }
+    let p = profile_from("many.folded", &text);
+    let mut v = flame_view(
+        &p,
+        &opts(600, Orientation::Icicle, Some(ColorMode::Name)),
+        false,
+    );
+    assert!(
+        v.bar_sources()[0].defers(2),
+        "row 2's own bars are left for later"
+    );
+    assert!(!v.bar_sources()[0].defers(0), "the root's are not");
+    // Two pixels a tick, in the middle of row 2's 50 000 bars: its own bars are drawn.
+    let total = v.layout().total_ticks;
+    v.state_mut().camera = Camera {
+        start: total / 2,
+        start_frac: 0.0,
+        px_per_tick: 2.0,
+    };
+    let tpp = 0.5;
+    assert_eq!(v.lod().tier_for(2, tpp), scorch::lod::TierRef::Row);
+    let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
+    let layout = renderer.scene_layout();
+    let sources = v.bar_sources();
+    let frame = compose(&v, Purpose::Export, None, renderer.text());
+    let mut scenes = Scenes::build(gpu, &layout, &sources).unwrap();
+    let before = scenes.instance_bytes();
+    // The reference: a scene that holds every list this zoom draws, own bars included.
+    let mut whole = v.bar_sources();
+    whole[0].only_at = Some(tpp);
+    let reference = Scenes::build(gpu, &layout, &whole).unwrap();
+    let (want, _) = render::render_frame(gpu, &mut renderer, &frame, &reference).unwrap();
+    let (fallback, _) = render::render_frame(gpu, &mut renderer, &frame, &scenes).unwrap();
+    assert_ne!(
+        fallback.pixels, want.pixels,
+        "the finest tier drawn meanwhile"
+    );
+    // No budget: nothing uploaded, the pages this frame reaches counted.
+    let missing = scenes.fetch(gpu, &sources, &frame.bars, Some(0)).unwrap();
+    assert!(missing >= 1, "{missing} pages missing");
+    assert_eq!(scenes.instance_bytes(), before);
+    assert_eq!(
+        scenes.fetch(gpu, &sources, &frame.bars, Some(1)).unwrap(),
+        missing - 1
+    );
+    assert_eq!(scenes.fetch(gpu, &sources, &frame.bars, None).unwrap(), 0);
+    let fetched = scenes.instance_bytes() - before;
+    assert_eq!(fetched as usize % 16, 0);
+    assert!(
+        fetched as usize <= missing * scorch::render::bars::PAGE * 16,
+        "{fetched} bytes"
+    );
+    assert_eq!(scenes.fetch(gpu, &sources, &frame.bars, None).unwrap(), 0);
+    assert_eq!(
+        scenes.instance_bytes() - before,
+        fetched,
+        "pages are fetched once"
+    );
+    let (got, _) = render::render_frame(gpu, &mut renderer, &frame, &scenes).unwrap();
+    assert!(
+        got.pixels == want.pixels,
+        "own bars drawn exactly once fetched"
+    );
+}

@@ -703,6 +703,9 @@ impl App {
             Some(&chrome),
             renderer.text(),
         );
+        // A screenshot is exact: every page of own bars it draws, uploaded first.
+        gfx.scenes
+            .fetch(&gfx.gpu, &view.bar_sources(), &frame.bars, None)?;
         let (image, _) = render::render_frame(&gfx.gpu, renderer, &frame, &gfx.scenes)?;
         let png = crate::export::encode_png_with_state(&image, state.as_ref())
             .map_err(|e| anyhow::anyhow!(e))?;
@@ -789,6 +792,20 @@ impl App {
             }
         };
         let composed = t0.elapsed().saturating_sub(acquire_wait);
+        // Rows' own bars this frame reaches and the GPU has not got: a few pages a frame
+        // (the rows' finest tiers are drawn meanwhile), the rest by the next frames.
+        let mut pages_left = false;
+        if let Some(v) = self.session.view() {
+            match gfx.scenes.fetch(
+                &gfx.gpu,
+                &v.bar_sources(),
+                &frame.bars,
+                Some(crate::render::bars::FRAME_PAGES),
+            ) {
+                Ok(left) => pages_left = left > 0,
+                Err(e) => eprintln!("scorch: bars not uploaded: {e}"),
+            }
+        }
         // A frame grows buffers (rectangles, text, the glyph atlas): inside an
         // out-of-memory scope, so that running out says so instead of aborting.
         let result = gfx
@@ -835,7 +852,7 @@ impl App {
             );
         }
         // While a load runs, `about_to_wait` schedules the progress display's redraws.
-        if animating || labels_left {
+        if animating || labels_left || pages_left {
             self.redraw();
         }
         if failed != self.frame_error {

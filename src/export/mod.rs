@@ -87,10 +87,13 @@ pub fn render_view(
     times: &mut ExportTimings,
 ) -> Result<(RgbaImage, ExportReport), ExportError> {
     let t0 = Instant::now();
-    let scenes = Scenes::build(gpu, &renderer.scene_layout(), &view.bar_sources())?;
+    let mut scenes = Scenes::build(gpu, &renderer.scene_layout(), &view.bar_sources())?;
     times.upload = t0.elapsed();
     let t1 = Instant::now();
     let frame = compose(view, Purpose::Export, None, renderer.text());
+    // A view made for a window (whose scene leaves rows' own bars for later): every page
+    // of them this image draws. An export's view uploads them all at once.
+    scenes.fetch(gpu, &view.bar_sources(), &frame.bars, None)?;
     let composed = t1.elapsed();
     let mut t = render::ImageTimes::default();
     let (image, stats) = render::render_frame_timed(

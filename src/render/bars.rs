@@ -890,6 +890,13 @@ pub struct BarScene {
     diff_ticks: Option<(u64, u64)>,
     /// Ticks per unit of the instances' and segments' positions ([`TickUnit`]).
     unit: u64,
+    /// That unit.
+    tick_unit: TickUnit,
+    /// The own bars of rows with tiers, a page at a time as frames first draw them (a
+    /// window's scene; an export's has none).
+    pages: pages::Pages,
+    /// The layout of a chunk's bind group (for the pages' chunks).
+    group_layout: wgpu::BindGroupLayout,
     /// The search generation whose flags `name_flags` holds.
     search_uploaded: std::cell::Cell<Option<u64>>,
 }
@@ -950,6 +957,7 @@ impl BarScene {
             c.unmap();
         }
         let instance_bytes = plan.total * stride;
+        let tick_unit = plan.unit;
         let unit = plan.unit.ticks();
         let table = plan.table;
 
@@ -1011,6 +1019,9 @@ impl BarScene {
             max_self: values.max_self,
             diff_ticks: values.diff_ticks,
             unit,
+            tick_unit,
+            pages: pages::Pages::new(src),
+            group_layout,
             search_uploaded: std::cell::Cell::new(None),
         })
     }
@@ -1064,12 +1075,30 @@ impl BarScene {
         pass.set_pipeline(&pipeline.pipeline);
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.set_index_buffer(pipeline.quads.slice(..), wgpu::IndexFormat::Uint16);
-        let mut bound: Option<usize> = None;
+        // The chunk bound last: (whether a pages' chunk, its index).
+        let mut bound: Option<(bool, usize)> = None;
         let mut drawn = 0u64;
         for d in rows {
             let (row, tier, range, alpha) = (d.row, d.tier, &d.range, d.alpha);
             let top = d.top - dy;
-            if top + bar_height <= 0.0 || top >= tile_h {
+            if top + bar_height <= 0.0 || top >= tile_h || range.is_empty() {
+                continue;
+            }
+            let mut run = Run {
+                pass: &mut *pass,
+                bound: &mut bound,
+                top,
+                alpha,
+            };
+            if tier == TierRef::Row && self.pages.defers(row) {
+                // The row's own bars where all their pages are in, else its finest tier.
+                if let Some(segs) = self.pages.resident(row, range) {
+                    drawn += run.segments(segs.into_iter(), range, |c| self.pages.group(c), true);
+                } else if let Some((k, fallback)) = &d.fallback
+                    && let Some(segs) = self.segments.list(row, k + 1)
+                {
+                    drawn += run.segments(segs.iter(), fallback, |c| &self.chunk_groups[c], false);
+                }
                 continue;
             }
             let list = match tier {
@@ -1079,48 +1108,73 @@ impl BarScene {
             let Some(segs) = self.segments.list(row, list) else {
                 continue;
             };
-            if range.is_empty() {
-                continue;
-            }
             // Segments are in bar order: skip to the first one the range reaches.
             let from = segs.partition_point(|s| s.bars().end <= range.start);
-            for s in &segs[from..] {
-                let bars = s.bars();
-                if bars.start >= range.end {
-                    break;
-                }
-                let lo = range.start.max(bars.start);
-                let hi = range.end.min(bars.end);
-                if lo >= hi {
-                    continue;
-                }
-                let first = u64::from(s.chunk_start) + (lo - bars.start) as u64;
-                let count = (hi - lo) as u64;
-                let chunk = s.chunk as usize;
-                if bound != Some(chunk) {
-                    pass.set_bind_group(1, &self.chunk_groups[chunk], &[]);
-                    bound = Some(chunk);
-                }
-                let mut params = RowParams {
-                    top,
-                    alpha,
-                    base0: split(s.base0),
-                    base1: split(s.base1),
-                    first: 0,
-                    _pad: 0,
-                };
-                for (from, n) in draw_runs(first, count) {
-                    // A chunk holds far fewer than 2^32 bars (`BarScene::new`).
-                    params.first = from as u32;
-                    pass.set_immediates(0, bytemuck::bytes_of(&params));
-                    pass.draw_indexed(0..(n * 6) as u32, 0, 0..1);
-                }
-                drawn += count;
-            }
+            drawn += run.segments(segs[from..].iter(), range, |c| &self.chunk_groups[c], false);
         }
         drawn
     }
 }
+
+/// One row draw's state while its segments are recorded.
+struct Run<'p, 'a> {
+    pass: &'p mut wgpu::RenderPass<'a>,
+    bound: &'p mut Option<(bool, usize)>,
+    top: f32,
+    alpha: f32,
+}
+
+impl<'a> Run<'_, 'a> {
+    /// Draws the bars of `range` that the segments `segs` (in bar order) hold, binding
+    /// each segment's chunk (`group`; `paged`: a pages' chunk) when another is bound.
+    /// Returns the bars drawn.
+    fn segments<'s>(
+        &mut self,
+        segs: impl Iterator<Item = &'s Segment>,
+        range: &std::ops::Range<usize>,
+        group: impl Fn(usize) -> &'a wgpu::BindGroup,
+        paged: bool,
+    ) -> u64 {
+        let mut drawn = 0;
+        for s in segs {
+            let bars = s.bars();
+            if bars.start >= range.end {
+                break;
+            }
+            let lo = range.start.max(bars.start);
+            let hi = range.end.min(bars.end);
+            if lo >= hi {
+                continue;
+            }
+            let first = u64::from(s.chunk_start) + (lo - bars.start) as u64;
+            let count = (hi - lo) as u64;
+            let chunk = s.chunk as usize;
+            if *self.bound != Some((paged, chunk)) {
+                self.pass.set_bind_group(1, group(chunk), &[]);
+                *self.bound = Some((paged, chunk));
+            }
+            let mut params = RowParams {
+                top: self.top,
+                alpha: self.alpha,
+                base0: split(s.base0),
+                base1: split(s.base1),
+                first: 0,
+                _pad: 0,
+            };
+            for (from, n) in draw_runs(first, count) {
+                // A chunk holds far fewer than 2^32 bars (`BarScene::new`).
+                params.first = from as u32;
+                self.pass.set_immediates(0, bytemuck::bytes_of(&params));
+                self.pass.draw_indexed(0..(n * 6) as u32, 0, 0..1);
+            }
+            drawn += count;
+        }
+        drawn
+    }
+}
+
+mod pages;
+pub use pages::{FRAME_PAGES, PAGE};
 
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,7 @@
 
 use super::bars::BarScene;
 use super::gpu::{Gpu, GpuError};
-use crate::view::draw::{BarSource, SceneKey};
+use crate::view::draw::{BarSource, BarsLayer, SceneKey};
 
 /// Uploaded scenes.
 #[derive(Default)]
@@ -53,6 +53,27 @@ impl Scenes {
             self.held.push((src.key, scene));
         }
         Ok(())
+    }
+
+    /// Uploads the pages of rows' own bars that `layers` (a frame's) draw and their
+    /// scenes lack ([`BarScene::fetch`]), at most `budget` pages a scene (`None`: all of
+    /// them, for a picture that must be exact). Returns the pages still missing.
+    pub fn fetch(
+        &mut self,
+        gpu: &Gpu,
+        sources: &[BarSource<'_>],
+        layers: &[BarsLayer<'_>],
+        budget: Option<usize>,
+    ) -> Result<usize, GpuError> {
+        let mut missing = 0;
+        for layer in layers {
+            let src = sources.iter().find(|s| s.key == layer.scene);
+            let held = self.held.iter_mut().find(|(k, _)| *k == layer.scene);
+            if let (Some(src), Some((_, scene))) = (src, held) {
+                missing += scene.fetch(gpu, src, &layer.rows, budget)?;
+            }
+        }
+        Ok(missing)
     }
 
     /// Whether every one of `sources` is held.

@@ -514,16 +514,26 @@ impl BarValues<'_> {
     /// widths of row `r` and of the row after it where the values are
     /// [`nested`](BarValues::nested), else `of` of each bar's node.
     pub fn of_row(&self, layout: &Layout, r: usize, out: &mut Vec<[f32; 3]>) {
+        self.of_bars(layout, r, 0..layout.rows[r].len(), out);
+    }
+
+    /// [`of_row`](Self::of_row) for the bars `bars` of row `r` only (a page of them).
+    pub fn of_bars(&self, layout: &Layout, r: usize, bars: Range<usize>, out: &mut Vec<[f32; 3]>) {
         out.clear();
         let row = &layout.rows[r];
         if !self.nested {
-            out.extend(row.node.iter().map(|&n| (self.of)(n)));
+            out.extend(row.node[bars].iter().map(|&n| (self.of)(n)));
             return;
         }
         let below = layout.rows.get(r + 1);
         let (bx0, bx1) = below.map_or((&[][..], &[][..]), |b| (&b.x0[..], &b.x1[..]));
-        let mut j = 0;
-        out.extend(row.x0.iter().zip(&row.x1).map(|(&x0, &x1)| {
+        // The next row's bars before the first bar's start are earlier bars' children.
+        let mut j = row
+            .x0
+            .get(bars.start)
+            .map_or(0, |&x| bx0.partition_point(|&b| b < x));
+        let (x0s, x1s) = (&row.x0[bars.clone()], &row.x1[bars]);
+        out.extend(x0s.iter().zip(x1s).map(|(&x0, &x1)| {
             // The next row's bars up to this bar's end are its children (rows sorted, a
             // child inside its parent).
             let mut kids = 0u64;
@@ -547,6 +557,11 @@ impl BarValues<'_> {
     }
 }
 
+/// The widest view of a whole layout [`BarSource::defers`] allows for: a row's own bars
+/// are left for later only where a view this wide (or narrower) of the whole layout
+/// draws its finest tier instead.
+pub const DEFER_WIDTH_PX: f64 = 16384.0;
+
 /// Everything the GPU needs to hold a layout's bars: what a view uploads once.
 pub struct BarSource<'a> {
     /// Its identity.
@@ -569,10 +584,27 @@ pub struct BarSource<'a> {
 }
 
 impl BarSource<'_> {
-    /// Whether the list `tier` of row `row` is uploaded.
+    /// Whether the list `tier` of row `row` is uploaded with the scene.
     pub fn wants(&self, row: usize, tier: TierRef) -> bool {
-        self.only_at
-            .is_none_or(|tpp| self.lod.tier_for(row, tpp) == tier)
+        match self.only_at {
+            Some(tpp) => self.lod.tier_for(row, tpp) == tier,
+            None => !(tier == TierRef::Row && self.defers(row)),
+        }
+    }
+
+    /// Whether row `row`'s own bars are left out of a window's scene and uploaded a page
+    /// at a time when a frame first draws them: rows whose finest tier a view of the
+    /// whole layout draws instead of them, however wide ([`DEFER_WIDTH_PX`]), so that
+    /// only a zoomed-in view needs them. On a big profile most bars are in such rows (the
+    /// 1 GB W1 pprof's own bars are 2.2 of its 3.4 GB of instances), and a view that is
+    /// not zoomed that far never needs them.
+    pub fn defers(&self, row: usize) -> bool {
+        let whole = self.layout.total_ticks as f64 / DEFER_WIDTH_PX;
+        self.only_at.is_none()
+            && self
+                .lod
+                .tier(row, 0)
+                .is_some_and(|t| crate::lod::folds_at(t.shift, whole))
     }
 
     /// "1234 bars", for messages.
@@ -617,6 +649,10 @@ pub struct RowDraw {
     pub tier: TierRef,
     /// Bars of that list to draw.
     pub range: Range<usize>,
+    /// Where the row's own bars are drawn and the row has tiers: the finest tier and its
+    /// bars over the same ticks, drawn instead while the window has not uploaded those
+    /// own bars yet ([`BarSource::defers`]).
+    pub fallback: Option<(usize, Range<usize>)>,
     /// Opacity.
     pub alpha: f32,
 }
@@ -735,6 +771,9 @@ impl OverviewLayer<'_> {
                     top: (r as f32 * spread).floor(),
                     tier,
                     range: 0..len,
+                    fallback: (tier == TierRef::Row)
+                        .then(|| self.lod.tier(r, 0).map(|t| (0, 0..t.len())))
+                        .flatten(),
                     alpha: 1.0,
                 }
             })
@@ -880,11 +919,18 @@ pub fn row_draws(
                 .and_then(|l| l.tier(r, k))
                 .map_or(0..0, |t| t.range_between(row, t0, t1)),
         };
+        let fallback = match tier {
+            TierRef::Row => lod
+                .and_then(|l| l.tier(r, 0))
+                .map(|t| (0, t.range_between(row, t0, t1))),
+            TierRef::Tier(_) => None,
+        };
         out.push(RowDraw {
             row: r,
             top,
             tier,
             range,
+            fallback,
             alpha: if r < faded_rows { 0.35 } else { 1.0 },
         });
     }

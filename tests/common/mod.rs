@@ -80,8 +80,12 @@ pub fn render_view_stats(
     max_tile: u32,
 ) -> (RgbaImage, render::ImageStats) {
     let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
-    let scenes = Scenes::build(gpu, &renderer.scene_layout(), &view.bar_sources()).unwrap();
+    let mut scenes = Scenes::build(gpu, &renderer.scene_layout(), &view.bar_sources()).unwrap();
     let frame = compose(view, Purpose::Export, None, renderer.text());
+    // A window's view: the rows' own bars it draws, every page of them, as a screenshot.
+    scenes
+        .fetch(gpu, &view.bar_sources(), &frame.bars, None)
+        .unwrap();
     render::render_frame_timed(
         gpu,
         &mut renderer,

@@ -474,3 +474,90 @@ fn bars_are_drawn_as_indexed_quads_in_runs() {
         assert_eq!(runs.len() as u64, count.div_ceil(QUADS_PER_DRAW));
     }
 }
+
+/// The pages of a window scene's deferred rows hold exactly those rows' own bars: every
+/// page's instances, decoded through its segments, are the row's bars from the page's
+/// first on (ticks, names, and the values the whole row gives them, nested or not), at
+/// any span of offsets and chunk position; the scene itself holds every other list.
+#[test]
+fn pages_hold_the_deferred_rows_own_bars() {
+    // Rows of tens of thousands of narrow bars side by side (and children under them,
+    // for the nested values): their finest tiers are what a view of the whole draws.
+    let mut text = String::new();
+    for i in 0..300_000 {
+        text.push_str(&format!("root;f{};g{} {}\n", i % 30_000, i % 7, 1 + i % 3));
+    }
+    let p = crate::import::folded::parse("many.folded", text.as_bytes()).unwrap();
+    let layout = crate::layout::flame_layout(&p.tree);
+    let lod = crate::lod::Lod::build(&layout);
+    let tree = &p.tree;
+    for (nested, read) in [(true, true), (false, true), (false, false)] {
+        let src = BarSource {
+            key: crate::view::draw::SceneKey(1),
+            layout: &layout,
+            lod: &lod,
+            names: &p.names,
+            spy: None,
+            values: crate::view::draw::BarValues {
+                of: Box::new(move |n| {
+                    let t = tree.total(n) as f32;
+                    [tree.self_ticks(n) as f32, t, t]
+                }),
+                merge: |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2]],
+                max_self: tree.max_self() as f32,
+                diff_ticks: None,
+                read,
+                nested,
+            },
+            only_at: None,
+            noun: "bars",
+        };
+        let deferred: Vec<usize> = (0..layout.rows.len()).filter(|&r| src.defers(r)).collect();
+        assert!(deferred.len() >= 2 && !src.defers(0), "{deferred:?}");
+        let unit = TickUnit::of_layout(&layout);
+        let codec = ValueCodec::new(&src.values);
+        let (mut vals, mut whole) = (Vec::new(), Vec::new());
+        let mut paged = 0;
+        for &r in &deferred {
+            let row = &layout.rows[r];
+            assert!(!src.wants(r, TierRef::Row));
+            src.values.of_row(&layout, r, &mut whole);
+            for page in 0..row.len().div_ceil(pages::PAGE) {
+                for (at, chunk_cap, span) in [(0, 1 << 20, SEGMENT_SPAN), (4096, 3 << 13, 64)] {
+                    let (got, segs) = pages::page_instances(
+                        &src,
+                        unit,
+                        r,
+                        page,
+                        (at, chunk_cap, span),
+                        &mut vals,
+                    );
+                    let mut k = page * pages::PAGE;
+                    let mut next = got.iter();
+                    for s in &segs {
+                        assert_eq!(s.row_start as usize, k, "row {r} page {page}");
+                        for _ in s.bars() {
+                            let b = next.next().expect("an instance per bar");
+                            let x0 = (s.base0 + u64::from(b.x0)) * unit.ticks();
+                            let x1 = (s.base1 + u64::from(b.x1)) * unit.ticks();
+                            let v = if read {
+                                codec.pack(widen(whole[k]), false)
+                            } else {
+                                ValueCodec::unread(false)
+                            };
+                            assert_eq!(
+                                (x0, x1, b.name, b.value),
+                                (row.x0[k], row.x1[k], row.name[k], v)
+                            );
+                            k += 1;
+                        }
+                    }
+                    assert!(next.next().is_none());
+                    assert_eq!(k, ((page + 1) * pages::PAGE).min(row.len()));
+                    paged += 1;
+                }
+            }
+        }
+        assert!(paged > 20, "{paged} pages");
+    }
+}

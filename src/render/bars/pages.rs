@@ -1,0 +1,232 @@
+//! A window's rows' own bars, uploaded a page at a time when a frame first draws them.
+//!
+//! A window's scene leaves out the own bars of every row that has LOD tiers
+//! ([`BarSource::defers`]): a frame draws them only once the view is zoomed in past the
+//! row's finest tier, and on a big profile they are most of the instances. [`Pages`]
+//! keeps, per such row, which pages of [`PAGE`] bars are uploaded and where.
+//! [`BarScene::fetch`] uploads the pages a frame's row draws reach (a few per row: at
+//! that zoom a row shows a few bars per pixel), and until all of a draw's pages are in,
+//! [`BarScene::draw`] draws the row's finest tier over the same ticks
+//! ([`RowDraw::fallback`]): its bars are the row's, with neighbours narrower than a few
+//! pixels of that zoom drawn as one.
+
+use super::*;
+use std::ops::Range;
+
+/// Bars a page holds.
+pub const PAGE: usize = 8192;
+
+/// Pages a window frame uploads at most: 1 MiB of instances, about a millisecond here;
+/// a frame that reaches more draws those rows' finest tiers and the next frame goes on.
+pub const FRAME_PAGES: usize = 8;
+
+/// Pages a chunk buffer holds (16 MiB of instances).
+const PAGES_PER_CHUNK: usize = 128;
+
+/// Instances a chunk buffer holds.
+const CHUNK_BARS: u64 = (PAGE * PAGES_PER_CHUNK) as u64;
+
+/// A page's segments, once uploaded.
+type Page = Option<Box<[Segment]>>;
+
+/// The deferred rows' pages of one scene.
+#[derive(Default)]
+pub(super) struct Pages {
+    /// Per layout row: `None` where the scene holds the row's own bars, else per page its
+    /// segments (`chunk` indexes [`Pages::chunks`]; `row_start` counts from the row's
+    /// first bar), `None` until uploaded.
+    rows: Vec<Option<Vec<Page>>>,
+    /// Chunk buffers with their bind groups; pages fill the last one in order.
+    chunks: Vec<(wgpu::Buffer, wgpu::BindGroup)>,
+    /// Pages written into the last chunk.
+    in_last: usize,
+}
+
+/// The pages of `bars` (a range of a row's bars).
+fn pages_of(bars: &Range<usize>) -> Range<usize> {
+    if bars.is_empty() {
+        return 0..0;
+    }
+    bars.start / PAGE..(bars.end - 1) / PAGE + 1
+}
+
+impl Pages {
+    /// Pages for every row of `src` whose own bars its scene leaves out.
+    pub(super) fn new(src: &BarSource<'_>) -> Pages {
+        let rows = (0..src.layout.rows.len())
+            .map(|r| {
+                src.defers(r)
+                    .then(|| vec![None; src.layout.rows[r].len().div_ceil(PAGE)])
+            })
+            .collect();
+        Pages {
+            rows,
+            ..Pages::default()
+        }
+    }
+
+    /// Whether row `row`'s own bars are in pages (uploaded or not).
+    pub(super) fn defers(&self, row: usize) -> bool {
+        self.rows.get(row).is_some_and(Option::is_some)
+    }
+
+    /// The segments of the pages of row `row` that `bars` reach, or `None` unless every
+    /// one of them is uploaded (or the row is not deferred).
+    pub(super) fn resident(&self, row: usize, bars: &Range<usize>) -> Option<Vec<&Segment>> {
+        let pages = self.rows.get(row)?.as_ref()?;
+        let mut out = Vec::new();
+        for p in pages_of(bars) {
+            out.extend(pages.get(p)?.as_deref()?.iter());
+        }
+        Some(out)
+    }
+
+    /// The bind group of chunk `chunk`.
+    pub(super) fn group(&self, chunk: usize) -> &wgpu::BindGroup {
+        &self.chunks[chunk].1
+    }
+
+    /// Pages of row `row` that `bars` reach and that are not uploaded.
+    fn missing(&self, row: usize, bars: &Range<usize>) -> Vec<usize> {
+        let Some(Some(pages)) = self.rows.get(row) else {
+            return Vec::new();
+        };
+        pages_of(bars)
+            .filter(|&p| pages.get(p).is_some_and(Option::is_none))
+            .collect()
+    }
+
+    /// Where the next page goes: a chunk with room (created when the last is full) and
+    /// its first instance there. Bytes of a new chunk are added to `gpu_bytes`.
+    fn room(
+        &mut self,
+        gpu: &Gpu,
+        layout: &wgpu::BindGroupLayout,
+        gpu_bytes: &mut u64,
+    ) -> Result<(usize, u64), super::super::gpu::GpuError> {
+        if self.chunks.is_empty() || self.in_last == PAGES_PER_CHUNK {
+            let size = CHUNK_BARS * INSTANCE_BYTES as u64;
+            let (buffer, group) = gpu.allocating("a page of bars", size, || {
+                let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("BarScene::pages"),
+                    size,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("BarScene::pages"),
+                    layout,
+                    entries: &[wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: buffer.as_entire_binding(),
+                    }],
+                });
+                (buffer, group)
+            })?;
+            self.chunks.push((buffer, group));
+            self.in_last = 0;
+            *gpu_bytes += size;
+        }
+        let chunk = self.chunks.len() - 1;
+        let at = chunk as u64 * CHUNK_BARS + (self.in_last * PAGE) as u64;
+        self.in_last += 1;
+        Ok((chunk, at))
+    }
+}
+
+/// The instances of page `page` of row `r` of `src`, and their segments (cut as the
+/// scene's lists are, at `span` ticks of offsets, starting at global instance `at` of
+/// chunks of `chunk_cap`; `row_start` counted from the row's first bar).
+pub(super) fn page_instances(
+    src: &BarSource<'_>,
+    unit: TickUnit,
+    r: usize,
+    page: usize,
+    (at, chunk_cap, span): (u64, u64, u64),
+    vals: &mut Vec<[f32; 3]>,
+) -> (Vec<BarInstance>, Vec<Segment>) {
+    let row = &src.layout.rows[r];
+    let bars = page * PAGE..((page + 1) * PAGE).min(row.len());
+    let first = bars.start;
+    let values = &src.values;
+    if values.read {
+        values.of_bars(src.layout, r, bars.clone(), vals);
+    }
+    let codec = ValueCodec::new(values);
+    let mut segs = Vec::new();
+    let mut next = at;
+    push_list(
+        &mut segs,
+        &mut next,
+        bars.len(),
+        (chunk_cap, span),
+        |i| unit.of(row.x0[first + i]),
+        |i| unit.of(row.x1[first + i]),
+    );
+    let mut out = Vec::with_capacity(bars.len());
+    for s in &mut segs {
+        for i in s.bars() {
+            let k = first + i;
+            let value = if values.read {
+                codec.pack(widen(vals[i]), false)
+            } else {
+                ValueCodec::unread(false)
+            };
+            out.push(s.instance(unit.of(row.x0[k]), unit.of(row.x1[k]), row.name[k], value));
+        }
+        s.row_start += first as u32;
+    }
+    (out, segs)
+}
+
+impl BarScene {
+    /// Uploads the pages of own bars that `rows` (a frame's draws of this scene, made
+    /// from `src`) reach and the scene has not got yet, `budget` pages at most (`None`:
+    /// all; a window frame takes a few and asks for another frame). Returns the pages
+    /// still missing. A page the device refuses is an error; the draws keep falling back.
+    pub fn fetch(
+        &mut self,
+        gpu: &Gpu,
+        src: &BarSource<'_>,
+        rows: &[RowDraw],
+        budget: Option<usize>,
+    ) -> Result<usize, super::super::gpu::GpuError> {
+        let mut left = budget.unwrap_or(usize::MAX);
+        let mut missing = 0;
+        let mut vals = Vec::new();
+        for d in rows {
+            if d.tier != TierRef::Row || !self.pages.defers(d.row) {
+                continue;
+            }
+            for p in self.pages.missing(d.row, &d.range) {
+                if left == 0 {
+                    missing += 1;
+                    continue;
+                }
+                left -= 1;
+                let (chunk, at) = self
+                    .pages
+                    .room(gpu, &self.group_layout, &mut self.gpu_bytes)?;
+                let (instances, segs) = page_instances(
+                    src,
+                    self.tick_unit,
+                    d.row,
+                    p,
+                    (at, CHUNK_BARS, SEGMENT_SPAN),
+                    &mut vals,
+                );
+                let offset = (at % CHUNK_BARS) * INSTANCE_BYTES as u64;
+                gpu.queue.write_buffer(
+                    &self.pages.chunks[chunk].0,
+                    offset,
+                    bytemuck::cast_slice(&instances),
+                );
+                self.instance_bytes += (instances.len() * INSTANCE_BYTES) as u64;
+                if let Some(Some(pages)) = self.pages.rows.get_mut(d.row) {
+                    pages[p] = Some(segs.into_boxed_slice());
+                }
+            }
+        }
+        Ok(missing)
+    }
+}
