@@ -356,14 +356,12 @@ fn main() {
                 let frame = compose(&view, Purpose::Export, None, renderer.text());
                 // As the window does: the rows' own bars this frame reaches, a few pages
                 // a frame (the rest of them by the following frames).
-                scenes
-                    .fetch(
-                        &gpu,
-                        &view.bar_sources(),
-                        &frame.bars,
-                        Some(scorch::render::bars::FRAME_PAGES),
-                    )
-                    .expect("pages");
+                if scenes.lack_pages(&frame.bars) {
+                    let budget = Some(scorch::render::bars::FRAME_PAGES);
+                    scenes
+                        .fetch(&gpu, &view.bar_sources(), &frame.bars, budget)
+                        .expect("pages");
+                }
                 let built_ms = t0.elapsed().as_secs_f64() * 1000.0;
                 composed.push(built_ms);
                 let stats = renderer

@@ -718,8 +718,8 @@ fn own_bars_come_a_page_at_a_time_and_draw_exactly() {
     use scorch::view::{Purpose, View, compose};
     let Some(gpu) = gpu() else { return };
     let mut text = String::new();
-    for i in 0..200_000 {
-        text.push_str(&format!("root;f{} {}\n", i % 50_000, 1 + i % 7));
+    for i in 0..600_000 {
+        text.push_str(&format!("root;f{} {}\n", i % 300_000, 1 + i % 7));
     }
     let p = profile_from("many.folded", &text);
     let mut v = flame_view(
@@ -732,7 +732,7 @@ fn own_bars_come_a_page_at_a_time_and_draw_exactly() {
         "row 2's own bars are left for later"
     );
     assert!(!v.bar_sources()[0].defers(0), "the root's are not");
-    // Two pixels a tick, in the middle of row 2's 50 000 bars: its own bars are drawn.
+    // Two pixels a tick, in the middle of row 2's 300 000 bars: its own bars are drawn.
     let total = v.layout().total_ticks;
     v.state_mut().camera = Camera {
         start: total / 2,

@@ -795,7 +795,9 @@ impl App {
         // Rows' own bars this frame reaches and the GPU has not got: a few pages a frame
         // (the rows' finest tiers are drawn meanwhile), the rest by the next frames.
         let mut pages_left = false;
-        if let Some(v) = self.session.view() {
+        if let Some(v) = self.session.view()
+            && gfx.scenes.lack_pages(&frame.bars)
+        {
             match gfx.scenes.fetch(
                 &gfx.gpu,
                 &v.bar_sources(),

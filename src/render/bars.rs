@@ -1075,42 +1075,57 @@ impl BarScene {
         pass.set_pipeline(&pipeline.pipeline);
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.set_index_buffer(pipeline.quads.slice(..), wgpu::IndexFormat::Uint16);
-        // The chunk bound last: (whether a pages' chunk, its index).
+        // The chunk bound last: (whether a pages' chunk, its index). Rows drawn from
+        // pages come after the others (rows never overlap, so the order draws the same
+        // pixels): a rebind between every two rows would cost more than their draws.
         let mut bound: Option<(bool, usize)> = None;
         let mut drawn = 0u64;
-        for d in rows {
-            let (row, tier, range, alpha) = (d.row, d.tier, &d.range, d.alpha);
-            let top = d.top - dy;
-            if top + bar_height <= 0.0 || top >= tile_h || range.is_empty() {
-                continue;
-            }
-            let mut run = Run {
-                pass: &mut *pass,
-                bound: &mut bound,
-                top,
-                alpha,
-            };
-            if tier == TierRef::Row && self.pages.defers(row) {
-                // The row's own bars where all their pages are in, else its finest tier.
-                if let Some(segs) = self.pages.resident(row, range) {
-                    drawn += run.segments(segs.into_iter(), range, |c| self.pages.group(c), true);
-                } else if let Some((k, fallback)) = &d.fallback
-                    && let Some(segs) = self.segments.list(row, k + 1)
-                {
-                    drawn += run.segments(segs.iter(), fallback, |c| &self.chunk_groups[c], false);
+        for paged_pass in [false, true] {
+            for d in rows {
+                let (row, tier, range, alpha) = (d.row, d.tier, &d.range, d.alpha);
+                let top = d.top - dy;
+                if top + bar_height <= 0.0 || top >= tile_h || range.is_empty() {
+                    continue;
                 }
-                continue;
+                let mut run = Run {
+                    pass: &mut *pass,
+                    bound: &mut bound,
+                    top,
+                    alpha,
+                };
+                if tier == TierRef::Row && self.pages.defers(row) {
+                    // The row's own bars where all their pages are in, else its finest
+                    // tier over the same ticks.
+                    match (self.pages.resident(row, range), &d.fallback) {
+                        (Some(pages), _) if paged_pass => {
+                            let segs = pages.iter().flatten().flat_map(|p| p.iter());
+                            drawn += run.segments(segs, range, |c| self.pages.group(c), true);
+                        }
+                        (None, Some((k, fallback))) if !paged_pass => {
+                            if let Some(segs) = self.segments.list(row, k + 1) {
+                                let main = |c: usize| &self.chunk_groups[c];
+                                drawn += run.segments(segs.iter(), fallback, main, false);
+                            }
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
+                if paged_pass {
+                    continue;
+                }
+                let list = match tier {
+                    TierRef::Row => 0,
+                    TierRef::Tier(i) => i + 1,
+                };
+                let Some(segs) = self.segments.list(row, list) else {
+                    continue;
+                };
+                // Segments are in bar order: skip to the first one the range reaches.
+                let from = segs.partition_point(|s| s.bars().end <= range.start);
+                let main = |c: usize| &self.chunk_groups[c];
+                drawn += run.segments(segs[from..].iter(), range, main, false);
             }
-            let list = match tier {
-                TierRef::Row => 0,
-                TierRef::Tier(i) => i + 1,
-            };
-            let Some(segs) = self.segments.list(row, list) else {
-                continue;
-            };
-            // Segments are in bar order: skip to the first one the range reaches.
-            let from = segs.partition_point(|s| s.bars().end <= range.start);
-            drawn += run.segments(segs[from..].iter(), range, |c| &self.chunk_groups[c], false);
         }
         drawn
     }

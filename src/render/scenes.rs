@@ -55,6 +55,14 @@ impl Scenes {
         Ok(())
     }
 
+    /// Whether `layers` (a frame's) draw rows' own bars their scenes have not got: the
+    /// cheap test before [`fetch`](Self::fetch), which needs the views' sources.
+    pub fn lack_pages(&self, layers: &[BarsLayer<'_>]) -> bool {
+        layers
+            .iter()
+            .any(|l| self.get(l.scene).is_some_and(|s| s.lacks_pages(&l.rows)))
+    }
+
     /// Uploads the pages of rows' own bars that `layers` (a frame's) draw and their
     /// scenes lack ([`BarScene::fetch`]), at most `budget` pages a scene (`None`: all of
     /// them, for a picture that must be exact). Returns the pages still missing.

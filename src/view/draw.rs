@@ -562,6 +562,11 @@ impl BarValues<'_> {
 /// draws its finest tier instead.
 pub const DEFER_WIDTH_PX: f64 = 16384.0;
 
+/// The fewest bars of a row whose own bars [`BarSource::defers`] leaves for later (4 MiB
+/// of instances): big rows are where a big profile's memory is, and a smaller row is
+/// uploaded whole, so that the frames of all but big profiles never fetch pages.
+pub const DEFER_MIN_BARS: usize = 1 << 18;
+
 /// Everything the GPU needs to hold a layout's bars: what a view uploads once.
 pub struct BarSource<'a> {
     /// Its identity.
@@ -593,14 +598,15 @@ impl BarSource<'_> {
     }
 
     /// Whether row `row`'s own bars are left out of a window's scene and uploaded a page
-    /// at a time when a frame first draws them: rows whose finest tier a view of the
-    /// whole layout draws instead of them, however wide ([`DEFER_WIDTH_PX`]), so that
-    /// only a zoomed-in view needs them. On a big profile most bars are in such rows (the
+    /// at a time when a frame first draws them: rows of [`DEFER_MIN_BARS`] or more whose
+    /// finest tier a view of the whole layout draws instead of them, however wide
+    /// ([`DEFER_WIDTH_PX`]), so that only a zoomed-in view needs them. On a big profile most bars are in such rows (the
     /// 1 GB W1 pprof's own bars are 2.2 of its 3.4 GB of instances), and a view that is
     /// not zoomed that far never needs them.
     pub fn defers(&self, row: usize) -> bool {
         let whole = self.layout.total_ticks as f64 / DEFER_WIDTH_PX;
         self.only_at.is_none()
+            && self.layout.rows[row].len() >= DEFER_MIN_BARS
             && self
                 .lod
                 .tier(row, 0)
@@ -771,7 +777,7 @@ impl OverviewLayer<'_> {
                     top: (r as f32 * spread).floor(),
                     tier,
                     range: 0..len,
-                    fallback: (tier == TierRef::Row)
+                    fallback: (tier == TierRef::Row && layout.rows[r].len() >= DEFER_MIN_BARS)
                         .then(|| self.lod.tier(r, 0).map(|t| (0, 0..t.len())))
                         .flatten(),
                     alpha: 1.0,
@@ -919,11 +925,12 @@ pub fn row_draws(
                 .and_then(|l| l.tier(r, k))
                 .map_or(0..0, |t| t.range_between(row, t0, t1)),
         };
+        // Only a row big enough to be deferred needs one (two binary searches a row).
         let fallback = match tier {
-            TierRef::Row => lod
+            TierRef::Row if row.len() >= DEFER_MIN_BARS => lod
                 .and_then(|l| l.tier(r, 0))
                 .map(|t| (0, t.range_between(row, t0, t1))),
-            TierRef::Tier(_) => None,
+            _ => None,
         };
         out.push(RowDraw {
             row: r,

@@ -13,21 +13,23 @@
 use super::*;
 use std::ops::Range;
 
-/// Bars a page holds.
-pub const PAGE: usize = 8192;
+/// Bars a page holds: a zoomed-in row draw reaches a few hundred bars, so a page holds
+/// a few times that, not the row.
+pub const PAGE: usize = 1024;
 
-/// Pages a window frame uploads at most: 1 MiB of instances, about a millisecond here;
-/// a frame that reaches more draws those rows' finest tiers and the next frame goes on.
-pub const FRAME_PAGES: usize = 8;
+/// Pages a window frame uploads at most: 16 Ki bars, 256 KiB of instances, a few
+/// hundred microseconds here; a frame that reaches more draws those rows' finest tiers
+/// and the next frame goes on.
+pub const FRAME_PAGES: usize = 16;
 
 /// Pages a chunk buffer holds (16 MiB of instances).
-const PAGES_PER_CHUNK: usize = 128;
+const PAGES_PER_CHUNK: usize = 1024;
 
 /// Instances a chunk buffer holds.
 const CHUNK_BARS: u64 = (PAGE * PAGES_PER_CHUNK) as u64;
 
 /// A page's segments, once uploaded.
-type Page = Option<Box<[Segment]>>;
+pub(super) type Page = Option<Box<[Segment]>>;
 
 /// The deferred rows' pages of one scene.
 #[derive(Default)]
@@ -70,15 +72,20 @@ impl Pages {
         self.rows.get(row).is_some_and(Option::is_some)
     }
 
-    /// The segments of the pages of row `row` that `bars` reach, or `None` unless every
-    /// one of them is uploaded (or the row is not deferred).
-    pub(super) fn resident(&self, row: usize, bars: &Range<usize>) -> Option<Vec<&Segment>> {
+    /// The pages of row `row` that `bars` reach, each page's segments, or `None` unless
+    /// every one of them is uploaded (or the row is not deferred).
+    pub(super) fn resident(&self, row: usize, bars: &Range<usize>) -> Option<&[Page]> {
         let pages = self.rows.get(row)?.as_ref()?;
-        let mut out = Vec::new();
-        for p in pages_of(bars) {
-            out.extend(pages.get(p)?.as_deref()?.iter());
-        }
-        Some(out)
+        let reached = pages.get(pages_of(bars))?;
+        reached.iter().all(Option::is_some).then_some(reached)
+    }
+
+    /// Whether row `row` is deferred and `bars` reach a page of it not uploaded.
+    pub(super) fn lacks(&self, row: usize, bars: &Range<usize>) -> bool {
+        self.rows
+            .get(row)
+            .and_then(Option::as_ref)
+            .is_some_and(|pages| pages_of(bars).any(|p| pages.get(p).is_some_and(Option::is_none)))
     }
 
     /// The bind group of chunk `chunk`.
@@ -180,6 +187,14 @@ pub(super) fn page_instances(
 }
 
 impl BarScene {
+    /// Whether `rows` (a frame's draws of this scene) reach a page of own bars the scene
+    /// has not got: what [`fetch`](Self::fetch) would upload. No allocation, so a frame
+    /// asks this first.
+    pub fn lacks_pages(&self, rows: &[RowDraw]) -> bool {
+        rows.iter()
+            .any(|d| d.tier == TierRef::Row && self.pages.lacks(d.row, &d.range))
+    }
+
     /// Uploads the pages of own bars that `rows` (a frame's draws of this scene, made
     /// from `src`) reach and the scene has not got yet, `budget` pages at most (`None`:
     /// all; a window frame takes a few and asks for another frame). Returns the pages

@@ -481,11 +481,12 @@ fn bars_are_drawn_as_indexed_quads_in_runs() {
 /// any span of offsets and chunk position; the scene itself holds every other list.
 #[test]
 fn pages_hold_the_deferred_rows_own_bars() {
-    // Rows of tens of thousands of narrow bars side by side (and children under them,
-    // for the nested values): their finest tiers are what a view of the whole draws.
+    // Rows of hundreds of thousands of narrow bars side by side (and children under
+    // them, for the nested values): their finest tiers are what a view of the whole
+    // draws.
     let mut text = String::new();
-    for i in 0..300_000 {
-        text.push_str(&format!("root;f{};g{} {}\n", i % 30_000, i % 7, 1 + i % 3));
+    for i in 0..600_000 {
+        text.push_str(&format!("root;f{};g{} {}\n", i % 300_000, i % 7, 1 + i % 3));
     }
     let p = crate::import::folded::parse("many.folded", text.as_bytes()).unwrap();
     let layout = crate::layout::flame_layout(&p.tree);
