@@ -1,8 +1,9 @@
 //! A window's rows' own bars, uploaded a page at a time when a frame first draws them.
 //!
-//! A window's scene leaves out the own bars of every row that has LOD tiers
-//! ([`BarSource::defers`]): a frame draws them only once the view is zoomed in past the
-//! row's finest tier, and on a big profile they are most of the instances. [`Pages`]
+//! A window's scene leaves out the own bars of big rows whose finest LOD tier any view
+//! of the whole layout draws ([`BarSource::defers`]): a frame draws them only once the
+//! view is zoomed in past that tier, and on a big profile they are most of the
+//! instances. [`Pages`]
 //! keeps, per such row, which pages of [`PAGE`] bars are uploaded and where.
 //! [`BarScene::fetch`] uploads the pages a frame's row draws reach (a few per row: at
 //! that zoom a row shows a few bars per pixel), and until all of a draw's pages are in,
