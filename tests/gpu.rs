@@ -576,16 +576,22 @@ fn golden_pyroscope_flamebearer() {
     );
 }
 
+/// `lines` stacks `root;f<i mod distinct>` of 1 to 7 samples: a row of `distinct`
+/// narrow bars side by side under the root.
+fn narrow_bars(lines: usize, distinct: usize) -> Arc<Profile> {
+    let mut text = String::new();
+    for i in 0..lines {
+        text.push_str(&format!("root;f{} {}\n", i % distinct, 1 + i % 7));
+    }
+    profile_from("many.folded", &text)
+}
+
 /// Level of detail: a 200 000-bar row at full view draws about two bars per pixel, and a
 /// merged run of sub-pixel bars is drawn lighter than the palette color.
 #[test]
 fn lod_bounds_the_bars_drawn_per_frame() {
     let Some(gpu) = gpu() else { return };
-    let mut text = String::new();
-    for i in 0..200_000 {
-        text.push_str(&format!("root;f{} {}\n", i % 50_000, 1 + i % 7));
-    }
-    let p = profile_from("many.folded", &text);
+    let p = narrow_bars(200_000, 50_000);
     let v = flame_view(
         &p,
         &opts(600, Orientation::Icicle, Some(ColorMode::Name)),
@@ -717,11 +723,7 @@ fn own_bars_come_a_page_at_a_time_and_draw_exactly() {
     use scorch::render::{self, Renderer, Scenes, TARGET_FORMAT};
     use scorch::view::{Purpose, View, compose};
     let Some(gpu) = gpu() else { return };
-    let mut text = String::new();
-    for i in 0..600_000 {
-        text.push_str(&format!("root;f{} {}\n", i % 300_000, 1 + i % 7));
-    }
-    let p = profile_from("many.folded", &text);
+    let p = narrow_bars(600_000, 300_000);
     let mut v = flame_view(
         &p,
         &opts(600, Orientation::Icicle, Some(ColorMode::Name)),
