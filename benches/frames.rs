@@ -356,11 +356,14 @@ fn main() {
                 let frame = compose(&view, Purpose::Export, None, renderer.text());
                 // As the window does: the rows' own bars this frame reaches, a few pages
                 // a frame (the rest of them by the following frames).
+                let mut fetch_ms = 0.0;
                 if scenes.lack_pages(&frame.bars) {
-                    let budget = Some(scorch::render::bars::FRAME_PAGES);
+                    let budget = scorch::render::bars::PageBudget::frame();
+                    let f = Instant::now();
                     scenes
                         .fetch(&gpu, &view.bar_sources(), &frame.bars, budget)
                         .expect("pages");
+                    fetch_ms = f.elapsed().as_secs_f64() * 1000.0;
                 }
                 let built_ms = t0.elapsed().as_secs_f64() * 1000.0;
                 composed.push(built_ms);
@@ -393,7 +396,7 @@ fn main() {
                 }
                 if std::env::var_os("FRAMES_TRACE").is_some() {
                     eprintln!(
-                        "step {step} at {:.2} s: {:.2} ms wall, {:.3} ms encode ({built_ms:.3} compose), {} GPU, {} bars, {} labels ({left} left), {:.3e} ns/px",
+                        "step {step} at {:.2} s: {:.2} ms wall, {:.3} ms encode ({built_ms:.3} compose, {fetch_ms:.3} pages), {} GPU, {} bars, {} labels ({left} left), {:.3e} ns/px",
                         uploaded.elapsed().as_secs_f64(),
                         wall.last().unwrap(),
                         encode_ms,

@@ -16,6 +16,7 @@ use scorch::color::{
 use scorch::export::{ExportOptions, ExportView};
 use scorch::geometry::{Camera, Orientation};
 use scorch::model::{Document, Profile};
+use scorch::render::bars::PageBudget;
 use scorch::render::names::{NameHashes, PackedKeys};
 use scorch::view::flame::FlameView;
 use std::sync::Arc;
@@ -734,10 +735,12 @@ fn own_bars_come_a_page_at_a_time_and_draw_exactly() {
         "row 2's own bars are left for later"
     );
     assert!(!v.bar_sources()[0].defers(0), "the root's are not");
-    // Two pixels a tick, in the middle of row 2's 300 000 bars: its own bars are drawn.
-    let total = v.layout().total_ticks;
+    // Two pixels a tick, in the middle of row 2's 300 000 bars, across the start of a
+    // page: its own bars are drawn, from two pages.
+    let page = scorch::render::bars::PAGE;
+    let across = v.layout().rows[2].x0[150 * page];
     v.state_mut().camera = Camera {
-        start: total / 2,
+        start: across - 150,
         start_frac: 0.0,
         px_per_tick: 2.0,
     };
@@ -746,7 +749,7 @@ fn own_bars_come_a_page_at_a_time_and_draw_exactly() {
     let mut renderer = Renderer::new(gpu, TARGET_FORMAT);
     let layout = renderer.scene_layout();
     let sources = v.bar_sources();
-    let frame = compose(&v, Purpose::Export, None, renderer.text());
+    let mut frame = compose(&v, Purpose::Export, None, renderer.text());
     let mut scenes = Scenes::build(gpu, &layout, &sources).unwrap();
     let before = scenes.instance_bytes();
     // The reference: a scene that holds every list this zoom draws, own bars included.
@@ -759,22 +762,57 @@ fn own_bars_come_a_page_at_a_time_and_draw_exactly() {
         fallback.pixels, want.pixels,
         "the finest tier drawn meanwhile"
     );
+    // That is the picture of the deferred rows' finest tiers over the frame's ticks.
+    let drawn = frame.bars[0].rows.clone();
+    let (t0, t1) = frame.bars[0]
+        .camera
+        .visible_ticks(f64::from(frame.bars[0].clip.w));
+    let mut tiered = 0;
+    for d in &mut frame.bars[0].rows {
+        if d.tier == scorch::lod::TierRef::Row && sources[0].defers(d.row) {
+            let finest = v.lod().tier(d.row, 0).unwrap();
+            d.range = finest.range_between(&v.layout().rows[d.row], t0, t1);
+            d.tier = scorch::lod::TierRef::Tier(0);
+            tiered += 1;
+        }
+    }
+    assert!(tiered >= 1);
+    let (finest, _) = render::render_frame(gpu, &mut renderer, &frame, &scenes).unwrap();
+    assert!(finest.pixels == fallback.pixels, "the finest tier, exactly");
+    frame.bars[0].rows = drawn;
     // No budget: nothing uploaded, the pages this frame reaches counted.
-    let missing = scenes.fetch(gpu, &sources, &frame.bars, Some(0)).unwrap();
-    assert!(missing >= 1, "{missing} pages missing");
+    let missing = scenes
+        .fetch(gpu, &sources, &frame.bars, PageBudget::pages(0))
+        .unwrap();
+    assert_eq!(missing, 2, "{missing} pages missing");
     assert_eq!(scenes.instance_bytes(), before);
+    // Out of time: one page all the same, so that every frame gets on, and no more.
+    let late = PageBudget {
+        pages: usize::MAX,
+        until: Some(std::time::Instant::now()),
+    };
+    assert_eq!(scenes.fetch(gpu, &sources, &frame.bars, late).unwrap(), 1);
     assert_eq!(
-        scenes.fetch(gpu, &sources, &frame.bars, Some(1)).unwrap(),
-        missing - 1
+        scenes
+            .fetch(gpu, &sources, &frame.bars, PageBudget::pages(1))
+            .unwrap(),
+        0
     );
-    assert_eq!(scenes.fetch(gpu, &sources, &frame.bars, None).unwrap(), 0);
+    assert_eq!(
+        scenes
+            .fetch(gpu, &sources, &frame.bars, PageBudget::ALL)
+            .unwrap(),
+        0
+    );
     let fetched = scenes.instance_bytes() - before;
     assert_eq!(fetched as usize % 16, 0);
-    assert!(
-        fetched as usize <= missing * scorch::render::bars::PAGE * 16,
-        "{fetched} bytes"
+    assert!(fetched as usize <= missing * page * 16, "{fetched} bytes");
+    assert_eq!(
+        scenes
+            .fetch(gpu, &sources, &frame.bars, PageBudget::ALL)
+            .unwrap(),
+        0
     );
-    assert_eq!(scenes.fetch(gpu, &sources, &frame.bars, None).unwrap(), 0);
     assert_eq!(
         scenes.instance_bytes() - before,
         fetched,

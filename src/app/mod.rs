@@ -23,6 +23,7 @@ mod ui;
 use crate::color::ColorMode;
 use crate::geometry::{Orientation, Style};
 use crate::import::{self, Progress};
+use crate::render::bars::PageBudget;
 use crate::render::warmup::{Hold, SurfaceTarget, Warmup};
 use crate::render::{self, Backend, Gpu, GpuOptions, Renderer, Scenes, TARGET_FORMAT};
 use crate::view::draw::{Frame, SceneKey};
@@ -705,7 +706,7 @@ impl App {
         );
         // A screenshot is exact: every page of own bars it draws, uploaded first.
         gfx.scenes
-            .fetch(&gfx.gpu, &view.bar_sources(), &frame.bars, None)?;
+            .fetch(&gfx.gpu, &view.bar_sources(), &frame.bars, PageBudget::ALL)?;
         let (image, _) = render::render_frame(&gfx.gpu, renderer, &frame, &gfx.scenes)?;
         let png = crate::export::encode_png_with_state(&image, state.as_ref())
             .map_err(|e| anyhow::anyhow!(e))?;
@@ -795,17 +796,17 @@ impl App {
         // Rows' own bars this frame reaches and the GPU has not got: a few pages a frame
         // (the rows' finest tiers are drawn meanwhile), the rest by the next frames.
         let mut pages_left = false;
+        let mut refused = None;
         if let Some(v) = self.session.view()
             && gfx.scenes.lack_pages(&frame.bars)
         {
-            match gfx.scenes.fetch(
-                &gfx.gpu,
-                &v.bar_sources(),
-                &frame.bars,
-                Some(crate::render::bars::FRAME_PAGES),
-            ) {
+            match gfx
+                .scenes
+                .fetch(&gfx.gpu, &v.bar_sources(), &frame.bars, PageBudget::frame())
+            {
                 Ok(left) => pages_left = left > 0,
-                Err(e) => eprintln!("scorch: bars not uploaded: {e}"),
+                // The scene asks for no page again: said once, here and on the status line.
+                Err(e) => refused = Some(e),
             }
         }
         // A frame grows buffers (rectangles, text, the glyph atlas): inside an
@@ -856,6 +857,12 @@ impl App {
         // While a load runs, `about_to_wait` schedules the progress display's redraws.
         if animating || labels_left || pages_left {
             self.redraw();
+        }
+        if let Some(e) = refused {
+            eprintln!("scorch: bars not uploaded: {e}");
+            self.say(format!(
+                "zoomed-in bars not uploaded ({e}); their rows show the finest level of detail"
+            ));
         }
         if failed != self.frame_error {
             if let Some(e) = &failed {

@@ -93,7 +93,12 @@ pub fn render_view(
     let frame = compose(view, Purpose::Export, None, renderer.text());
     // A view made for a window (whose scene leaves rows' own bars for later): every page
     // of them this image draws. An export's view uploads them all at once.
-    scenes.fetch(gpu, &view.bar_sources(), &frame.bars, None)?;
+    scenes.fetch(
+        gpu,
+        &view.bar_sources(),
+        &frame.bars,
+        crate::render::bars::PageBudget::ALL,
+    )?;
     let composed = t1.elapsed();
     let mut t = render::ImageTimes::default();
     let (image, stats) = render::render_frame_timed(

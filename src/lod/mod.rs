@@ -139,6 +139,20 @@ impl Tier {
         (self.first.capacity() + self.name.capacity()) * 4
     }
 
+    /// The bars standing for any of the row's bars `members` where those are the row's
+    /// bars intersecting some ticks ([`Row::range_between`]): the bars intersecting the
+    /// same ticks, as [`range_between`](Self::range_between) finds them, but by two
+    /// binary searches through the members' indices alone (no tick of the row read).
+    pub fn covering(&self, members: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+        let n = self.len();
+        // Bar j ends past the ticks' start iff its last member is at or after the first
+        // bar that does; it starts before their end iff its first member is before the
+        // first bar that does not.
+        let lo = partition(n, |j| self.first[j + 1] as usize <= members.start);
+        let hi = partition(n, |j| (self.first[j] as usize) < members.end);
+        lo..hi.max(lo)
+    }
+
     /// Bars intersecting `[start, end)`: two binary searches through the row's ticks.
     pub fn range_between(&self, row: &Row, start: u64, end: u64) -> std::ops::Range<usize> {
         let n = self.len();
@@ -684,6 +698,19 @@ mod tests {
                 let got: Vec<usize> = t.range_between(r, a, b).collect();
                 assert_eq!(got, want);
             }
+            // Found from the row's bars over the same ticks, the same bars (where the
+            // row has some there: a draw of no bars is skipped).
+            let mut covered = 0;
+            for k in 0..400u64 {
+                let a = k * k * 7919 % l.total_ticks;
+                let b = a + 1 + k * k * k % (l.total_ticks / (1 + k % 40));
+                let members = r.range_between(a, b);
+                if !members.is_empty() {
+                    assert_eq!(t.covering(&members), t.range_between(r, a, b), "{a}..{b}");
+                    covered += 1;
+                }
+            }
+            assert!(covered > 300, "{covered}");
         }
         assert!(
             lod.bar_count() <= r.len() + l.rows[1].len(),

@@ -1062,12 +1062,14 @@ impl BarScene {
     }
 
     /// Records the draws of `rows` (a row's top edge is shifted up by `dy`, the tile's
-    /// top; rows outside `0..tile_h` after that are skipped). Returns the bars drawn.
+    /// top; rows outside `0..tile_h` after that are skipped), chosen from the tiers
+    /// `lod` (for a row whose own bars' pages are not all in, its finest tier is drawn
+    /// instead). Returns the bars drawn.
     pub fn draw<'a>(
         &'a self,
         pass: &mut wgpu::RenderPass<'a>,
         pipeline: &'a BarPipeline,
-        rows: &[RowDraw],
+        (rows, lod): (&[RowDraw], Option<&crate::lod::Lod>),
         bar_height: f32,
         dy: f32,
         tile_h: f32,
@@ -1095,16 +1097,18 @@ impl BarScene {
                 };
                 if tier == TierRef::Row && self.pages.defers(row) {
                     // The row's own bars where all their pages are in, else its finest
-                    // tier over the same ticks.
-                    match (self.pages.resident(row, range), &d.fallback) {
-                        (Some(pages), _) if paged_pass => {
+                    // tier over the same ticks (found only then: two binary searches).
+                    match self.pages.resident(row, range) {
+                        Some(pages) if paged_pass => {
                             let segs = pages.iter().flatten().flat_map(|p| p.iter());
                             drawn += run.segments(segs, range, |c| self.pages.group(c), true);
                         }
-                        (None, Some((k, fallback))) if !paged_pass => {
-                            if let Some(segs) = self.segments.list(row, k + 1) {
+                        None if !paged_pass => {
+                            let finest = lod.and_then(|l| l.tier(row, 0));
+                            if let (Some(t), Some(segs)) = (finest, self.segments.list(row, 1)) {
                                 let main = |c: usize| &self.chunk_groups[c];
-                                drawn += run.segments(segs.iter(), fallback, main, false);
+                                let fallback = t.covering(range);
+                                drawn += run.segments(segs.iter(), &fallback, main, false);
                             }
                         }
                         _ => {}
@@ -1189,7 +1193,7 @@ impl<'a> Run<'_, 'a> {
 }
 
 mod pages;
-pub use pages::{FRAME_PAGES, PAGE};
+pub use pages::{FRAME_PAGES, PAGE, PAGE_FILLING, PageBudget};
 
 #[cfg(test)]
 mod tests;

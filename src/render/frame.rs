@@ -217,7 +217,7 @@ impl Renderer {
                     bars_drawn += scene.draw(
                         &mut pass,
                         &self.bars,
-                        &layer.rows,
+                        (&layer.rows, layer.lod),
                         layer.bar_height,
                         ty,
                         size[1],

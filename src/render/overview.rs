@@ -76,7 +76,7 @@ impl OverviewCache {
             scene.draw(
                 &mut pass,
                 bars,
-                &strip.rows,
+                (&strip.rows, strip.lod),
                 strip.bar_height,
                 0.0,
                 h as f32,

@@ -7,7 +7,7 @@
 //!
 //! [`View::bar_sources`]: crate::view::View::bar_sources
 
-use super::bars::BarScene;
+use super::bars::{BarScene, PageBudget};
 use super::gpu::{Gpu, GpuError};
 use crate::view::draw::{BarSource, BarsLayer, SceneKey};
 
@@ -64,21 +64,23 @@ impl Scenes {
     }
 
     /// Uploads the pages of rows' own bars that `layers` (a frame's) draw and their
-    /// scenes lack ([`BarScene::fetch`]), at most `budget` pages a scene (`None`: all of
-    /// them, for a picture that must be exact). Returns the pages still missing.
+    /// scenes lack ([`BarScene::fetch`]), as many as `budget` allows in all
+    /// ([`PageBudget::ALL`] for a picture that must be exact). Returns the pages still
+    /// missing.
     pub fn fetch(
         &mut self,
         gpu: &Gpu,
         sources: &[BarSource<'_>],
         layers: &[BarsLayer<'_>],
-        budget: Option<usize>,
+        budget: PageBudget,
     ) -> Result<usize, GpuError> {
         let mut missing = 0;
+        let mut done = 0;
         for layer in layers {
             let src = sources.iter().find(|s| s.key == layer.scene);
             let held = self.held.iter_mut().find(|(k, _)| *k == layer.scene);
             if let (Some(src), Some((_, scene))) = (src, held) {
-                missing += scene.fetch(gpu, src, &layer.rows, budget)?;
+                missing += scene.fetch(gpu, src, &layer.rows, budget, &mut done)?;
             }
         }
         Ok(missing)

@@ -655,10 +655,6 @@ pub struct RowDraw {
     pub tier: TierRef,
     /// Bars of that list to draw.
     pub range: Range<usize>,
-    /// Where the row's own bars are drawn and the row has tiers: the finest tier and its
-    /// bars over the same ticks, drawn instead while the window has not uploaded those
-    /// own bars yet ([`BarSource::defers`]).
-    pub fallback: Option<(usize, Range<usize>)>,
     /// Opacity.
     pub alpha: f32,
 }
@@ -684,6 +680,10 @@ pub struct BarsLayer<'a> {
     pub search: Option<NameFlags<'a>>,
     /// The rows.
     pub rows: Vec<RowDraw>,
+    /// The tiers the rows' draws were chosen from: a row whose own bars the window has
+    /// not uploaded yet ([`BarSource::defers`]) draws its finest tier over the same bars
+    /// meanwhile ([`crate::lod::Tier::covering`]).
+    pub lod: Option<&'a Lod>,
 }
 
 /// The overview strip: every row of a layout squeezed into a rectangle, drawn once into a
@@ -777,9 +777,6 @@ impl OverviewLayer<'_> {
                     top: (r as f32 * spread).floor(),
                     tier,
                     range: 0..len,
-                    fallback: (tier == TierRef::Row && layout.rows[r].len() >= DEFER_MIN_BARS)
-                        .then(|| self.lod.tier(r, 0).map(|t| (0, 0..t.len())))
-                        .flatten(),
                     alpha: 1.0,
                 }
             })
@@ -799,6 +796,7 @@ impl OverviewLayer<'_> {
             colorblind: false,
             search: self.search,
             rows,
+            lod: Some(self.lod),
         }
     }
 }
@@ -925,19 +923,11 @@ pub fn row_draws(
                 .and_then(|l| l.tier(r, k))
                 .map_or(0..0, |t| t.range_between(row, t0, t1)),
         };
-        // Only a row big enough to be deferred needs one (two binary searches a row).
-        let fallback = match tier {
-            TierRef::Row if row.len() >= DEFER_MIN_BARS => lod
-                .and_then(|l| l.tier(r, 0))
-                .map(|t| (0, t.range_between(row, t0, t1))),
-            _ => None,
-        };
         out.push(RowDraw {
             row: r,
             top,
             tier,
             range,
-            fallback,
             alpha: if r < faded_rows { 0.35 } else { 1.0 },
         });
     }

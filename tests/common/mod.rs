@@ -84,7 +84,12 @@ pub fn render_view_stats(
     let frame = compose(view, Purpose::Export, None, renderer.text());
     // A window's view: the rows' own bars it draws, every page of them, as a screenshot.
     scenes
-        .fetch(gpu, &view.bar_sources(), &frame.bars, None)
+        .fetch(
+            gpu,
+            &view.bar_sources(),
+            &frame.bars,
+            scorch::render::bars::PageBudget::ALL,
+        )
         .unwrap();
     render::render_frame_timed(
         gpu,

@@ -6,10 +6,10 @@
 //! instances. [`Pages`]
 //! keeps, per such row, which pages of [`PAGE`] bars are uploaded and where.
 //! [`BarScene::fetch`] uploads the pages a frame's row draws reach (a few per row: at
-//! that zoom a row shows a few bars per pixel), and until all of a draw's pages are in,
-//! [`BarScene::draw`] draws the row's finest tier over the same ticks
-//! ([`RowDraw::fallback`]): its bars are the row's, with neighbours narrower than a few
-//! pixels of that zoom drawn as one.
+//! that zoom a row shows a few bars per pixel), as many as a [`PageBudget`] allows, and
+//! until all of a draw's pages are in, [`BarScene::draw`] draws the row's finest tier
+//! over the same ticks ([`crate::lod::Tier::covering`], looked up only then): its bars
+//! are the row's, with neighbours narrower than a few pixels of that zoom drawn as one.
 
 use super::*;
 use std::ops::Range;
@@ -18,10 +18,51 @@ use std::ops::Range;
 /// a few times that, not the row.
 pub const PAGE: usize = 1024;
 
-/// Pages a window frame uploads at most: 16 Ki bars, 256 KiB of instances, a few
-/// hundred microseconds here; a frame that reaches more draws those rows' finest tiers
-/// and the next frame goes on.
-pub const FRAME_PAGES: usize = 16;
+/// Pages a window frame uploads at most: 64 Ki bars, 1 MiB of instances; a frame that
+/// reaches more draws those rows' finest tiers and the next frame goes on.
+pub const FRAME_PAGES: usize = 64;
+
+/// How long a window frame fills pages: past it, after one page at least, the frame
+/// leaves the rest to the next frames. A page takes ~20 µs to fill and ~3 µs to write
+/// on this project's 2-core test machine, where 16 pages a frame took 0.6–1.0 ms (the
+/// frame benchmark's CPU p99 at 100 M spans went from 1.1 to 1.8 ms).
+pub const PAGE_FILLING: std::time::Duration = std::time::Duration::from_micros(250);
+
+/// How many pages a fetch may upload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageBudget {
+    /// Pages at most.
+    pub pages: usize,
+    /// No page is begun after this instant, once one is in (`None`: no time limit).
+    pub until: Option<std::time::Instant>,
+}
+
+impl PageBudget {
+    /// Every page (a picture that must be exact: screenshots, exports, tests).
+    pub const ALL: PageBudget = PageBudget {
+        pages: usize::MAX,
+        until: None,
+    };
+
+    /// `pages` pages at most, however long they take.
+    pub fn pages(pages: usize) -> PageBudget {
+        PageBudget { pages, until: None }
+    }
+
+    /// A window frame's, starting now: [`FRAME_PAGES`] at most, none begun after
+    /// [`PAGE_FILLING`] once one is in.
+    pub fn frame() -> PageBudget {
+        PageBudget {
+            pages: FRAME_PAGES,
+            until: Some(std::time::Instant::now() + PAGE_FILLING),
+        }
+    }
+
+    /// Whether a page may be begun after `done` pages of this fetch.
+    fn allows(&self, done: usize) -> bool {
+        done < self.pages && (done == 0 || self.until.is_none_or(|t| std::time::Instant::now() < t))
+    }
+}
 
 /// Pages a chunk buffer holds (16 MiB of instances).
 const PAGES_PER_CHUNK: usize = 1024;
@@ -43,6 +84,9 @@ pub(super) struct Pages {
     chunks: Vec<(wgpu::Buffer, wgpu::BindGroup)>,
     /// Pages written into the last chunk.
     in_last: usize,
+    /// The device refused a chunk: no page is asked for again (the rows keep drawing
+    /// their finest tiers; the error was returned once).
+    pub(super) refused: bool,
 }
 
 /// The pages of `bars` (a range of a row's bars).
@@ -83,10 +127,14 @@ impl Pages {
 
     /// Whether row `row` is deferred and `bars` reach a page of it not uploaded.
     pub(super) fn lacks(&self, row: usize, bars: &Range<usize>) -> bool {
-        self.rows
-            .get(row)
-            .and_then(Option::as_ref)
-            .is_some_and(|pages| pages_of(bars).any(|p| pages.get(p).is_some_and(Option::is_none)))
+        !self.refused
+            && self
+                .rows
+                .get(row)
+                .and_then(Option::as_ref)
+                .is_some_and(|pages| {
+                    pages_of(bars).any(|p| pages.get(p).is_some_and(Option::is_none))
+                })
     }
 
     /// The bind group of chunk `chunk`.
@@ -96,7 +144,7 @@ impl Pages {
 
     /// Pages of row `row` that `bars` reach and that are not uploaded.
     fn missing(&self, row: usize, bars: &Range<usize>) -> Vec<usize> {
-        let Some(Some(pages)) = self.rows.get(row) else {
+        let Some(Some(pages)) = self.rows.get(row).filter(|_| !self.refused) else {
             return Vec::new();
         };
         pages_of(bars)
@@ -114,7 +162,7 @@ impl Pages {
     ) -> Result<(usize, u64), super::super::gpu::GpuError> {
         if self.chunks.is_empty() || self.in_last == PAGES_PER_CHUNK {
             let size = CHUNK_BARS * INSTANCE_BYTES as u64;
-            let (buffer, group) = gpu.allocating("a page of bars", size, || {
+            let made = gpu.allocating("a page of bars", size, || {
                 let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("BarScene::pages"),
                     size,
@@ -130,7 +178,8 @@ impl Pages {
                     }],
                 });
                 (buffer, group)
-            })?;
+            });
+            let (buffer, group) = made.inspect_err(|_| self.refused = true)?;
             self.chunks.push((buffer, group));
             self.in_last = 0;
             *gpu_bytes += size;
@@ -142,17 +191,18 @@ impl Pages {
     }
 }
 
-/// The instances of page `page` of row `r` of `src`, and their segments (cut as the
-/// scene's lists are, at `span` ticks of offsets, starting at global instance `at` of
-/// chunks of `chunk_cap`; `row_start` counted from the row's first bar).
+/// The instances of page `page` of row `r` of `src` into `out` (cleared first; `vals`
+/// holds their values meanwhile: both reused from page to page), and their segments (cut
+/// as the scene's lists are, at `span` ticks of offsets, starting at global instance
+/// `at` of chunks of `chunk_cap`; `row_start` counted from the row's first bar).
 pub(super) fn page_instances(
     src: &BarSource<'_>,
     unit: TickUnit,
-    r: usize,
-    page: usize,
+    (r, page): (usize, usize),
     (at, chunk_cap, span): (u64, u64, u64),
     vals: &mut Vec<[f32; 3]>,
-) -> (Vec<BarInstance>, Vec<Segment>) {
+    out: &mut Vec<BarInstance>,
+) -> Vec<Segment> {
     let row = &src.layout.rows[r];
     let bars = page * PAGE..((page + 1) * PAGE).min(row.len());
     let first = bars.start;
@@ -171,7 +221,8 @@ pub(super) fn page_instances(
         |i| unit.of(row.x0[first + i]),
         |i| unit.of(row.x1[first + i]),
     );
-    let mut out = Vec::with_capacity(bars.len());
+    out.clear();
+    out.reserve(bars.len());
     for s in &mut segs {
         for i in s.bars() {
             let k = first + i;
@@ -184,7 +235,7 @@ pub(super) fn page_instances(
         }
         s.row_start += first as u32;
     }
-    (out, segs)
+    segs
 }
 
 impl BarScene {
@@ -197,39 +248,41 @@ impl BarScene {
     }
 
     /// Uploads the pages of own bars that `rows` (a frame's draws of this scene, made
-    /// from `src`) reach and the scene has not got yet, `budget` pages at most (`None`:
-    /// all; a window frame takes a few and asks for another frame). Returns the pages
-    /// still missing. A page the device refuses is an error; the draws keep falling back.
+    /// from `src`) reach and the scene has not got yet, as many as `budget` allows
+    /// (counting the `done` pages a fetch of other scenes for the same frame uploaded;
+    /// a window frame takes a few and asks for another frame). Returns the pages still
+    /// missing. A page the device refuses is an error; the draws
+    /// keep falling back.
     pub fn fetch(
         &mut self,
         gpu: &Gpu,
         src: &BarSource<'_>,
         rows: &[RowDraw],
-        budget: Option<usize>,
+        budget: PageBudget,
+        done: &mut usize,
     ) -> Result<usize, super::super::gpu::GpuError> {
-        let mut left = budget.unwrap_or(usize::MAX);
         let mut missing = 0;
-        let mut vals = Vec::new();
+        let (mut vals, mut instances) = (Vec::new(), Vec::new());
         for d in rows {
             if d.tier != TierRef::Row || !self.pages.defers(d.row) {
                 continue;
             }
             for p in self.pages.missing(d.row, &d.range) {
-                if left == 0 {
+                if !budget.allows(*done) {
                     missing += 1;
                     continue;
                 }
-                left -= 1;
+                *done += 1;
                 let (chunk, at) = self
                     .pages
                     .room(gpu, &self.group_layout, &mut self.gpu_bytes)?;
-                let (instances, segs) = page_instances(
+                let segs = page_instances(
                     src,
                     self.tick_unit,
-                    d.row,
-                    p,
+                    (d.row, p),
                     (at, CHUNK_BARS, SEGMENT_SPAN),
                     &mut vals,
+                    &mut instances,
                 );
                 let offset = (at % CHUNK_BARS) * INSTANCE_BYTES as u64;
                 gpu.queue.write_buffer(

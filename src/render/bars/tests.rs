@@ -517,7 +517,7 @@ fn pages_hold_the_deferred_rows_own_bars() {
         assert!(deferred.len() >= 2 && !src.defers(0), "{deferred:?}");
         let unit = TickUnit::of_layout(&layout);
         let codec = ValueCodec::new(&src.values);
-        let (mut vals, mut whole) = (Vec::new(), Vec::new());
+        let (mut vals, mut whole, mut got) = (Vec::new(), Vec::new(), Vec::new());
         let mut paged = 0;
         for &r in &deferred {
             let row = &layout.rows[r];
@@ -525,13 +525,13 @@ fn pages_hold_the_deferred_rows_own_bars() {
             src.values.of_row(&layout, r, &mut whole);
             for page in 0..row.len().div_ceil(pages::PAGE) {
                 for (at, chunk_cap, span) in [(0, 1 << 20, SEGMENT_SPAN), (4096, 3 << 13, 64)] {
-                    let (got, segs) = pages::page_instances(
+                    let segs = pages::page_instances(
                         &src,
                         unit,
-                        r,
-                        page,
+                        (r, page),
                         (at, chunk_cap, span),
                         &mut vals,
+                        &mut got,
                     );
                     let mut k = page * pages::PAGE;
                     let mut next = got.iter();
@@ -560,5 +560,14 @@ fn pages_hold_the_deferred_rows_own_bars() {
             }
         }
         assert!(paged > 20, "{paged} pages");
+        // Which pages a draw lacks; none once the device refused a chunk.
+        let mut book = pages::Pages::new(&src);
+        let r = deferred[0];
+        assert!(book.lacks(r, &(0..1)) && !book.lacks(0, &(0..1)));
+        book.refused = true;
+        assert!(
+            !book.lacks(r, &(0..1)),
+            "a refused scene asks for no page again"
+        );
     }
 }
