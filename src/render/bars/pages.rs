@@ -251,8 +251,8 @@ impl BarScene {
     /// from `src`) reach and the scene has not got yet, as many as `budget` allows
     /// (counting the `done` pages a fetch of other scenes for the same frame uploaded;
     /// a window frame takes a few and asks for another frame). Returns the pages still
-    /// missing. A page the device refuses is an error; the draws
-    /// keep falling back.
+    /// missing. A chunk the device refuses is an error, returned once: the scene asks
+    /// for no page again, and its draws keep falling back.
     pub fn fetch(
         &mut self,
         gpu: &Gpu,
