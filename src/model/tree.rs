@@ -642,6 +642,7 @@ impl CallTreeBuilder {
         // largest self)
         type Totals = (Vec<u64>, Option<Vec<u64>>, Option<Vec<u64>>, u64);
         let totals = || -> Result<Totals, TotalOverflow> {
+            let max_self = self_ticks.iter().copied().max().unwrap_or(0);
             match preset_total {
                 Some((mut t, l)) => {
                     t.resize(n, 0);
@@ -649,13 +650,11 @@ impl CallTreeBuilder {
                         l.resize(n, 0);
                         l
                     });
-                    let max_self = self_ticks.iter().copied().max().unwrap_or(0);
                     Ok((t, l, Some(self_ticks), max_self))
                 }
                 None => {
                     // Children have larger ids than their parent: one downward pass sums
                     // totals.
-                    let max_self = self_ticks.iter().copied().max().unwrap_or(0);
                     let mut total = self_ticks;
                     let mut left_total = left_self.clone();
                     for i in (1..n).rev() {

@@ -1069,7 +1069,7 @@ impl BarScene {
         &'a self,
         pass: &mut wgpu::RenderPass<'a>,
         pipeline: &'a BarPipeline,
-        (rows, lod): (&[RowDraw], Option<&crate::lod::Lod>),
+        (rows, lod): (&[RowDraw], &crate::lod::Lod),
         bar_height: f32,
         dy: f32,
         tile_h: f32,
@@ -1104,7 +1104,7 @@ impl BarScene {
                             drawn += run.segments(segs, range, |c| self.pages.group(c), true);
                         }
                         None if !paged_pass => {
-                            let finest = lod.and_then(|l| l.tier(row, 0));
+                            let finest = lod.tier(row, 0);
                             if let (Some(t), Some(segs)) = (finest, self.segments.list(row, 1)) {
                                 let main = |c: usize| &self.chunk_groups[c];
                                 let fallback = t.covering(range);

@@ -600,9 +600,9 @@ impl BarSource<'_> {
     /// Whether row `row`'s own bars are left out of a window's scene and uploaded a page
     /// at a time when a frame first draws them: rows of [`DEFER_MIN_BARS`] or more whose
     /// finest tier a view of the whole layout draws instead of them, however wide
-    /// ([`DEFER_WIDTH_PX`]), so that only a zoomed-in view needs them. On a big profile most bars are in such rows (the
-    /// 1 GB W1 pprof's own bars are 2.2 of its 3.4 GB of instances), and a view that is
-    /// not zoomed that far never needs them.
+    /// ([`DEFER_WIDTH_PX`]), so that only a zoomed-in view needs them. On a big profile
+    /// most bars are in such rows (the 1 GB W1 pprof's own bars are 2.2 of its 3.4 GB of
+    /// instances).
     pub fn defers(&self, row: usize) -> bool {
         let whole = self.layout.total_ticks as f64 / DEFER_WIDTH_PX;
         self.only_at.is_none()
@@ -683,7 +683,7 @@ pub struct BarsLayer<'a> {
     /// The tiers the rows' draws were chosen from: a row whose own bars the window has
     /// not uploaded yet ([`BarSource::defers`]) draws its finest tier over the same bars
     /// meanwhile ([`crate::lod::Tier::covering`]).
-    pub lod: Option<&'a Lod>,
+    pub lod: &'a Lod,
 }
 
 /// The overview strip: every row of a layout squeezed into a rectangle, drawn once into a
@@ -796,7 +796,7 @@ impl OverviewLayer<'_> {
             colorblind: false,
             search: self.search,
             rows,
-            lod: Some(self.lod),
+            lod: self.lod,
         }
     }
 }

@@ -1123,7 +1123,7 @@ impl View for FlameView {
             colorblind: self.colorblind,
             search: self.search.as_ref().map(SearchResult::flags),
             rows,
-            lod: Some(&self.lod),
+            lod: &self.lod,
         });
     }
 

@@ -60,6 +60,33 @@ fn seg(row_start: u32, len: u32) -> Segment {
 /// A bar as the shader sees it: absolute ticks, name, color word.
 type Decoded = (u64, u64, u32, u32);
 
+/// A scene source of bars over `layout` (its `names`, one scene key) with `values`.
+fn source<'a>(
+    (layout, lod, names): (
+        &'a crate::layout::Layout,
+        &'a crate::lod::Lod,
+        &'a crate::model::Names,
+    ),
+    values: crate::view::draw::BarValues<'a>,
+    only_at: Option<f64>,
+) -> BarSource<'a> {
+    BarSource {
+        key: crate::view::draw::SceneKey(1),
+        layout,
+        lod,
+        names,
+        spy: None,
+        values,
+        only_at,
+        noun: "bars",
+    }
+}
+
+/// Merged runs' values: the members' summed.
+fn summed(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+
 /// The reference: every wanted list of every row in order, each value computed from
 /// the tree directly (members summed one by one), positions as 64-bit ticks.
 fn reference(src: &BarSource<'_>) -> Vec<Decoded> {
@@ -156,27 +183,22 @@ fn the_parallel_fill_writes_what_a_sequential_pass_does() {
         .flat_map(|only_at| [(only_at, true), (only_at, false)]);
     for (only_at, read) in cases {
         for diff in [None, Some((total / 2, total))] {
-            let src = BarSource {
-                key: crate::view::draw::SceneKey(1),
-                layout: &layout,
-                lod: &lod,
-                names: &p.names,
-                spy: None,
-                values: crate::view::draw::BarValues {
+            let src = source(
+                (&layout, &lod, &p.names),
+                crate::view::draw::BarValues {
                     of: Box::new(move |n| {
                         assert!(read, "values computed for bars that read none");
                         let t = tree.total(n) as f32;
                         [tree.self_ticks(n) as f32, (t / 3.0).floor(), t]
                     }),
-                    merge: |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2]],
+                    merge: summed,
                     max_self: tree.max_self() as f32,
                     diff_ticks: diff,
                     read,
                     nested: false,
                 },
                 only_at,
-                noun: "bars",
-            };
+            );
             let want = reference(&src);
             for (chunk_cap, span) in [(7u64, SEGMENT_SPAN), (1000, 97), (1 << 20, 5000)] {
                 let plan = Plan::new(&src, chunk_cap, span);
@@ -229,23 +251,18 @@ fn positions_are_counted_in_the_sampling_period() {
     let lod = crate::lod::Lod::build(&layout);
     // Every list (a window), and one list a row (an export).
     for only_at in [None, Some(layout.total_ticks as f64 / 900.0)] {
-        let src = BarSource {
-            key: crate::view::draw::SceneKey(1),
-            layout: &layout,
-            lod: &lod,
-            names: &p.names,
-            spy: None,
-            values: crate::view::draw::BarValues {
+        let src = source(
+            (&layout, &lod, &p.names),
+            crate::view::draw::BarValues {
                 of: Box::new(|_| [1.0, 0.0, 0.0]),
-                merge: |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2]],
+                merge: summed,
                 max_self: 1.0,
                 diff_ticks: None,
                 read: false,
                 nested: false,
             },
             only_at,
-            noun: "bars",
-        };
+        );
         let chunk_cap = 1 << 24;
         let plan = Plan::new(&src, chunk_cap, SEGMENT_SPAN);
         assert_eq!(plan.unit.ticks(), period);
@@ -493,26 +510,21 @@ fn pages_hold_the_deferred_rows_own_bars() {
     let lod = crate::lod::Lod::build(&layout);
     let tree = &p.tree;
     for (nested, read) in [(true, true), (false, true), (false, false)] {
-        let src = BarSource {
-            key: crate::view::draw::SceneKey(1),
-            layout: &layout,
-            lod: &lod,
-            names: &p.names,
-            spy: None,
-            values: crate::view::draw::BarValues {
+        let src = source(
+            (&layout, &lod, &p.names),
+            crate::view::draw::BarValues {
                 of: Box::new(move |n| {
                     let t = tree.total(n) as f32;
                     [tree.self_ticks(n) as f32, t, t]
                 }),
-                merge: |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2]],
+                merge: summed,
                 max_self: tree.max_self() as f32,
                 diff_ticks: None,
                 read,
                 nested,
             },
-            only_at: None,
-            noun: "bars",
-        };
+            None,
+        );
         let deferred: Vec<usize> = (0..layout.rows.len()).filter(|&r| src.defers(r)).collect();
         assert!(deferred.len() >= 2 && !src.defers(0), "{deferred:?}");
         let unit = TickUnit::of_layout(&layout);

@@ -1152,7 +1152,7 @@ impl View for TimelineView {
             colorblind: false,
             search: self.search.as_ref().map(SearchResult::flags),
             rows,
-            lod: Some(&self.lod),
+            lod: &self.lod,
         });
     }
 
