@@ -125,9 +125,13 @@ fn object_end(text: &[u8], mut at: usize) -> Option<usize> {
     }
 }
 
-/// The frames: `shared` written after the profiles (the last such key in the file), or
-/// before them; its value's range.
+/// The frames: `shared` written before the profiles (a top-level member ahead of
+/// `profiles`, as many writers put it), or after them (speedscope's own exports, py-spy
+/// and rbspy: the last such key in the file, found from its end); its value's range.
 fn shared(text: &[u8]) -> Option<std::ops::Range<usize>> {
+    if let Some(ahead) = shared_ahead(text) {
+        return ahead;
+    }
     let finder = memmem::FinderRev::new(b"\"shared\"");
     let mut to = text.len();
     let start = loop {
@@ -140,6 +144,47 @@ fn shared(text: &[u8]) -> Option<std::ops::Range<usize>> {
         to = key;
     };
     Some(start..value_end(text, start)?)
+}
+
+/// `shared` among the top-level members before `profiles`, walked one by one from the
+/// start of the document: `Some` of its value's range (`Some(None)` for a value that is
+/// not a whole object), or `None` when `profiles` comes first or the head is not plain
+/// JSON members, and then `shared` is looked for from the end. Walking the members reads
+/// only those ahead of `profiles`; looking from the end would read the whole file (about
+/// a second at 1 GB) and could take a member of that name inside a later profile.
+fn shared_ahead(text: &[u8]) -> Option<Option<std::ops::Range<usize>>> {
+    let mut at = skip_ws(text, 0);
+    if text.get(at) != Some(&b'{') {
+        return None;
+    }
+    at += 1;
+    loop {
+        at = skip_ws(text, at);
+        if text.get(at) != Some(&b'"') {
+            return None;
+        }
+        let key_end = value_end(text, at)?;
+        let colon = skip_ws(text, key_end);
+        if text.get(colon) != Some(&b':') {
+            return None;
+        }
+        let value = skip_ws(text, colon + 1);
+        match &text[at..key_end] {
+            b"\"profiles\"" => return None,
+            b"\"shared\"" => {
+                let whole = (text.get(value) == Some(&b'{'))
+                    .then(|| value_end(text, value))
+                    .flatten();
+                return Some(whole.map(|end| value..end));
+            }
+            _ => {}
+        }
+        at = skip_ws(text, value_end(text, value)?);
+        if text.get(at) != Some(&b',') {
+            return None;
+        }
+        at += 1;
+    }
 }
 
 /// An evented profile whose `events` key is at `key`: its first whole events, then a close
@@ -320,7 +365,8 @@ mod tests {
 
     /// A sampled profile of `n` samples over 50 frames, weights 1..9, its members in
     /// the order speedscope and py-spy write them, with `shared` before or after the
-    /// profiles (and a second, evented profile after it).
+    /// profiles (and a second, evented profile after it; with `shared` first, that one
+    /// has a member of that name too, which a search from the end would take).
     fn file(n: usize, shared_first: bool, seed: u64) -> (Value, Vec<u8>) {
         let mut rng = Rng(seed);
         let frames: Vec<Value> = (0..50)
@@ -339,7 +385,11 @@ mod tests {
             "endValue":10,"events":[{"type":"O","frame":1,"at":0},{"type":"C","frame":1,"at":10}]}"#;
         let shared = json!({"frames": frames});
         let text = if shared_first {
-            format!("{{\"$schema\":\"x\",\"shared\":{shared},\"profiles\":[{profile},{evented}]}}")
+            let decoy = evented.replace(
+                "\"events\"",
+                "\"shared\":{\"frames\":[{\"name\":\"decoy\"}]},\"events\"",
+            );
+            format!("{{\"$schema\":\"x\",\"shared\":{shared},\"profiles\":[{profile},{decoy}]}}")
         } else {
             format!(
                 "{{\"exporter\":\"t\",\"profiles\":[{profile},{evented}],\"shared\":{shared},\
