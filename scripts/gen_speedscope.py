@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Write a sampled speedscope profile (what py-spy writes) of about SIZE bytes.
+"""Write a sampled speedscope profile (a py-spy recording's kind) of about SIZE bytes.
 
 5000 frames; 20 000 distinct stacks of 5-40 frames, each sample one of them at random;
 weights 0.01 s. A 500 MB file holds ~4.3 M samples.
 
-    python3 scripts/gen_speedscope.py 500000000 ss-500m.json
+    python3 scripts/gen_speedscope.py 500000000 ss-500m.json   # `shared` first, as
+        # many writers put it
     python3 scripts/gen_speedscope.py 500000000 ss-500m.json 7 last   # `shared` after
-        # the profiles, as speedscope's own exports and py-spy write it
+        # the profiles, as speedscope's own exports, py-spy and rbspy write it
 """
 import random
 import sys
