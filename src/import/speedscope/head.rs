@@ -150,8 +150,8 @@ fn shared(text: &[u8]) -> Option<std::ops::Range<usize>> {
 /// start of the document: `Some` of its value's range (`Some(None)` for a value that is
 /// not a whole object), or `None` when `profiles` comes first or the head is not plain
 /// JSON members, and then `shared` is looked for from the end. Walking the members reads
-/// only those ahead of `profiles`; looking from the end would read the whole file (about
-/// a second at 1 GB) and could take a member of that name inside a later profile.
+/// only those ahead of `profiles`; looking from the end would read the whole file (0.4 s
+/// of a 1 GB file's preview) and could take a member of that name inside a later profile.
 fn shared_ahead(text: &[u8]) -> Option<Option<std::ops::Range<usize>>> {
     let mut at = skip_ws(text, 0);
     if text.get(at) != Some(&b'{') {
