@@ -598,14 +598,15 @@ mod tests {
     #[test]
     fn damaged_files_never_panic() {
         let (_, sampled) = file(300, false, 10);
+        let (_, shared_first) = file(300, true, 13);
         let (_, evented) = evented_file(600, 11);
         let mut rng = Rng(12);
         let mut heads = 0;
-        for round in 0..3000u32 {
-            let mut t = if round.is_multiple_of(2) {
-                sampled.clone()
-            } else {
-                evented.clone()
+        for round in 0..4500u32 {
+            let mut t = match round % 3 {
+                0 => sampled.clone(),
+                1 => shared_first.clone(),
+                _ => evented.clone(),
             };
             for _ in 0..1 + rng.next() % 4 {
                 let i = (rng.next() % t.len() as u64) as usize;
@@ -620,7 +621,7 @@ mod tests {
                 let _ = super::super::parse("t.json", &h.doc);
             }
         }
-        assert!(heads > 300, "{heads} heads");
+        assert!(heads > 450, "{heads} heads");
     }
 
     /// Laid out otherwise: no head (the full load reads it).
