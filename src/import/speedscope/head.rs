@@ -164,11 +164,7 @@ fn shared_ahead(text: &[u8]) -> Option<Option<std::ops::Range<usize>>> {
             return None;
         }
         let key_end = value_end(text, at)?;
-        let colon = skip_ws(text, key_end);
-        if text.get(colon) != Some(&b':') {
-            return None;
-        }
-        let value = skip_ws(text, colon + 1);
+        let value = after_colon(text, at, key_end - at)?;
         match &text[at..key_end] {
             b"\"profiles\"" => return None,
             b"\"shared\"" => {
