@@ -300,25 +300,10 @@ impl CallTreeBuilder {
 
     /// The child of `parent` named `name`, created if it does not exist yet.
     pub fn child(&mut self, parent: NodeId, name: NameId) -> NodeId {
-        let p = parent as usize;
-        if self.kids[p] > LIST_MAX {
-            let hash = self.key_hash(parent, name);
-            let (names, parents) = (&self.name, &self.parent);
-            if let Some(&id) = self.index.find(hash, |&id| {
-                names[id as usize] == name && parents[id as usize] == parent
-            }) {
-                return id;
-            }
-        } else {
-            let mut c = self.first_child[p];
-            while c != NO_PARENT {
-                if self.name[c as usize] == name {
-                    return c;
-                }
-                c = self.next_sibling[c as usize];
-            }
+        match self.find_child(parent, name) {
+            Some(c) => c,
+            None => self.push_child(parent, name),
         }
-        self.push_child(parent, name)
     }
 
     /// The child of `parent` named `name` while placing one path from the root: once a
@@ -359,6 +344,7 @@ impl CallTreeBuilder {
     }
 
     /// The child of `parent` named `name`, if there is one.
+    #[inline]
     fn find_child(&self, parent: NodeId, name: NameId) -> Option<NodeId> {
         let p = parent as usize;
         if self.kids[p] > LIST_MAX {
