@@ -358,7 +358,8 @@ fn main() {
                 // a frame (the rest of them by the following frames).
                 let mut fetch_ms = 0.0;
                 if scenes.lack_pages(&frame.bars) {
-                    let budget = scorch::render::bars::PageBudget::frame();
+                    let budget =
+                        scorch::render::bars::PageBudget::frame(renderer.text().work_until());
                     let f = Instant::now();
                     scenes
                         .fetch(&gpu, &view.bar_sources(), &frame.bars, budget)

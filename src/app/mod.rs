@@ -800,10 +800,12 @@ impl App {
         if let Some(v) = self.session.view()
             && gfx.scenes.lack_pages(&frame.bars)
         {
-            match gfx
-                .scenes
-                .fetch(&gfx.gpu, &v.bar_sources(), &frame.bars, PageBudget::frame())
-            {
+            match gfx.scenes.fetch(
+                &gfx.gpu,
+                &v.bar_sources(),
+                &frame.bars,
+                PageBudget::frame(gfx.renderer.text().work_until()),
+            ) {
                 Ok(left) => pages_left = left > 0,
                 // The scene asks for no page again: said once, here and on the status line.
                 Err(e) => refused = Some(e),

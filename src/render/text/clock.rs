@@ -97,6 +97,20 @@ impl LabelClock {
         self.text_cost + self.text_spread * 2
     }
 
+    /// Until when the frame's other work between its labels and its submit (the rows'
+    /// pages it fetches) may run and the frame still end by the deadline: the deadline
+    /// less what the texts placed so far are counted at and the rest of the frame.
+    /// `None` without a deadline; an instant already past when nothing is left.
+    pub(super) fn work_until(&self) -> Option<Instant> {
+        let deadline = self.deadline?;
+        let texts = u32::try_from(self.texts).unwrap_or(u32::MAX);
+        let after = self
+            .text_bound()
+            .checked_mul(texts)
+            .map_or(Duration::MAX, |d| d.saturating_add(self.rest));
+        Some(deadline.checked_sub(after).unwrap_or_else(Instant::now))
+    }
+
     pub(super) fn leave(&mut self, n: usize) {
         self.left += n;
     }
@@ -138,6 +152,27 @@ mod tests {
         let done = Instant::now();
         c.note_drawing(per * texts as u32, texts, done);
         c.end();
+    }
+
+    /// The work after a frame's labels may run until the deadline less the texts placed
+    /// (at their bound) and the rest of the frame; no deadline, no limit; a deadline
+    /// already spent gives the present instant, not a panic.
+    #[test]
+    fn work_after_the_labels_ends_before_the_deadline_by_what_is_still_to_come() {
+        let us = Duration::from_micros;
+        let mut c = LabelClock::default();
+        c.begin();
+        assert_eq!(c.work_until(), None);
+        c.limit(Some(us(800)));
+        let deadline = c.deadline.expect("a deadline");
+        assert_eq!(c.work_until(), Some(deadline - REST_PRIOR));
+        assert!(c.in_time(100));
+        let texts = TEXT_COST_PRIOR * 100;
+        assert_eq!(c.work_until(), Some(deadline - REST_PRIOR - texts));
+        c.rest = Duration::from_secs(1_000_000_000);
+        assert!(c.work_until().expect("a limit") <= Instant::now());
+        c.end();
+        assert_eq!(c.work_until(), None);
     }
 
     /// A steady cost is counted as it is; a cost that varies from frame to frame is

@@ -817,6 +817,15 @@ impl TextLayer {
         self.clock.limit(budget);
     }
 
+    /// Until when this frame's work after its labels, before the renderer encodes it
+    /// (the rows' pages the window fetches: [`crate::render::bars::PageBudget::frame`]),
+    /// may run and the frame still end within the budget of
+    /// [`limit_labels`](Self::limit_labels): the budget's end less what the texts placed
+    /// and the renderer's other work took in recent frames. `None` without a limit.
+    pub fn work_until(&self) -> Option<std::time::Instant> {
+        self.clock.work_until()
+    }
+
     /// Bars the current (or last) frame left without their labels for lack of time.
     pub fn labels_left(&self) -> usize {
         self.clock.left()
