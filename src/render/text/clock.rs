@@ -156,7 +156,7 @@ mod tests {
 
     /// The work after a frame's labels may run until the deadline less the texts placed
     /// (at their bound) and the rest of the frame; no deadline, no limit; a deadline
-    /// already spent gives the present instant, not a panic.
+    /// already spent gives an instant already past, not a panic.
     #[test]
     fn work_after_the_labels_ends_before_the_deadline_by_what_is_still_to_come() {
         let us = Duration::from_micros;
@@ -166,7 +166,8 @@ mod tests {
         c.limit(Some(us(800)));
         let deadline = c.deadline.expect("a deadline");
         assert_eq!(c.work_until(), Some(deadline - REST_PRIOR));
-        assert!(c.in_time(100));
+        // The texts count whether or not they end in time (a slow machine may stall).
+        let _ = c.in_time(100);
         let texts = TEXT_COST_PRIOR * 100;
         assert_eq!(c.work_until(), Some(deadline - REST_PRIOR - texts));
         c.rest = Duration::from_secs(1_000_000_000);
