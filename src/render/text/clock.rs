@@ -82,12 +82,10 @@ impl LabelClock {
             return true;
         };
         self.texts = self.texts.saturating_add(texts);
-        let texts = u32::try_from(self.texts).unwrap_or(u32::MAX);
         let now = Instant::now();
         self.last_check = Some(now);
-        self.text_bound()
-            .checked_mul(texts)
-            .is_some_and(|drawing| now + drawing + self.rest < deadline)
+        self.latest_before(deadline)
+            .is_some_and(|latest| now < latest)
     }
 
     /// What a text placed now is counted at: its recent cost and twice that cost's
@@ -97,18 +95,25 @@ impl LabelClock {
         self.text_cost + self.text_spread * 2
     }
 
+    /// `deadline` less the texts placed so far at [`text_bound`](Self::text_bound) and
+    /// the rest of the frame: the latest instant the frame's work so far may end at;
+    /// `None` when that is before any instant there is.
+    fn latest_before(&self, deadline: Instant) -> Option<Instant> {
+        let texts = u32::try_from(self.texts).unwrap_or(u32::MAX);
+        let still_to_come = self
+            .text_bound()
+            .checked_mul(texts)?
+            .checked_add(self.rest)?;
+        deadline.checked_sub(still_to_come)
+    }
+
     /// Until when the frame's other work between its labels and its submit (the rows'
     /// pages it fetches) may run and the frame still end by the deadline: the deadline
     /// less what the texts placed so far are counted at and the rest of the frame.
     /// `None` without a deadline; an instant already past when nothing is left.
     pub(super) fn work_until(&self) -> Option<Instant> {
         let deadline = self.deadline?;
-        let texts = u32::try_from(self.texts).unwrap_or(u32::MAX);
-        let after = self
-            .text_bound()
-            .checked_mul(texts)
-            .map_or(Duration::MAX, |d| d.saturating_add(self.rest));
-        Some(deadline.checked_sub(after).unwrap_or_else(Instant::now))
+        Some(self.latest_before(deadline).unwrap_or_else(Instant::now))
     }
 
     pub(super) fn leave(&mut self, n: usize) {
