@@ -55,7 +55,7 @@ pub(crate) fn folds_at(shift: u32, ticks_per_px: f64) -> bool {
 /// and its count is the difference of two `first`s: a tier bar costs 8 bytes (`first`
 /// and the dominant name), its ticks are read from the row. Methods that need ticks take
 /// the row the tier was built from.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct Tier {
     /// Bars narrower than 2^shift ticks (with small gaps) are merged here.
     pub shift: u32,
@@ -64,6 +64,71 @@ pub struct Tier {
     first: Vec<u32>,
     /// Dominant name (of the widest member).
     pub name: Vec<NameId>,
+    /// Per block of [`WIDEST_BLOCK`] bars: a bound on the widths of the row's bars they
+    /// stand for ([`row_widest`]'s byte; [`Lod`] notes it). A label search passes over
+    /// blocks whose single bars are all too narrow for a label without reading their
+    /// ticks ([`Tier::for_each_single`]).
+    widest: Vec<u8>,
+}
+
+/// Two tiers are equal when they hold the same bars (the blocks' widest bars follow from
+/// those and the row, and a tier a builder has not yet handed to [`Lod`] has none).
+impl PartialEq for Tier {
+    fn eq(&self, other: &Tier) -> bool {
+        (self.shift, &self.first, &self.name) == (other.shift, &other.first, &other.name)
+    }
+}
+
+impl Eq for Tier {}
+
+/// Bars per block of [`Tier`]'s and [`Lod`]'s widest bars: a byte per 64 bars.
+const WIDEST_BLOCK: usize = 64;
+
+/// Per block of [`WIDEST_BLOCK`] of a row's bars: one more than the bit length of the
+/// widest bar's width in ticks (the bit length of all widths or-ed together; an end
+/// before its start, which a layout never holds, reads as wide), in one pass the
+/// compiler vectorizes.
+fn row_widest(x0: &[u64], x1: &[u64]) -> Vec<u8> {
+    x0.chunks(WIDEST_BLOCK)
+        .zip(x1.chunks(WIDEST_BLOCK))
+        .map(|(a, b)| {
+            let or = a
+                .iter()
+                .zip(b)
+                .fold(0u64, |or, (&s, &e)| or | e.wrapping_sub(s));
+            bit_length(or) + 1
+        })
+        .collect()
+}
+
+/// Bits of `w` up to its highest set one (0 for 0).
+fn bit_length(w: u64) -> u8 {
+    (64 - w.leading_zeros()) as u8
+}
+
+/// Calls `f` with the parts of `range` in blocks of [`WIDEST_BLOCK`] bars, in order,
+/// except blocks whose widths (bounded by `widest`, as [`row_widest`] gives it) are all
+/// `narrow`: `narrow` must hold for every width below one it holds for. A block `widest`
+/// does not cover is never passed over.
+fn for_each_block(
+    widest: &[u8],
+    range: std::ops::Range<usize>,
+    narrow: impl Fn(u64) -> bool,
+    mut f: impl FnMut(std::ops::Range<usize>),
+) {
+    let mut j = range.start;
+    while j < range.end {
+        let block = j / WIDEST_BLOCK;
+        let end = ((block + 1) * WIDEST_BLOCK).min(range.end);
+        // Every width of the block is below 2^(widest - 1) (0: no bar to bound).
+        let skip = widest
+            .get(block)
+            .is_some_and(|&w| w == 0 || (w <= 64 && narrow(((1u128 << (w - 1)) - 1) as u64)));
+        if !skip {
+            f(j..end);
+        }
+        j = end;
+    }
 }
 
 impl Tier {
@@ -108,12 +173,14 @@ impl Tier {
             shift,
             first: Vec::with_capacity(len + 1),
             name: Vec::with_capacity(len),
+            widest: Vec::new(),
         }
     }
 
     fn clear(&mut self) {
         self.first.clear();
         self.name.clear();
+        self.widest.clear();
     }
 
     /// Appends a bar standing for the row's bars from `first` to the next bar's first.
@@ -129,14 +196,55 @@ impl Tier {
         }
     }
 
+    /// Notes, per block of the tier's bars, the widest of the row's bars they stand for
+    /// from the row's own blocks (`row_widest`, by [`row_widest`]): a bound on the tier's
+    /// single bars, which a merged member (narrower than the tier's `2^shift` ticks, a
+    /// few pixels wherever the tier is drawn) loosens by nothing a label needs.
+    fn note_widest(&mut self, row_widest: &[u8]) {
+        let n = self.len();
+        self.widest = (0..n)
+            .step_by(WIDEST_BLOCK)
+            .map(|j| {
+                let lo = self.first[j] as usize / WIDEST_BLOCK;
+                let hi = (self.first[(j + WIDEST_BLOCK).min(n)] as usize - 1) / WIDEST_BLOCK;
+                // A block the row's blocks do not cover is never passed over.
+                row_widest
+                    .get(lo..=hi)
+                    .and_then(|w| w.iter().copied().max())
+                    .unwrap_or(u8::MAX)
+            })
+            .collect();
+    }
+
     fn shrink_to_fit(&mut self) {
         self.first.shrink_to_fit();
         self.name.shrink_to_fit();
+        self.widest.shrink_to_fit();
     }
 
     /// Heap bytes.
     pub fn heap_bytes(&self) -> usize {
-        (self.first.capacity() + self.name.capacity()) * 4
+        (self.first.capacity() + self.name.capacity()) * 4 + self.widest.capacity()
+    }
+
+    /// Calls `f` with the row index of each bar of `range` that stands for one bar of
+    /// the row, in order, passing over every block of bars whose single bars are all
+    /// `narrow` ([`for_each_block`]): a frame of tens of thousands of tier bars too
+    /// narrow for labels then reads none of their ticks.
+    pub fn for_each_single(
+        &self,
+        range: std::ops::Range<usize>,
+        narrow: impl Fn(u64) -> bool,
+        mut f: impl FnMut(usize),
+    ) {
+        let range = range.start..range.end.min(self.len());
+        for_each_block(&self.widest, range, narrow, |block| {
+            for k in block {
+                if self.count(k) == 1 {
+                    f(self.first(k));
+                }
+            }
+        });
     }
 
     /// The bars standing for any of the row's bars `members` where those are the row's
@@ -187,6 +295,10 @@ pub(crate) fn partition(n: usize, pred: impl Fn(usize) -> bool) -> usize {
 pub struct Lod {
     /// `rows[r]` are row r's tiers, finest first (tier 0, the row itself, is implicit).
     pub rows: Vec<Vec<Tier>>,
+    /// Per row, its bars' widest width per block of 64 ([`row_widest`]): a label
+    /// search passes over the blocks too narrow for a label
+    /// ([`for_each_row_bar`](Self::for_each_row_bar)).
+    widest: Vec<Vec<u8>>,
 }
 
 /// A merged run as the hover and tooltips show it: extent, bars held, dominant name.
@@ -222,9 +334,38 @@ impl Lod {
     /// [`build`](Self::build) by whole-row passes, one per threshold: the same tiers,
     /// bar for bar (its test oracle, and the benchmark's baseline).
     pub fn build_by_passes(layout: &Layout) -> Lod {
-        Lod {
-            rows: per_row(layout, |r, _: &mut ()| build_row(r, f64::INFINITY, true)),
+        Lod::of_rows(
+            layout,
+            per_row(layout, |r, _: &mut ()| build_row(r, f64::INFINITY, true)),
+        )
+    }
+
+    /// The tiers `rows` of `layout`, with its rows' widest bars by block.
+    pub(crate) fn of_rows(layout: &Layout, rows: Vec<Vec<Tier>>) -> Lod {
+        let widest = per_row(layout, |r, _: &mut ()| row_widest(&r.x0, &r.x1));
+        let mut rows = rows;
+        for (tiers, w) in rows.iter_mut().zip(&widest) {
+            for t in tiers {
+                t.note_widest(w);
+            }
         }
+        Lod { rows, widest }
+    }
+
+    /// Calls `f` with each bar of `range` of row `r` (`row`, the row of the layout the
+    /// tiers were built from), in order, passing over every block of 64 bars that are
+    /// all `narrow` (which must hold for every width below one it holds for).
+    pub fn for_each_row_bar(
+        &self,
+        r: usize,
+        row: &Row,
+        range: std::ops::Range<usize>,
+        narrow: impl Fn(u64) -> bool,
+        mut f: impl FnMut(usize),
+    ) {
+        let widest = self.widest.get(r).map_or(&[][..], Vec::as_slice);
+        let range = range.start..range.end.min(row.len());
+        for_each_block(widest, range, narrow, |block| block.for_each(&mut f));
     }
 
     /// Builds, per row, only the tier a view at `ticks_per_px` uses: the one
@@ -233,9 +374,10 @@ impl Lod {
     /// frame (an export) needs nothing else, and stops merging at the first threshold
     /// wider than a pixel instead of building the whole pyramid.
     pub fn build_for_view(layout: &Layout, ticks_per_px: f64) -> Lod {
-        Lod {
-            rows: per_row(layout, |r, _: &mut ()| build_row(r, ticks_per_px, false)),
-        }
+        Lod::of_rows(
+            layout,
+            per_row(layout, |r, _: &mut ()| build_row(r, ticks_per_px, false)),
+        )
     }
 
     /// Tier `k` of row `row`, if it exists.
@@ -260,9 +402,14 @@ impl Lod {
         self.rows.iter().flatten().map(Tier::len).sum()
     }
 
-    /// Heap bytes of all tiers.
+    /// Heap bytes of all tiers and of the rows' widest bars by block.
     pub fn heap_bytes(&self) -> usize {
-        self.rows.iter().flatten().map(Tier::heap_bytes).sum()
+        self.rows
+            .iter()
+            .flatten()
+            .map(Tier::heap_bytes)
+            .sum::<usize>()
+            + self.widest.iter().map(Vec::capacity).sum::<usize>()
     }
 
     /// The merged run (several bars drawn as one) at `tick` in row `row` as a view at
@@ -532,6 +679,66 @@ mod tests {
         }
     }
 
+    /// 1000 bars one tick wide but bar 500, nine ticks wide: with bars under five ticks
+    /// narrow, only the block of 64 holding bar 500 is read; with none narrow, all are,
+    /// in order; a range is cut to its part of each block.
+    #[test]
+    fn a_rows_blocks_of_narrow_bars_are_passed_over() {
+        let spans: Vec<(u64, u64)> = (0..1000u64)
+            .map(|i| (10 * i, 10 * i + if i == 500 { 9 } else { 1 }))
+            .collect();
+        let layout = Layout {
+            rows: vec![row(&spans)],
+            total_ticks: 10_000,
+        };
+        let lod = Lod::build(&layout);
+        let read = |range: std::ops::Range<usize>, narrow: fn(u64) -> bool| {
+            let mut seen = Vec::new();
+            lod.for_each_row_bar(0, &layout.rows[0], range, narrow, |i| seen.push(i));
+            seen
+        };
+        assert_eq!(read(0..1000, |w| w < 5), (448..512).collect::<Vec<_>>());
+        assert_eq!(read(490..700, |w| w < 5), (490..512).collect::<Vec<_>>());
+        assert_eq!(read(0..1000, |_| false), (0..1000).collect::<Vec<_>>());
+        assert_eq!(read(0..1000, |w| w < 16), Vec::<usize>::new());
+        // A bound of 9 is 15 ticks (bit length 4): a width of 15 is narrow or not by it.
+        assert_eq!(read(0..1000, |w| w < 15).len(), 64);
+        // Without the rows' blocks (a default Lod) nothing is passed over.
+        let mut all = 0;
+        Lod::default().for_each_row_bar(0, &layout.rows[0], 0..1000, |w| w < 5, |_| all += 1);
+        assert_eq!(all, 1000);
+    }
+
+    /// A tier whose first 100 bars each merge two of the row's and whose other 800 stand
+    /// for one: its blocks too narrow are passed over, its merged bars never given.
+    #[test]
+    fn a_tiers_blocks_of_narrow_single_bars_are_passed_over() {
+        let spans: Vec<(u64, u64)> = (0..1000u64)
+            .map(|i| (10 * i, 10 * i + if i == 500 { 9 } else { 1 }))
+            .collect();
+        let r = row(&spans);
+        let mut t = Tier::with_capacity(1, 900);
+        for j in 0..100u32 {
+            t.push(2 * j, 0);
+        }
+        for i in 200..1000u32 {
+            t.push(i, 0);
+        }
+        t.seal(1000);
+        t.note_widest(&row_widest(&r.x0, &r.x1));
+        let read = |narrow: fn(u64) -> bool| {
+            let mut seen = Vec::new();
+            t.for_each_single(0..900, narrow, |i| seen.push(i));
+            seen
+        };
+        assert_eq!(read(|_| false), (200..1000).collect::<Vec<_>>());
+        let wide = read(|w| w < 5);
+        // Bar 500 is the tier's bar 400, in its block 6 (row bars 484..548), whose row
+        // blocks 7 and 8 also bound its block 5 (row bars 420..484).
+        assert_eq!(wide, (420..548).collect::<Vec<_>>());
+        assert!(read(|w| w < 16).is_empty());
+    }
+
     /// Found by fuzzing: two samples at the same time made a zero-duration span at the very
     /// end of its parent; drawn one nanosecond wide, it overlapped the next tree's span on
     /// the same row, and building the tiers of that row underflowed.
@@ -716,9 +923,20 @@ mod tests {
             lod.bar_count() <= r.len() + l.rows[1].len(),
             "tiers hold at most the row again"
         );
-        // No tier keeps a recycled buffer's spare capacity: 8 bytes a bar, 4 a tier.
+        // No tier keeps a recycled buffer's spare capacity: 8 bytes a bar, 4 a tier, a
+        // byte per 64 bars of each tier and row.
         let all_tiers: usize = lod.rows.iter().map(Vec::len).sum();
-        assert_eq!(lod.heap_bytes(), lod.bar_count() * 8 + all_tiers * 4);
+        let blocks: usize = lod
+            .rows
+            .iter()
+            .flatten()
+            .map(|t| t.len().div_ceil(64))
+            .sum::<usize>()
+            + l.rows.iter().map(|r| r.len().div_ceil(64)).sum::<usize>();
+        assert_eq!(
+            lod.heap_bytes(),
+            lod.bar_count() * 8 + all_tiers * 4 + blocks
+        );
     }
 
     /// The one tier `build_for_view` keeps is, bar for bar, the tier the full pyramid

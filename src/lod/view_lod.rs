@@ -37,17 +37,13 @@ use crate::par::front;
 /// large layouts on all cores, a row per thread at a time (rows of millions of bars in
 /// segments: [`super::segments`]).
 pub fn view_lod(layout: &Layout, ticks_per_px: f64) -> Lod {
-    Lod {
-        rows: rows(layout, ticks_per_px, false),
-    }
+    Lod::of_rows(layout, rows(layout, ticks_per_px, false))
 }
 
 /// The whole pyramid (every tier that halves the last kept one; [`Lod::build`]), with
 /// the bars [`Lod::build_by_passes`] gives, by the same merge events.
 pub(super) fn pyramid(layout: &Layout) -> Lod {
-    Lod {
-        rows: rows(layout, f64::INFINITY, true),
-    }
+    Lod::of_rows(layout, rows(layout, f64::INFINITY, true))
 }
 
 /// Every row's tiers, a row per thread at a time (those of [`super::segments::SEGMENTED`]
