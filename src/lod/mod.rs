@@ -96,14 +96,14 @@ fn row_widest(x0: &[u64], x1: &[u64]) -> Vec<u8> {
                 .iter()
                 .zip(b)
                 .fold(0u64, |or, (&s, &e)| or | e.wrapping_sub(s));
-            bit_length(or) + 1
+            bits(or) as u8 + 1
         })
         .collect()
 }
 
-/// Bits of `w` up to its highest set one (0 for 0).
-fn bit_length(w: u64) -> u8 {
-    (64 - w.leading_zeros()) as u8
+/// Bit length: the smallest `k` with `v < 2^k`.
+pub(super) fn bits(v: u64) -> u32 {
+    64 - v.leading_zeros()
 }
 
 /// Calls `f` with the parts of `range` in blocks of [`WIDEST_BLOCK`] bars, in order,
@@ -237,7 +237,6 @@ impl Tier {
         narrow: impl Fn(u64) -> bool,
         mut f: impl FnMut(usize),
     ) {
-        let range = range.start..range.end.min(self.len());
         for_each_block(&self.widest, range, narrow, |block| {
             for k in block {
                 if self.count(k) == 1 {
@@ -341,9 +340,8 @@ impl Lod {
     }
 
     /// The tiers `rows` of `layout`, with its rows' widest bars by block.
-    pub(crate) fn of_rows(layout: &Layout, rows: Vec<Vec<Tier>>) -> Lod {
+    pub(crate) fn of_rows(layout: &Layout, mut rows: Vec<Vec<Tier>>) -> Lod {
         let widest = per_row(layout, |r, _: &mut ()| row_widest(&r.x0, &r.x1));
-        let mut rows = rows;
         for (tiers, w) in rows.iter_mut().zip(&widest) {
             for t in tiers {
                 t.note_widest(w);
@@ -352,19 +350,17 @@ impl Lod {
         Lod { rows, widest }
     }
 
-    /// Calls `f` with each bar of `range` of row `r` (`row`, the row of the layout the
-    /// tiers were built from), in order, passing over every block of 64 bars that are
-    /// all `narrow` (which must hold for every width below one it holds for).
+    /// Calls `f` with each bar of `range` of row `r` (of the layout the tiers were built
+    /// from), in order, passing over every block of 64 bars that are all `narrow` (which
+    /// must hold for every width below one it holds for).
     pub fn for_each_row_bar(
         &self,
         r: usize,
-        row: &Row,
         range: std::ops::Range<usize>,
         narrow: impl Fn(u64) -> bool,
         mut f: impl FnMut(usize),
     ) {
         let widest = self.widest.get(r).map_or(&[][..], Vec::as_slice);
-        let range = range.start..range.end.min(row.len());
         for_each_block(widest, range, narrow, |block| block.for_each(&mut f));
     }
 
@@ -661,7 +657,7 @@ fn next_shift(t: Bars<'_>, shift: u32) -> u32 {
             (px0, px1) = (x0, x1);
         }
     }
-    (64 - m.leading_zeros()).max(shift + 1)
+    bits(m).max(shift + 1)
 }
 
 #[cfg(test)]
@@ -694,7 +690,7 @@ mod tests {
         let lod = Lod::build(&layout);
         let read = |range: std::ops::Range<usize>, narrow: fn(u64) -> bool| {
             let mut seen = Vec::new();
-            lod.for_each_row_bar(0, &layout.rows[0], range, narrow, |i| seen.push(i));
+            lod.for_each_row_bar(0, range, narrow, |i| seen.push(i));
             seen
         };
         assert_eq!(read(0..1000, |w| w < 5), (448..512).collect::<Vec<_>>());
@@ -705,7 +701,7 @@ mod tests {
         assert_eq!(read(0..1000, |w| w < 15).len(), 64);
         // Without the rows' blocks (a default Lod) nothing is passed over.
         let mut all = 0;
-        Lod::default().for_each_row_bar(0, &layout.rows[0], 0..1000, |w| w < 5, |_| all += 1);
+        Lod::default().for_each_row_bar(0, 0..1000, |w| w < 5, |_| all += 1);
         assert_eq!(all, 1000);
     }
 

@@ -28,7 +28,7 @@
 //! ([`super::segments`]), and their state, linked end to end, is the whole row's part
 //! from there on.
 
-use super::{Lod, Tier};
+use super::{Lod, Tier, bits};
 use crate::layout::{Layout, Row};
 use crate::model::NameId;
 use crate::par::front;
@@ -163,11 +163,6 @@ impl Work {
 /// columns, ~30 bytes a bar, no longer fit a core's second-level cache); smaller ones
 /// in the order they were filed, which costs them less than the sort.
 const SORTED_PASSES: usize = 1 << 17;
-
-/// Bit length: the smallest `k` with `v < 2^k`.
-fn bits(v: u64) -> u32 {
-    64 - v.leading_zeros()
-}
 
 /// The level at which two neighbours (widths `wa`, `wb`, `gap` between them) merge: the
 /// first threshold `2^k` above all three; at least 1, the first threshold a pass merges

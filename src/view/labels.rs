@@ -101,7 +101,7 @@ pub fn label_slots(
                     tier.for_each_single(d.range.clone(), narrow, consider);
                 }
             }
-            TierRef::Row => lod.for_each_row_bar(d.row, row, d.range.clone(), narrow, consider),
+            TierRef::Row => lod.for_each_row_bar(d.row, d.range.clone(), narrow, consider),
         }
     }
     if widest_first {
