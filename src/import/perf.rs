@@ -166,13 +166,20 @@ pub(super) fn next_blank_line_end(text: &[u8], from: usize) -> Option<usize> {
 /// after it starts.
 /// inferno's rule: the first all-digit word (optionally `pid/tid`) that follows a
 /// space and is followed by a space ends the command (tabs count as spaces here).
+/// Beyond inferno: a sample whose thread perf could not find (one that had exited when
+/// `perf script` ran; seen on `sched:sched_switch` recordings) is printed with the
+/// command `:-1` and the pid `-1` (or `-1/-1`); that word is its pid too.
 fn event_line_pid(line: &[u8]) -> Option<(&[u8], Range<usize>, usize)> {
     let mut word_start = 0usize;
     let mut all_digits = false;
     let mut last_was_space = false;
     for (i, &c) in line.iter().enumerate() {
         if c == b' ' || c == b'\t' {
-            if all_digits && !last_was_space {
+            let unknown_thread = || {
+                matches!(&line[word_start..i], b"-1" | b"-1/-1")
+                    && trim(&line[..word_start - 1]) == b":-1"
+            };
+            if !last_was_space && word_start > 0 && (all_digits || unknown_thread()) {
                 return Some((trim(&line[..word_start - 1]), word_start..i, i + 1));
             }
             word_start = i + 1;
@@ -1304,6 +1311,41 @@ mod tests {
         .unwrap();
         assert!(!s.timed);
         assert_eq!(s.streams[0].time, [0, 1]);
+    }
+
+    /// `perf script` prints a sample whose thread it could not find (one that had exited)
+    /// with the command `:-1` and the pid `-1`: such samples are kept (a real
+    /// `sched:sched_switch` recording had 52 of them), under that command.
+    #[test]
+    fn samples_of_threads_perf_could_not_find_are_kept() {
+        let text = "app 10/11 [000] 100.000001: sched:sched_switch: prev_comm=app prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n\
+                    \tffffffff82266cc8 __schedule+0x628 ([kernel.kallsyms])\n\t2 main (/x)\n\n\
+                    :-1    -1 [001]  100.000500: sched:sched_switch: prev_comm=opt cgu.10 prev_pid=21659 prev_prio=120 prev_state=R+ ==> next_comm=Xvfb next_pid=17855 next_prio=120\n\
+                    \tffffffff82266cc8 __schedule+0x628 ([kernel.kallsyms])\n\t2 worker (/y)\n\n\
+                    :-1 -1/-1 [001]  100.000600: sched:sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=D ==> next_comm=y next_pid=8 next_prio=120\n\
+                    \tffffffff82266cc8 __schedule+0x628 ([kernel.kallsyms])\n\n\
+                    app -1 [000] 100.000700: sched:sched_switch: prev_comm=app prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=z next_pid=9 next_prio=120\n\
+                    \tffffffff82266cc8 __schedule+0x628 ([kernel.kallsyms])\n\n";
+        let s = parse_with("t.perf", text.as_bytes(), None).unwrap();
+        let (folded, each) = agg(&s);
+        assert_eq!(
+            folded,
+            [
+                ":-1;__schedule 1",
+                ":-1;worker;__schedule 1",
+                "app;main;__schedule 1"
+            ]
+        );
+        assert_eq!(each.len(), 3, "{each:?}");
+        // Only perf's own `:-1` makes `-1` a pid: another command's `-1` is damage (the
+        // event line and its frame).
+        let p = load(text);
+        assert_eq!(p.meta.warnings.invalid_lines, 2);
+        let first = p.meta.warnings.first_invalid.as_deref().unwrap();
+        assert!(
+            first.starts_with("line 12: expected an event line"),
+            "{first}"
+        );
     }
 
     #[test]
