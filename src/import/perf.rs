@@ -359,6 +359,23 @@ fn stack_line_parts(line: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
     Some((pc, rawfunc, module))
 }
 
+/// A stack line written without its module, as `perf script -F ip,sym` (any field list
+/// without `dso`) writes them: `(pc, rawfunc, "[unknown]")`. So that other indented text
+/// is not taken for a frame, the line must have perf's own shape: a tab, the address
+/// right-aligned in 16 columns (`\t           d4ad7 __GI___execve`), a space, the symbol.
+fn bare_stack_line_parts(line: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
+    let body = line.strip_prefix(b"\t")?;
+    let (field, rest) = (body.get(..16)?, body.get(16..)?);
+    let digits = field.iter().position(|&c| c != b' ')?;
+    let pc = &field[digits..];
+    let rawfunc = trim(rest.strip_prefix(b" ")?);
+    (pc.iter().all(u8::is_ascii_hexdigit) && !rawfunc.is_empty()).then_some((
+        pc,
+        rawfunc,
+        b"[unknown]".as_slice(),
+    ))
+}
+
 /// True when `line` has the shape of a stack line, `pc symbol (module)` (detection's
 /// test for short addresses).
 pub(super) fn is_stack_line(line: &[u8]) -> bool {
@@ -829,7 +846,8 @@ impl Parser {
         if self.skip {
             return;
         }
-        let Some((_pc, mut rawfunc, module)) = stack_line_parts(line) else {
+        let parts = stack_line_parts(line).or_else(|| bare_stack_line_parts(line));
+        let Some((_pc, mut rawfunc, module)) = parts else {
             self.invalid(
                 line_no,
                 "expected a stack frame 'address symbol (module)'",
@@ -1311,6 +1329,39 @@ mod tests {
         .unwrap();
         assert!(!s.timed);
         assert_eq!(s.streams[0].time, [0, 1]);
+    }
+
+    /// `perf script -F comm,tid,time,ip,sym` (no `dso`) writes frames without their
+    /// module: they are frames all the same, named as with modules (an `[unknown]`
+    /// symbol stays `[unknown]`); an indented line without perf's right-aligned address
+    /// (`not_an_address main`, `3 short`) is still damage.
+    #[test]
+    fn frames_without_modules_are_frames() {
+        let bare = load(
+            "app 21596  4181.445599: \n\
+             \tffffffff8223b096 mas_prev\n\t    7f0d6c4b1f38 main+0x158\n\n\
+             app 21596  4181.445699: \n\
+             \tffffffff8223b096 mas_prev\n\t    7f0d6c4b1f38 [unknown]\n\t           d4ad7 main\n\t               0 [unknown]\n\n\
+             app 21596  4181.445799: \n\
+             \tffffffff8223b096 mas_prev\n\tnot_an_address main\n\t3 short\n\n",
+        );
+        let full = load(
+            "app 21596  4181.445599: \n\
+             \tffffffff8223b096 mas_prev ([kernel.kallsyms])\n\t7f0d6c4b1f38 main+0x158 (/a)\n\n\
+             app 21596  4181.445699: \n\
+             \tffffffff8223b096 mas_prev ([kernel.kallsyms])\n\t7f0d6c4b1f38 [unknown] ([unknown])\n\t7f0d6c4b1f00 main (/a)\n\t0 [unknown] ([unknown])\n\n",
+        );
+        assert_eq!(bare.folded_lines()[..2], full.folded_lines()[..]);
+        assert_eq!(full.meta.warnings.invalid_lines, 0);
+        assert_eq!(bare.meta.warnings.invalid_lines, 2);
+        assert_eq!(
+            bare.folded_lines(),
+            [
+                "app;[unknown];main;[unknown];mas_prev 1",
+                "app;main;mas_prev 1",
+                "app;mas_prev 1"
+            ]
+        );
     }
 
     /// `perf script` prints a sample whose thread it could not find (one that had exited)
