@@ -363,13 +363,17 @@ fn stack_line_parts(line: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
 /// without `dso`) writes them: `(pc, rawfunc, "[unknown]")`. So that other indented text
 /// is not taken for a frame, the line must have perf's own shape: a tab, the address
 /// right-aligned in 16 columns (`\t           d4ad7 __GI___execve`), a space, the symbol.
+/// A symbol whose last `(` is never closed is a full line cut short inside its module
+/// (`\t    7fa4c73bc184 start_thread (/lib/x86_64-linux-gnu`), so it is not a frame.
 fn bare_stack_line_parts(line: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
     let body = line.strip_prefix(b"\t")?;
     let (field, rest) = (body.get(..16)?, body.get(16..)?);
     let digits = field.iter().position(|&c| c != b' ')?;
     let pc = &field[digits..];
     let rawfunc = trim(rest.strip_prefix(b" ")?);
-    (pc.iter().all(u8::is_ascii_hexdigit) && !rawfunc.is_empty()).then_some((
+    let cut_module = memchr::memrchr(b'(', rawfunc)
+        .is_some_and(|open| memchr::memchr(b')', &rawfunc[open..]).is_none());
+    (pc.iter().all(u8::is_ascii_hexdigit) && !rawfunc.is_empty() && !cut_module).then_some((
         pc,
         rawfunc,
         b"[unknown]".as_slice(),
@@ -1343,7 +1347,8 @@ mod tests {
              app 21596  4181.445699: \n\
              \tffffffff8223b096 mas_prev\n\t    7f0d6c4b1f38 [unknown]\n\t           d4ad7 main\n\t               0 [unknown]\n\n\
              app 21596  4181.445799: \n\
-             \tffffffff8223b096 mas_prev\n\tnot_an_address main\n\t3 short\n\n",
+             \tffffffff8223b096 mas_prev\n\tnot_an_address main\n\t3 short\n\
+             \t    7fa4c73bc184 start_thread (/lib/x86_64-linux-gnu\n\n",
         );
         let full = load(
             "app 21596  4181.445599: \n\
@@ -1353,7 +1358,7 @@ mod tests {
         );
         assert_eq!(bare.folded_lines()[..2], full.folded_lines()[..]);
         assert_eq!(full.meta.warnings.invalid_lines, 0);
-        assert_eq!(bare.meta.warnings.invalid_lines, 2);
+        assert_eq!(bare.meta.warnings.invalid_lines, 3);
         assert_eq!(
             bare.folded_lines(),
             [
